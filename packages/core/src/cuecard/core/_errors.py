@@ -1,0 +1,66 @@
+"""The error tree of cuecard. Every package adds its subclasses under ``CuecardError``.
+
+CuecardError
+├── UsageError(ValueError)        bad command-line use (exit 2)
+├── ConfigError(ValueError)       an unreadable or invalid configuration
+├── ValidationError(ValueError)   a record refused before anything was written
+└── StoreError                    the project store could not do what was asked
+    ├── NotOptedIn                no ``.cuecard/`` here: nothing is created
+    ├── StoreBusy(TimeoutError)   another process held the lock too long
+    ├── TopicConflict             a second live memory on one topic
+    └── NotFound(LookupError)     no memory with that id
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "CuecardError",
+    "NotFound",
+    "NotOptedIn",
+    "StoreBusy",
+    "StoreError",
+    "TopicConflict",
+    "UsageError",
+    "ValidationError",
+]
+
+
+class CuecardError(Exception):
+    """The root of every error cuecard raises on purpose."""
+
+
+class UsageError(CuecardError, ValueError):
+    """The command line asked for something that cannot be done as written."""
+
+
+class ConfigError(CuecardError, ValueError):
+    """A configuration file is unreadable or breaks a rule."""
+
+
+class ValidationError(CuecardError, ValueError):
+    """A record was refused; ``refusals`` holds one message per broken rule."""
+
+    def __init__(self, refusals: list[str]) -> None:
+        self.refusals = list(refusals)
+        super().__init__("\n".join(self.refusals))
+
+
+class StoreError(CuecardError):
+    """The project store could not carry out an operation."""
+
+
+class NotOptedIn(StoreError):
+    """The project has no ``.cuecard/config.json``."""
+
+
+class StoreBusy(StoreError, TimeoutError):
+    """Another process held the store lock past the bounded wait."""
+
+
+class TopicConflict(StoreError):
+    """A write would leave two live memories on one topic."""
+
+
+class NotFound(StoreError, LookupError):
+    """No record answers to the given id."""

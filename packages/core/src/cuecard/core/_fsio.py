@@ -1,0 +1,113 @@
+"""Crash-consistent file primitives: atomic replace, exclusive create, an advisory lock.
+
+Standard library only; the hot path writes its ledger through these.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from cuecard.core._errors import StoreBusy
+
+__all__ = ["atomic_write", "crash_point", "exclusive_create", "fsync_dir", "locked"]
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+def crash_point(name: str) -> None:
+    """Kill this process for real when ``CUECARD_CRASH_AT`` names this point (crash tests)."""
+    if os.environ.get("CUECARD_CRASH_AT") == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a create in ``path`` durable."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data``: a reader sees the old or the new file, never a part."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        temp.replace(path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+    if durable:
+        fsync_dir(path.parent)
+
+
+def exclusive_create(path: Path, data: str | bytes) -> bool:
+    """Create ``path`` holding ``data`` only if it does not exist; ``False`` when it did."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with temp.open("xb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    finally:
+        temp.unlink()
+    fsync_dir(path.parent)
+    return True
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``path`` (created if missing) for the ``with`` block.
+
+    The kernel drops the lock when its holder dies, so a killed owner never wedges the store.
+    The holder's pid and a token are written into the file for people diagnosing a wait.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"{path}: another cuecard process held the lock for {timeout:.0f} s; "
+                        "try again"
+                    ) from None
+                time.sleep(poll)
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"pid": os.getpid(), "token": uuid.uuid4().hex}).encode())
+        yield
+    finally:
+        os.close(fd)

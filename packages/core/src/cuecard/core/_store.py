@@ -1,0 +1,326 @@
+"""The project store ``.cuecard/``: one JSON file per memory, written through one journaled,
+locked transaction that the next command rolls forward after an interruption.
+
+Layout::
+
+    .cuecard/config.json          the opt-in and the project settings (committed)
+    .cuecard/memories/<id>.json   one memory per file (committed)
+    .cuecard/inbox/               proposals written by agents
+    .cuecard/local/               derived and git-ignored: index, sessions, ledger, telemetry
+    .cuecard/.lock .journal.json  the writer lock and the pending transaction (ignored)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from cuecard.core._config import ProjectConfig
+from cuecard.core._errors import (
+    ConfigError,
+    NotFound,
+    NotOptedIn,
+    StoreError,
+    TopicConflict,
+    ValidationError,
+)
+from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
+from cuecard.core._memory import LIVE, Memory, Status
+from cuecard.core._validate import field_name, validate_memory
+
+__all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
+
+STORE_DIR = ".cuecard"
+_GITIGNORE = (
+    "# Derived and per-machine files; the rest of .cuecard/ is committed.\n"
+    "local/\n.lock\n.journal.json\n.*.tmp\n"
+)
+_JOURNAL_PATH = re.compile(r"^(?:memories/[0-9a-f-]{36}\.json|config\.json)$")
+_ID = re.compile(r"^[0-9a-f-]{4,36}$")
+
+Clock = Callable[[], datetime]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def memory_json(memory: Memory) -> str:
+    """The canonical file text of a memory."""
+    return json.dumps(memory.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def find_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above ``start`` that opted in (has ``.cuecard/config.json``)."""
+    env = os.environ.get("CUECARD_PROJECT_DIR")
+    here = Path(env) if env and start is None else (start or Path.cwd())
+    here = here.resolve()
+    for folder in (here, *here.parents):
+        if (folder / STORE_DIR / "config.json").is_file():
+            return folder
+    return None
+
+
+class Transaction:
+    """Writes collected under the store lock and committed together, or not at all."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._writes: dict[str, str | None] = {}
+        self._memories: dict[str, Memory] = {}
+
+    def put(self, memory: Memory) -> Memory:
+        """Validate ``memory`` again as a whole and stage it; returns it with ``updated_at`` set."""
+        raw = memory.model_dump(mode="json")
+        raw["updated_at"] = self._store.now().isoformat()
+        checked = validate_memory(raw)
+        self._memories[checked.id] = checked
+        self._writes[f"memories/{checked.id}.json"] = memory_json(checked)
+        return checked
+
+    def get(self, memory_id: str) -> Memory:
+        """A memory as this transaction will leave it."""
+        return self._memories.get(memory_id) or self._store.get(memory_id)
+
+    def _check_topics(self) -> None:
+        live: dict[str, set[str]] = {}
+        for raw in self._store.raw_records():
+            if raw.get("status") in LIVE and raw.get("id") not in self._memories:
+                live.setdefault(str(raw.get("topic")), set()).add(str(raw.get("id")))
+        for memory in self._memories.values():
+            if memory.live:
+                live.setdefault(memory.topic, set()).add(memory.id)
+        for memory in self._memories.values():
+            holders = live.get(memory.topic, set()) - {memory.id}
+            if memory.live and holders:
+                other = sorted(holders)[0]
+                raise TopicConflict(
+                    f'memory {memory.id[:4]}…: topic "{memory.topic}" already has a live memory '
+                    f"{other[:8]}; propose a revision of it instead"
+                )
+
+    def commit(self) -> None:
+        if not self._writes:
+            return
+        self._check_topics()
+        self._store._commit(self._writes)
+
+
+class Store:
+    """One project's ``.cuecard/`` folder."""
+
+    def __init__(self, root: Path, *, clock: Clock | None = None) -> None:
+        self.root = root
+        self.dir = root / STORE_DIR
+        self.memories_dir = self.dir / "memories"
+        self.inbox_dir = self.dir / "inbox"
+        self.local_dir = self.dir / "local"
+        self.now: Clock = clock or _utcnow
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, start: Path | None = None, *, clock: Clock | None = None) -> Store:
+        """Open the project that contains ``start``; raise ``NotOptedIn`` when there is none."""
+        root = find_root(start)
+        if root is None:
+            where = (start or Path.cwd()).resolve()
+            raise NotOptedIn(
+                f"{where}: this project has not opted in to cuecard (no .cuecard/config.json); "
+                "run `cuecard init` at its root"
+            )
+        store = cls(root, clock=clock)
+        if store.journal.exists():
+            store.recover()
+        return store
+
+    @classmethod
+    def init(cls, root: Path, *, clock: Clock | None = None) -> tuple[Store, bool]:
+        """Opt ``root`` in; returns the store and whether anything was created."""
+        store = cls(root.resolve(), clock=clock)
+        created = False
+        for folder in (store.memories_dir, store.inbox_dir):
+            if not folder.is_dir():
+                folder.mkdir(parents=True, exist_ok=True)
+                created = True
+        created |= exclusive_create(store.dir / ".gitignore", _GITIGNORE)
+        slug = re.sub(r"[^a-z0-9_-]+", "-", root.resolve().name.lower()).strip("-") or "project"
+        config = ProjectConfig(project_id=f"{slug[:60]}-{uuid.uuid4().hex[:8]}")
+        text = json.dumps(config.model_dump(mode="json"), indent=2) + "\n"
+        created |= exclusive_create(store.dir / "config.json", text)
+        store.config()
+        return store, created
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def journal(self) -> Path:
+        return self.dir / ".journal.json"
+
+    def config(self) -> ProjectConfig:
+        """The validated project settings; ``ConfigError`` names the key and the rule."""
+        path = self.dir / "config.json"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{path}: not readable JSON ({exc})") from None
+        try:
+            return ProjectConfig.model_validate(raw)
+        except pydantic.ValidationError as error:
+            problems = [
+                f"{path}: {field_name(tuple(e['loc']))} {e['msg'].lower()}"
+                for e in error.errors(include_url=False, include_input=False)
+            ]
+            raise ConfigError("\n".join(problems)) from None
+
+    def raw_records(self) -> Iterator[dict[str, Any]]:
+        """Every memory file as plain JSON, skipping the unreadable (see ``problems``)."""
+        if not self.memories_dir.is_dir():
+            return
+        for path in sorted(self.memories_dir.glob("*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(raw, dict):
+                    yield raw
+
+    def load(self) -> tuple[list[Memory], list[str]]:
+        """All valid memories, and one problem line per file that is not a valid memory."""
+        memories: list[Memory] = []
+        problems: list[str] = []
+        if not self.memories_dir.is_dir():
+            return memories, problems
+        for path in sorted(self.memories_dir.glob("*.json")):
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                memory = validate_memory(raw)
+            except (OSError, ValueError) as exc:
+                reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
+                problems.append(f"{path.relative_to(self.root)}: {reason}")
+                continue
+            if path.stem != memory.id:
+                problems.append(f"{path.relative_to(self.root)}: holds memory {memory.id}")
+                continue
+            memories.append(memory)
+        return memories, problems
+
+    def memories(self) -> list[Memory]:
+        return self.load()[0]
+
+    def resolve_id(self, ident: str) -> str:
+        """The full id for ``ident`` (a whole id or a unique prefix of at least 4 characters)."""
+        ident = ident.strip().lower()
+        if not _ID.match(ident):
+            raise NotFound(f'"{ident}" is not a memory id')
+        if (self.memories_dir / f"{ident}.json").is_file():
+            return ident
+        found = [p.stem for p in self.memories_dir.glob(f"{ident}*.json")]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise NotFound(f"no memory {ident}")
+        raise NotFound(f"{ident} names {len(found)} memories; give more of the id")
+
+    def get(self, ident: str) -> Memory:
+        memory_id = self.resolve_id(ident)
+        path = self.memories_dir / f"{memory_id}.json"
+        try:
+            return validate_memory(json.loads(path.read_text(encoding="utf-8")))
+        except OSError:
+            raise NotFound(f"no memory {memory_id}") from None
+        except ValueError as exc:
+            raise StoreError(
+                f"{path.relative_to(self.root)} is not a valid memory: {exc}"
+            ) from None
+
+    # -- writing ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """Hold the store lock, roll any interrupted transaction forward, then commit on exit."""
+        with locked(self.dir / ".lock"):
+            self._recover_locked()
+            tx = Transaction(self)
+            yield tx
+            tx.commit()
+
+    def add(self, memory: Memory) -> Memory:
+        with self.transaction() as tx:
+            return tx.put(memory)
+
+    def accept(self, ident: str, *, reviewer: str | None = None) -> Memory:
+        """Make a candidate active; a revision supersedes the memory it revises, atomically."""
+        with self.transaction() as tx:
+            candidate = tx.get(self.resolve_id(ident))
+            if candidate.status != Status.CANDIDATE:
+                raise StoreError(
+                    f"memory {candidate.id[:8]} is {candidate.status}, not a candidate"
+                )
+            now = self.now()
+            if candidate.revises:
+                old = tx.get(candidate.revises)
+                if old.live:
+                    tx.put(
+                        old.model_copy(
+                            update={"status": Status.SUPERSEDED, "superseded_by": candidate.id}
+                        )
+                    )
+            review = candidate.review.model_copy(
+                update={"reviewed_by": reviewer, "reviewed_at": now}
+            )
+            update: dict[str, Any] = {"status": Status.ACTIVE}
+            if reviewer:
+                update["review"] = review
+            return tx.put(candidate.model_copy(update=update))
+
+    def _commit(self, writes: dict[str, str | None]) -> None:
+        for path in writes:
+            if not _JOURNAL_PATH.match(path):
+                raise StoreError(f"refusing to write {path!r} outside the store's own files")
+        operations = [{"path": path, "content": content} for path, content in writes.items()]
+        crash_point("before-journal")
+        atomic_write(self.journal, json.dumps({"version": 1, "operations": operations}))
+        crash_point("after-journal")
+        self._apply(operations)
+
+    def _apply(self, operations: list[dict[str, Any]]) -> None:
+        for index, op in enumerate(operations):
+            path = self.dir / op["path"]
+            if op["content"] is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            else:
+                atomic_write(path, op["content"])
+            if index == 0:
+                crash_point("mid-apply")
+        self.journal.unlink()
+
+    def recover(self) -> bool:
+        """Finish an interrupted transaction; ``True`` when there was one."""
+        with locked(self.dir / ".lock"):
+            return self._recover_locked()
+
+    def _recover_locked(self) -> bool:
+        try:
+            journal = json.loads(self.journal.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return False
+        except ValueError:
+            # The journal is written by atomic replace, so a torn one cannot be the commit point.
+            self.journal.unlink()
+            return False
+        operations = [
+            op
+            for op in journal.get("operations", [])
+            if isinstance(op, dict) and _JOURNAL_PATH.match(str(op.get("path", "")))
+        ]
+        self._apply(operations)
+        return True

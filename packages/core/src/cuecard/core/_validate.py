@@ -1,0 +1,162 @@
+"""Validation before anything is written: schema and sizes, secrets, unsafe content, globs, rules.
+
+Each refusal names the memory, the field and the rule, e.g.
+``memory 7f3a…: triggers[0].paths[1] "../x" leaves the repository``. A secret is never echoed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pydantic
+
+from cuecard.core._errors import ValidationError
+from cuecard.core._globs import glob_problem
+from cuecard.core._memory import Memory
+from cuecard.core._text import find_secret, unsafe_reason
+
+__all__ = ["MAX_MEMORY_JSON", "field_name", "memory_label", "validate_memory"]
+
+MAX_MEMORY_JSON = 32_000
+_EXEMPT = re.compile(r"^evidence\[\d+\]\.sha256$")
+_SYMBOL = re.compile(r"^[A-Za-z_$][\w$.:#-]*$")
+
+
+def memory_label(raw: Mapping[str, Any]) -> str:
+    """The short name a refusal gives a memory: ``memory 7f3a…`` or ``memory (new)``."""
+    ident = raw.get("id")
+    if isinstance(ident, str) and ident:
+        return f"memory {ident[:4]}…" if len(ident) > 4 else f"memory {ident}"
+    return "memory (new)"
+
+
+def field_name(loc: tuple[int | str, ...]) -> str:
+    """Render a location tuple as ``triggers[0].paths[1]``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(record)"
+
+
+def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield field_name(loc), value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key, (*loc, "(key)")) if isinstance(key, str) else iter(())
+            yield from _strings(item, (*loc, str(key)))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
+
+
+def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
+    refusals = []
+    for where, text in _strings(raw):
+        if _EXEMPT.match(where):
+            continue
+        secret = find_secret(text)
+        if secret is not None:
+            refusals.append(
+                f"{label}: {where} holds a credential-shaped value ({secret}); "
+                "secrets are never stored"
+            )
+        unsafe = unsafe_reason(text)
+        if unsafe is not None:
+            refusals.append(f"{label}: {where} {unsafe}")
+    return refusals
+
+
+def _schema_refusals(label: str, error: pydantic.ValidationError) -> list[str]:
+    refusals = []
+    for item in error.errors(include_url=False, include_input=False):
+        message = item["msg"]
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        refusals.append(f"{label}: {field_name(tuple(item['loc']))} {message.lower()}")
+    return refusals
+
+
+def _rule_refusals(label: str, memory: Memory) -> list[str]:
+    refusals = []
+    for i, clause in enumerate(memory.triggers):
+        for j, glob in enumerate(clause.paths):
+            problem = glob_problem(glob)
+            if problem is not None:
+                refusals.append(f'{label}: triggers[{i}].paths[{j}] "{glob}" {problem}')
+        for j, symbol in enumerate(clause.symbols):
+            if not _SYMBOL.match(symbol):
+                refusals.append(
+                    f'{label}: triggers[{i}].symbols[{j}] "{symbol}" is not an identifier'
+                )
+        if not (clause.paths or clause.symbols or clause.commands or clause.keywords):
+            refusals.append(
+                f"{label}: triggers[{i}] has no paths, symbols, commands or keywords, "
+                "so it would fire on every event"
+            )
+        if clause.keywords and "prompt" not in clause.on:
+            refusals.append(f"{label}: triggers[{i}].keywords match prompts only; add prompt to on")
+        if clause.commands and not {"run", "read", "search"} & set(clause.on):
+            refusals.append(f"{label}: triggers[{i}].commands need run, read or search in on")
+    if memory.check is not None:
+        for j, glob in enumerate(memory.check.paths):
+            problem = glob_problem(glob)
+            if problem is not None:
+                refusals.append(f'{label}: check.paths[{j}] "{glob}" {problem}')
+        refusals.extend(_check_refusals(label, memory))
+    if memory.live and not memory.not_derivable and not memory.review.migrated:
+        refusals.append(
+            f"{label}: not_derivable is required for a live memory "
+            "(say why a capable agent reading the code would not work this out)"
+        )
+    if memory.revises == memory.id:
+        refusals.append(f"{label}: revises names the memory itself")
+    return refusals
+
+
+def _check_refusals(label: str, memory: Memory) -> list[str]:
+    from cuecard.core._checks import pattern_problem  # re2 is loaded only when a check exists
+
+    check = memory.check
+    assert check is not None
+    refusals = []
+    content = check.if_content or check.unless_content
+    command = check.if_command or check.unless_command
+    if not (check.if_content or check.if_command):
+        refusals.append(f"{label}: check needs if_content or if_command")
+    if content and command:
+        refusals.append(f"{label}: check mixes content and command patterns; keep one kind")
+    for name in ("if_content", "unless_content", "if_command", "unless_command"):
+        pattern = getattr(check, name)
+        if pattern is not None:
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                refusals.append(f"{label}: check.{name} {problem}")
+    return refusals
+
+
+def validate_memory(raw: Mapping[str, Any]) -> Memory:
+    """The memory ``raw`` describes, or ``ValidationError`` naming every broken rule."""
+    label = memory_label(raw)
+    if not isinstance(raw, Mapping):
+        raise ValidationError([f"{label}: the record is not a JSON object"])
+    refusals = _content_refusals(label, raw)
+    size = len(json.dumps(raw, ensure_ascii=False, default=str))
+    if size > MAX_MEMORY_JSON:
+        refusals.append(f"{label}: the record is {size} characters; the limit is {MAX_MEMORY_JSON}")
+    if refusals:
+        raise ValidationError(refusals)
+    try:
+        memory = Memory.model_validate(dict(raw))
+    except pydantic.ValidationError as error:
+        raise ValidationError(_schema_refusals(label, error)) from None
+    refusals = _rule_refusals(label, memory)
+    if refusals:
+        raise ValidationError(refusals)
+    return memory

@@ -1,0 +1,73 @@
+"""The ``cuecard`` command line.
+
+Built-in commands come from a fixed table and are dispatched before any entry point is scanned;
+satellite distributions add commands through the ``cuecard.commands`` entry-point group, each
+entry a callable ``register(subparsers)`` that adds its parser and sets ``run=callable(args)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from cuecard.core.__about__ import __version__
+from cuecard.core.cli._output import run_command
+
+__all__ = ["BUILTINS", "build_parser", "main"]
+
+# name -> module holding register(subparsers); one module per command.
+BUILTINS: dict[str, str] = {
+    "init": "cuecard.core.cli._init",
+    "add": "cuecard.core.cli._add",
+    "list": "cuecard.core.cli._list",
+    "show": "cuecard.core.cli._show",
+    "status": "cuecard.core.cli._status",
+    "schema": "cuecard.core.cli._schema",
+}
+
+ENTRY_POINT_GROUP = "cuecard.commands"
+
+
+def _add_entry_points(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if entry.name in BUILTINS:
+            continue
+        try:
+            entry.load()(subparsers)
+        except Exception as exc:  # a broken satellite must not take the built-ins down
+            print(
+                f"cuecard: warning: command {entry.name!r} failed to load: {exc}", file=sys.stderr
+            )
+
+
+def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cuecard",
+        description=(
+            "cuecard keeps the project knowledge an agent cannot derive from the code and "
+            "delivers each piece at the action it applies to."
+        ),
+        epilog="Exit status: 0 success, 1 refused or failed, 2 usage error. Messages go to stderr.",
+    )
+    parser.add_argument("--version", action="version", version=f"cuecard {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in BUILTINS.values():
+        importlib.import_module(module).register(subparsers)
+    if with_entry_points:
+        _add_entry_points(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(with_entry_points=first not in BUILTINS)
+    args = parser.parse_args(args_list)
+    if getattr(args, "run", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return run_command(args.run, args)

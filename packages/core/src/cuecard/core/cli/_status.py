@@ -1,0 +1,62 @@
+"""``cuecard status``: what cuecard holds for this project."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from typing import Any
+
+from cuecard.core.cli._output import emit_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "status",
+        help="what cuecard holds for this project",
+        description=(
+            "Show whether this project opted in and what its store holds. --json prints keys: "
+            "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "
+            "waiting), problems."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core._store import Store, find_root
+
+    root = find_root()
+    if root is None:
+        if args.json:
+            emit_json({"opted_in": False, "root": None})
+        else:
+            print("this project has not opted in to cuecard; run `cuecard init` at its root")
+        return 0
+    store = Store.open(root)
+    config = store.config()
+    memories, problems = store.load()
+    counts = Counter(m.status.value for m in memories)
+    inbox = (
+        sorted(p.name for p in store.inbox_dir.glob("*.json")) if store.inbox_dir.is_dir() else []
+    )
+    summary: dict[str, Any] = {
+        "opted_in": True,
+        "root": str(store.root),
+        "project_id": config.project_id,
+        "memories": dict(sorted(counts.items())),
+        "live": counts["active"] + counts["contested"],
+        "inbox": len(inbox),
+        "problems": problems,
+    }
+    if args.json:
+        emit_json(summary)
+        return 0
+    print(f"cuecard project {config.project_id} at {store.root}")
+    print(f"live memories: {summary['live']}")
+    for status, count in sorted(counts.items()):
+        print(f"  {status}: {count}")
+    print(f"proposals waiting in the inbox: {len(inbox)}")
+    for problem in problems:
+        print(f"problem: {problem}")
+    return 0
