@@ -11,22 +11,32 @@ from typing import TYPE_CHECKING, Any
 from cuecard.core.__about__ import __version__
 
 if TYPE_CHECKING:
-    from cuecard.core._config import ProjectConfig
-    from cuecard.core._errors import (
-        ConfigError,
-        CuecardError,
-        NotFound,
-        NotOptedIn,
-        StoreBusy,
-        StoreError,
-        TopicConflict,
-        UsageError,
-        ValidationError,
-    )
-    from cuecard.core._memory import Check, Evidence, Kind, Memory, Origin, Review, Status, Trigger
-    from cuecard.core._store import Store, find_root
-    from cuecard.core._text import find_secret, neutralise, redact, unsafe_reason, wrap_memory_data
-    from cuecard.core._validate import validate_memory
+    from cuecard.core._config import ProjectConfig as ProjectConfig
+    from cuecard.core._errors import ConfigError as ConfigError
+    from cuecard.core._errors import CuecardError as CuecardError
+    from cuecard.core._errors import NotFound as NotFound
+    from cuecard.core._errors import NotOptedIn as NotOptedIn
+    from cuecard.core._errors import StoreBusy as StoreBusy
+    from cuecard.core._errors import StoreError as StoreError
+    from cuecard.core._errors import TopicConflict as TopicConflict
+    from cuecard.core._errors import UsageError as UsageError
+    from cuecard.core._errors import ValidationError as ValidationError
+    from cuecard.core._memory import Check as Check
+    from cuecard.core._memory import Evidence as Evidence
+    from cuecard.core._memory import Kind as Kind
+    from cuecard.core._memory import Memory as Memory
+    from cuecard.core._memory import Origin as Origin
+    from cuecard.core._memory import Review as Review
+    from cuecard.core._memory import Status as Status
+    from cuecard.core._memory import Trigger as Trigger
+    from cuecard.core._store import Store as Store
+    from cuecard.core._store import find_root as find_root
+    from cuecard.core._text import find_secret as find_secret
+    from cuecard.core._text import neutralise as neutralise
+    from cuecard.core._text import redact as redact
+    from cuecard.core._text import unsafe_reason as unsafe_reason
+    from cuecard.core._text import wrap_memory_data as wrap_memory_data
+    from cuecard.core._validate import validate_memory as validate_memory
 
 _EXPORTS: dict[str, str] = {
     "Check": "cuecard.core._memory",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -35,11 +34,11 @@ from cuecard.core._errors import (
 )
 from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
 from cuecard.core._memory import LIVE, Memory, Status
+from cuecard.core._paths import STORE_DIR, find_root
 from cuecard.core._validate import field_name, validate_memory
 
 __all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
 
-STORE_DIR = ".cuecard"
 _GITIGNORE = (
     "# Derived and per-machine files; the rest of .cuecard/ is committed.\n"
     "local/\n.lock\n.journal.json\n.*.tmp\n"
@@ -57,17 +56,6 @@ def _utcnow() -> datetime:
 def memory_json(memory: Memory) -> str:
     """The canonical file text of a memory."""
     return json.dumps(memory.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-
-
-def find_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above ``start`` that opted in (has ``.cuecard/config.json``)."""
-    env = os.environ.get("CUECARD_PROJECT_DIR")
-    here = Path(env) if env and start is None else (start or Path.cwd())
-    here = here.resolve()
-    for folder in (here, *here.parents):
-        if (folder / STORE_DIR / "config.json").is_file():
-            return folder
-    return None
 
 
 class Transaction:

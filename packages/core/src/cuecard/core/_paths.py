@@ -1,0 +1,70 @@
+"""Where a project is, and how outside paths become repository-relative. Standard library only."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["STORE_DIR", "find_root", "locate_root", "repo_relative"]
+
+STORE_DIR = ".cuecard"
+
+
+def find_root(start: Path | str | None = None) -> Path | None:
+    """The nearest folder at or above ``start`` that opted in (has ``.cuecard/config.json``).
+
+    Without ``start``, ``CUECARD_PROJECT_DIR`` or else the working directory is the start.
+    """
+    from pathlib import Path
+
+    found = locate_root(None if start is None else str(start))
+    return None if found is None else Path(found)
+
+
+def locate_root(start: str | None = None) -> str | None:
+    """``find_root`` for the hot path: strings only, no pathlib."""
+    if start is None:
+        start = os.environ.get("CUECARD_PROJECT_DIR") or os.getcwd()
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(here, STORE_DIR, "config.json")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def repo_relative(path: str, root: str, cwd: str | None = None) -> str | None:
+    """``path`` relative to ``root`` with ``/`` separators, or ``None`` when it lies outside.
+
+    Backslashes and Windows drive letters are accepted; ``..`` is resolved lexically, so
+    ``../x`` from the root leaves the repository and is dropped. Symlinks are not followed.
+    """
+    if not path or "\x00" in path:
+        return None
+    text = path.replace("\\", "/")
+    root_text = root.replace("\\", "/").rstrip("/") or "/"
+    if len(text) > 1 and text[1] == ":" and text[0].isalpha():  # a Windows drive path
+        if not (len(root_text) > 1 and root_text[1] == ":"):
+            return None
+        if text[0].lower() != root_text[0].lower():
+            return None
+        text, root_text = text[2:], root_text[2:] or "/"
+    if not text.startswith("/"):
+        base = (cwd or root).replace("\\", "/")
+        if len(base) > 1 and base[1] == ":":
+            base = base[2:]
+        text = posixpath.join(base, text)
+    norm = posixpath.normpath(text)
+    root_norm = posixpath.normpath(root_text)
+    if norm == root_norm:
+        return ""
+    prefix = root_norm.rstrip("/") + "/"
+    if not norm.startswith(prefix):
+        return None
+    return norm[len(prefix) :]
