@@ -25,6 +25,8 @@ BUILTINS: dict[str, str] = {
     "show": "cuecard.core.cli._show",
     "status": "cuecard.core.cli._status",
     "schema": "cuecard.core.cli._schema",
+    "compile": "cuecard.core.cli._compile",
+    "match": "cuecard.core.cli._match",
 }
 
 ENTRY_POINT_GROUP = "cuecard.commands"

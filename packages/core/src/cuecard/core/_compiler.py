@@ -1,0 +1,253 @@
+"""``cuecard compile``: build the hot-path index from the live memories.
+
+Globs are translated once, here, with pathspec (gitignore semantics) after brace expansion, so
+matching needs no pathspec. Checks are verified against their examples on RE2; a check that fails
+them, or that RE2 refuses, is left out and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cuecard.core._checks import verify_check
+from cuecard.core._fsio import atomic_write, locked
+from cuecard.core._globs import expand_braces
+from cuecard.core._index import INDEX_VERSION, bucket_file, fingerprint
+from cuecard.core._memory import Kind, Memory, Trigger
+from cuecard.core._store import Store
+
+__all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
+
+_WILD = re.compile(r"[*?\[]")
+_KIND_ORDER = {
+    Kind.TRAP: 0,
+    Kind.FAILED_APPROACH: 1,
+    Kind.DECISION: 2,
+    Kind.PROCEDURE: 3,
+    Kind.FACT: 4,
+}
+
+
+@dataclass
+class CompileReport:
+    """What a compile did."""
+
+    memories: int = 0
+    clauses: int = 0
+    buckets: int = 0
+    checks: int = 0
+    left_out: list[dict[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    generation: str = ""
+
+
+def glob_regex(glob: str) -> str:
+    """The regular expression (Python ``re``) for one brace-free glob, gitignore semantics."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+        regex, _include = GitIgnoreSpecPattern.pattern_to_regex(glob)
+    if regex is None:
+        raise ValueError(f"{glob!r} matches nothing")
+    return str(regex).replace("(?P<ps_d>", "(?:")
+
+
+def glob_key(glob: str) -> tuple[str, str]:
+    """The bucket key of one brace-free glob, and its literal folder prefix."""
+    body = glob.rstrip("/")
+    segments = body.split("/")
+    floating = len(segments) == 1
+    if not floating:
+        literal: list[str] = []
+        for segment in segments:
+            if _WILD.search(segment):
+                break
+            literal.append(segment)
+        if literal:
+            prefix = "/".join(literal)
+            return "p:" + prefix, prefix
+    last = segments[-1]
+    if not _WILD.search(last):
+        return "n:" + last, ""
+    dot = last.rfind(".")
+    if dot >= 0 and not _WILD.search(last[dot + 1 :]) and last[dot + 1 :]:
+        return "x:" + last[dot + 1 :], ""
+    return "*", ""
+
+
+def _keyword_regex(keyword: str) -> str:
+    words = [re.escape(w) for w in keyword.split()]
+    return r"(?i)(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
+
+
+def _clause_entry(memory: Memory, index: int, clause: Trigger) -> tuple[dict[str, Any], list[str]]:
+    globs: list[list[str]] = []
+    keys: list[str] = []
+    for glob in clause.paths:
+        for one in expand_braces(glob):
+            key, prefix = glob_key(one)
+            globs.append([one, glob_regex(one), prefix])
+            keys.append(key)
+    commands = [c.split() for c in clause.commands]
+    entry: dict[str, Any] = {"m": memory.id, "c": index, "on": list(clause.on)}
+    if globs:
+        entry["g"] = globs
+    if commands:
+        entry["cmd"] = commands
+    if clause.symbols:
+        entry["sym"] = list(clause.symbols)
+    if clause.keywords:
+        entry["kw"] = [_keyword_regex(k) for k in clause.keywords]
+    if not keys:  # bucket by the first narrowing dimension the clause has
+        if commands:
+            keys = ["c:" + os.path.basename(c[0]) for c in commands]
+        elif clause.symbols:
+            keys = ["s:" + s for s in clause.symbols]
+        else:
+            keys = ["w:" + k.split()[0] for k in clause.keywords]
+    return entry, list(dict.fromkeys(k.lower() for k in keys))
+
+
+def _record(memory: Memory) -> dict[str, Any]:
+    return {
+        "title": memory.title,
+        "kind": memory.kind.value,
+        "topic": memory.topic,
+        "status": memory.status.value,
+        "body": memory.body,
+        "evidence": [[e.ref, e.sha256] for e in memory.evidence if e.kind == "file" and e.sha256],
+        "rank": _KIND_ORDER[memory.kind],
+    }
+
+
+def _check_entry(memory: Memory) -> dict[str, Any]:
+    check = memory.check
+    assert check is not None
+    globs = list(check.paths) or [g for clause in memory.triggers for g in clause.paths]
+    regexes = [glob_regex(one) for glob in globs for one in expand_braces(glob)]
+    kinds = sorted({k for c in memory.triggers for k in c.on} & {"edit", "write"}) or [
+        "edit",
+        "write",
+    ]
+    is_command = bool(check.if_command or check.unless_command)
+    when = "command" if is_command else (check.when or "turn")
+    return {
+        "title": memory.title,
+        "when": when,
+        "if": check.if_command if is_command else check.if_content,
+        "unless": check.unless_command if is_command else check.unless_content,
+        "paths": regexes,
+        "on": kinds,
+        "message": check.message or memory.title,
+    }
+
+
+def compile_index(
+    store: Store,
+    *,
+    clock: Callable[[], float] = time.time,
+    progress: Callable[[int], None] | None = None,
+) -> CompileReport:
+    """Build a new index generation from ``store``'s live memories and make it current."""
+    started = time.perf_counter()
+    report = CompileReport()
+    base = store.local_dir / "index"
+    base.mkdir(parents=True, exist_ok=True)
+    with locked(base / ".lock"):
+        stamp = fingerprint(str(store.root))
+        config = store.config()
+        memories, report.problems = store.load()
+        buckets: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        shards: dict[str, dict[str, Any]] = defaultdict(dict)
+        checks: dict[str, dict[str, Any]] = {}
+        for count, memory in enumerate(memories, 1):
+            if progress is not None and count % 500 == 0:
+                progress(count)
+            if not memory.live:
+                continue
+            report.memories += 1
+            shards[memory.id[:2]][memory.id] = _record(memory)
+            for i, clause in enumerate(memory.triggers):
+                entry, keys = _clause_entry(memory, i, clause)
+                report.clauses += 1
+                for key in keys:
+                    buckets[key].append({**entry, "k": key})
+            if memory.check is not None:
+                problem = verify_check(memory.check)
+                if problem is None:
+                    checks[memory.id] = _check_entry(memory)
+                else:
+                    report.left_out.append({"id": memory.id, "reason": problem})
+        generation = f"g{int(clock() * 1000):x}-{os.getpid():x}"
+        folder = base / generation
+        _write_generation(folder, buckets, shards, checks)
+        meta = {
+            "version": INDEX_VERSION,
+            "fingerprint": stamp,
+            "delivery_limit": config.delivery_limit,
+            "memories": report.memories,
+            "clauses": report.clauses,
+            "checks": {
+                kind: sorted(i for i, c in checks.items() if c["when"] == kind)
+                for kind in ("command", "edit", "turn")
+            }
+            if checks
+            else {},
+            "left_out": report.left_out,
+            "compiled_at": clock(),
+        }
+        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        atomic_write(base / "CURRENT", generation + "\n", durable=False)
+        _prune(base, keep={generation, _previous(base, generation)})
+    report.buckets = len(buckets)
+    report.checks = len(checks)
+    report.generation = generation
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _write_generation(
+    folder: Path,
+    buckets: dict[str, list[dict[str, Any]]],
+    shards: dict[str, dict[str, Any]],
+    checks: dict[str, dict[str, Any]],
+) -> None:
+    (folder / "b").mkdir(parents=True)
+    (folder / "m").mkdir()
+    files: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for key, entries in buckets.items():
+        files[bucket_file(key)].extend(entries)
+    for name, entries in files.items():
+        (folder / "b" / name).write_text(json.dumps(entries, separators=(",", ":")), "utf-8")
+    for shard, records in shards.items():
+        (folder / "m" / f"{shard}.json").write_text(json.dumps(records), encoding="utf-8")
+    pkeys = sorted(k for k in buckets if k.startswith("p:"))
+    (folder / "pkeys.json").write_text(json.dumps(pkeys), encoding="utf-8")
+    if checks:
+        (folder / "checks.json").write_text(json.dumps(checks), encoding="utf-8")
+
+
+def _previous(base: Path, current: str) -> str:
+    older = sorted(
+        (p for p in base.iterdir() if p.is_dir() and p.name != current),
+        key=lambda p: p.stat().st_mtime_ns,
+    )
+    return older[-1].name if older else ""
+
+
+def _prune(base: Path, keep: set[str]) -> None:
+    for path in base.iterdir():
+        if path.is_dir() and path.name.startswith("g") and path.name not in keep:
+            shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,105 @@
+"""Composing what the agent receives: memories within the limit, wrapped as untrusted data.
+
+Pure functions, standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cuecard.core._text import ADVISORY, neutralise
+
+__all__ = ["Block", "Delivery", "compose", "render_memory"]
+
+_OPEN = '<memory-data source="cuecard">'
+_CLOSE = "</memory-data>"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One piece of knowledge ready to deliver: a memory or a check report."""
+
+    key: str
+    """The memory id (or ``check:<id>:<path>`` for a check report)."""
+    title: str
+    text: str
+    dimension: str = ""
+
+
+@dataclass
+class Delivery:
+    """What one event gives the agent, and what waits for a later event."""
+
+    text: str = ""
+    """Everything to show the agent, advisory line included; empty when nothing applies."""
+    delivered: list[Block] = field(default_factory=list)
+    deferred: list[Block] = field(default_factory=list)
+    size: int = 0
+    """Characters of knowledge (the advisory line is not counted)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "deliveries": [
+                {"id": b.key, "title": b.title, "dimension": b.dimension} for b in self.delivered
+            ],
+            "deferred": [{"id": b.key, "title": b.title} for b in self.deferred],
+            "size": self.size,
+        }
+
+
+def render_memory(memory_id: str, record: dict[str, Any], dimension: str, marks: list[str]) -> str:
+    """The text of one memory inside the wrapper."""
+    kind = str(record.get("kind", "memory")).replace("_", " ")
+    head = f"## {kind}: {record.get('title', '')}"
+    meta = f"(memory {memory_id[:8]}, topic {record.get('topic', '')}, fired by {dimension})"
+    lines = [neutralise(head), meta]
+    lines.extend(f"[{neutralise(mark)}]" for mark in marks)
+    lines.append(neutralise(str(record.get("body", ""))).strip())
+    return "\n".join(lines)
+
+
+def _deferred_line(blocks: list[Block]) -> str:
+    shown = blocks[:5]
+    names = "; ".join(f'"{neutralise(b.title)[:80]}" ({b.key[:8]})' for b in shown)
+    more = f" and {len(blocks) - len(shown)} more" if len(blocks) > len(shown) else ""
+    return f"Held back for lack of room, each arrives at its next matching event: {names}{more}"
+
+
+def _wrap(blocks: list[Block], deferred: list[Block]) -> str:
+    text = _OPEN + "\n" + "\n\n".join(b.text for b in blocks) + "\n" + _CLOSE
+    return text + "\n" + _deferred_line(deferred) if deferred else text
+
+
+def compose(blocks: list[Block], limit: int) -> Delivery:
+    """Fit whole blocks, in order, in ``limit`` characters, wrapper and held-back line included.
+
+    A block that does not fit waits for its next event. A first block that alone exceeds the
+    limit is cut rather than never delivered.
+    """
+    chosen: list[Block] = []
+    deferred: list[Block] = []
+    for block in blocks:
+        if len(_wrap([*chosen, block], [])) <= limit:
+            chosen.append(block)
+        else:
+            deferred.append(block)
+    while chosen and deferred and len(_wrap(chosen, deferred)) > limit:
+        deferred.insert(0, chosen.pop())
+    if not chosen and deferred:
+        first = deferred.pop(0)
+        note = f"\n… (cut to fit; `cuecard show {first.key[:8]}` has the rest)"
+        room = limit - len(_wrap([Block("", "", "")], deferred)) - len(note)
+        if room > 100:
+            chosen.append(Block(first.key, first.title, first.text[:room] + note, first.dimension))
+        else:
+            deferred.insert(0, first)
+    if not chosen:
+        return Delivery(deferred=deferred)
+    knowledge = _wrap(chosen, deferred)
+    return Delivery(
+        text=knowledge + "\n" + ADVISORY,
+        delivered=chosen,
+        deferred=deferred,
+        size=len(knowledge),
+    )

@@ -1,0 +1,237 @@
+"""The harness-neutral engine: ``handle(root, event) -> Delivery``. Standard library only.
+
+It reads the compiled index (rebuilding a stale one), matches the event, runs the checks that
+apply, claims each memory in the ledger so that it arrives once per epoch and agent, and composes
+the delivery within the limit. ``re2`` is imported only when a check must run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from cuecard.core._delivery import Block, Delivery, compose, render_memory
+from cuecard.core._event import Event
+from cuecard.core._index import Index
+from cuecard.core._ledger import Ledger
+
+__all__ = ["REPORTS_PER_FILE", "handle", "load_index", "stop"]
+
+REPORTS_PER_FILE = 2
+
+
+def load_index(root: str) -> Index | None:
+    """The current index of the project at ``root``, rebuilt first when it is stale or missing."""
+    index = Index.read(root)
+    if index is not None and index.fresh(root):
+        return index
+    from pathlib import Path
+
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._store import Store
+
+    compile_index(Store(Path(root)))
+    return Index.read(root)
+
+
+def _sha256(path: str) -> str | None:
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _marks(root: str, record: dict[str, Any]) -> list[str]:
+    marks = []
+    if record.get("status") == "contested":
+        marks.append("contested: a person has not settled this memory; weigh it accordingly")
+    for ref, digest in record.get("evidence", []):
+        if _sha256(os.path.join(root, ref)) != digest:
+            marks.append(f"stale evidence: {ref} changed since this memory was recorded")
+    return marks
+
+
+def _memory_blocks(root: str, index: Index, event: Event, ledger: Ledger | None) -> list[Block]:
+    ranked: list[tuple[int, Block]] = []
+    for match in index.match(event):
+        if ledger is not None and ledger.claimed(match.memory):
+            continue
+        record = index.memory(match.memory)
+        if record is None:
+            continue
+        text = render_memory(match.memory, record, match.dimension, _marks(root, record))
+        block = Block(match.memory, str(record.get("title", "")), text, match.dimension)
+        ranked.append((int(record.get("rank", 9)), block))
+    ranked.sort(key=lambda item: item[0])
+    return [block for _, block in ranked]
+
+
+def _check_block(memory_id: str, check: dict[str, Any], where: str, lines: list[str]) -> Block:
+    from cuecard.core._text import neutralise, redact
+
+    shown = "\n".join(f"  {redact(neutralise(line))[:200]}" for line in lines[:3])
+    more = f"\n  … and {len(lines) - 3} more" if len(lines) > 3 else ""
+    text = (
+        f"## check: {neutralise(check.get('message', ''))}\n"
+        f"(memory {memory_id[:8]}, check on {where})\n{shown}{more}"
+    )
+    return Block(f"check:{memory_id}:{where}", str(check.get("title", "")), text, "check")
+
+
+def _path_applies(check: dict[str, Any], path: str) -> bool:
+    import re
+
+    return not check["paths"] or any(re.match(p, path) for p in check["paths"])
+
+
+def _check_blocks(index: Index, event: Event) -> list[Block]:
+    kinds = index.meta.get("checks") or {}
+    blocks: list[Block] = []
+    if event.command and kinds.get("command"):
+        from cuecard.core._checks import violates
+
+        checks = index.checks()
+        for memory_id in kinds["command"]:
+            check = checks.get(memory_id)
+            if check and violates(check["if"], check["unless"], event.command):
+                blocks.append(_check_block(memory_id, check, "the command", [event.command]))
+    if event.after and kinds.get("edit") and event.kind in ("edit", "write"):
+        from cuecard.core._checks import introduced
+
+        checks = index.checks()
+        for memory_id in kinds["edit"]:
+            check = checks.get(memory_id)
+            if not check or event.kind not in check["on"]:
+                continue
+            for path, after in event.after.items():
+                if _path_applies(check, path):
+                    lines = introduced(check["if"], check["unless"], event.before.get(path), after)
+                    if lines:
+                        blocks.append(_check_block(memory_id, check, path, lines))
+    return blocks
+
+
+def _claim(ledger: Ledger, block: Block, event: Event, epoch: int) -> bool:
+    details = {"dimension": block.dimension, "kind": event.kind}
+    if block.key.startswith("check:"):
+        return ledger.claim_nth(_check_key(block.key), REPORTS_PER_FILE, details)
+    return ledger.claim(block.key, details, epoch)
+
+
+def _check_key(key: str) -> str:
+    import zlib
+
+    return f"check-{zlib.crc32(key.encode('utf-8')):08x}"
+
+
+def _deliver(
+    blocks: list[Block], limit: int, ledger: Ledger | None, event: Event, kind_line: str
+) -> Delivery:
+    if ledger is None:
+        return compose(blocks, limit)
+    epoch = ledger.epoch()
+    while True:
+        delivery = compose(blocks, limit)
+        lost = [b for b in delivery.delivered if not _claim(ledger, b, event, epoch)]
+        if not lost:
+            break
+        blocks = [b for b in blocks if b not in lost]  # another process delivered these
+    if delivery.delivered or delivery.deferred:
+        ledger.append(
+            {
+                "event": kind_line,
+                "epoch": epoch,
+                "delivered": len(delivery.delivered),
+                "deferred": len(delivery.deferred),
+                "size": delivery.size,
+                "ids": [[b.key, b.dimension] for b in delivery.delivered],
+            }
+        )
+    return delivery
+
+
+def handle(
+    root: str,
+    event: Event,
+    *,
+    limit: int | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Delivery:
+    """Everything the agent should receive for ``event`` in the project at ``root``."""
+    index = load_index(root)
+    if index is None:
+        return Delivery()
+    cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
+    local = os.path.join(root, ".cuecard", "local")
+    ledger = Ledger(local, event.session, event.agent, clock=clock) if event.session else None
+    blocks = _check_blocks(index, event) + _memory_blocks(root, index, event, ledger)
+    if ledger is not None:
+        blocks = [b for b in blocks if not b.key.startswith("check:") or _check_open(ledger, b)]
+    return _deliver(blocks, cap, ledger, event, event.kind)
+
+
+def _check_open(ledger: Ledger, block: Block) -> bool:
+    key = _check_key(block.key)
+    return not all(ledger.claimed(f"{key}.{n}") for n in range(1, REPORTS_PER_FILE + 1))
+
+
+def _git_head(root: str, path: str) -> str | None:
+    import subprocess
+
+    try:
+        result = subprocess.run(
+            ["git", "show", f"HEAD:{path}"],
+            cwd=root,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
+
+
+def stop(
+    root: str,
+    session: str,
+    changed: Iterable[tuple[str, str]],
+    *,
+    agent: str = "",
+    limit: int | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Delivery:
+    """Turn checks at Stop over the final state of the files the turn changed.
+
+    ``changed`` holds ``(path, event kind)`` pairs; a check judges only files touched by the
+    kinds its memory's triggers name, and reports only violations absent from the last commit.
+    """
+    index = load_index(root)
+    if index is None or not (index.meta.get("checks") or {}).get("turn"):
+        return Delivery()
+    from cuecard.core._checks import JUDGED_BYTES, introduced
+
+    checks = index.checks()
+    ledger = Ledger(os.path.join(root, ".cuecard", "local"), session, agent, clock=clock)
+    blocks = []
+    for path, kind in dict(changed).items():
+        try:
+            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
+                after = handle.read(JUDGED_BYTES)
+        except OSError:
+            continue
+        for memory_id in index.meta["checks"]["turn"]:
+            check = checks.get(memory_id)
+            if not check or kind not in check["on"] or not _path_applies(check, path):
+                continue
+            lines = introduced(check["if"], check["unless"], _git_head(root, path), after)
+            if lines:
+                block = _check_block(memory_id, check, path, lines)
+                if _check_open(ledger, block):
+                    blocks.append(block)
+    cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
+    return _deliver(blocks, cap, ledger, Event("stop", session=session, agent=agent), "stop")

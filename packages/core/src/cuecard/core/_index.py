@@ -1,0 +1,226 @@
+"""The compiled trigger index in ``.cuecard/local/index/``, read on the hot path.
+
+Standard library only. The compiler (``_compiler``) writes one generation folder and then points
+``CURRENT`` at it, so a reader never sees a half-written index. Clauses are bucketed by key, and an
+event reads only the buckets its own keys name:
+
+- ``p:<dir>``  a glob's literal folder prefix (``src/billing/**`` → ``p:src/billing``);
+- ``x:<ext>``  a floating glob's extension (``**/*.sql`` → ``x:sql``);
+- ``n:<name>`` a floating glob's literal name (``Makefile``, ``docs/``);
+- ``c:<word>`` a command pattern's program; ``s:<name>`` a symbol; ``w:<word>`` a keyword;
+- ``*``        globs with no literal part (rare; read for every event with paths).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from cuecard.core._event import Event
+
+__all__ = ["INDEX_VERSION", "Index", "Match", "bucket_file", "event_keys", "fingerprint"]
+
+INDEX_VERSION = 1
+_SAFE = re.compile(r"[^a-z0-9._-]")
+_WORD = re.compile(r"[\w$][\w$.-]*")
+
+
+def bucket_file(key: str) -> str:
+    """A file name for a bucket key: lowercased, percent-encoded, bounded."""
+    name = _SAFE.sub(lambda m: "".join(f"%{b:02x}" for b in m.group().encode()), key.lower())
+    if len(name) > 180:
+        import zlib
+
+        name = f"{name[:150]}~{zlib.crc32(name.encode()):08x}"
+    return name + ".json"
+
+
+def fingerprint(root: str) -> list[int]:
+    """What a stale index is detected by: the config file and the memories folder."""
+    store = os.path.join(root, ".cuecard")
+    out: list[int] = [INDEX_VERSION]
+    for name in ("config.json", "memories"):
+        try:
+            st = os.stat(os.path.join(store, name))
+            out += [st.st_mtime_ns, st.st_size if name == "config.json" else 0]
+        except OSError:
+            out += [0, 0]
+    return out
+
+
+def _path_keys(path: str, keys: list[str]) -> None:
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        keys.append("p:" + "/".join(parts[:i]))
+    for part in parts:
+        keys.append("n:" + part)
+        dot = part.rfind(".")
+        if 0 <= dot < len(part) - 1:
+            keys.append("x:" + part[dot + 1 :])
+
+
+def event_keys(event: Event) -> list[str]:
+    """Every bucket key the event could match, most specific first, without duplicates."""
+    keys: list[str] = []
+    for path in event.paths:
+        _path_keys(path, keys)
+    if event.paths:
+        keys.append("*")
+    for words in event.parts:
+        if words:
+            keys.append("c:" + os.path.basename(words[0]))
+    for symbol in event.symbols:
+        keys.append("s:" + symbol)
+    if event.prompt:
+        keys.extend("w:" + w for w in _WORD.findall(event.prompt.lower()))
+    return list(dict.fromkeys(k.lower() for k in keys))
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A memory whose clause fired, and the dimensions that fired it."""
+
+    memory: str
+    clause: int
+    dimension: str
+
+
+def _words_prefix(pattern: list[str], words: tuple[str, ...]) -> bool:
+    if len(words) < len(pattern) or not words:
+        return False
+    first = os.path.basename(words[0])
+    return first == pattern[0] and list(words[1 : len(pattern)]) == pattern[1:]
+
+
+def _glob_hits(entry: list[Any], event: Event) -> bool:
+    for _glob, regex, prefix in entry:
+        pattern = re.compile(regex)
+        for path in event.paths:
+            if pattern.match(path):
+                return True
+            if event.kind == "search" and path and prefix.startswith(path.rstrip("/") + "/"):
+                return True
+    return False
+
+
+def clause_fires(clause: dict[str, Any], event: Event) -> str | None:
+    """The dimensions (``paths+commands``…) that fire ``clause`` for ``event``, or ``None``."""
+    if event.kind not in clause["on"]:
+        return None
+    fired = []
+    if clause.get("g"):
+        if not _glob_hits(clause["g"], event):
+            return None
+        fired.append("paths")
+    if clause.get("cmd"):
+        if not any(_words_prefix(p, w) for p in clause["cmd"] for w in event.parts):
+            return None
+        fired.append("commands")
+    if clause.get("sym"):
+        if not set(clause["sym"]) & set(event.symbols):
+            return None
+        fired.append("symbols")
+    if clause.get("kw"):
+        if not any(re.search(k, event.prompt) for k in clause["kw"]):
+            return None
+        fired.append("keywords")
+    return "+".join(fired) or None
+
+
+class Index:
+    """One generation of the compiled index."""
+
+    def __init__(self, folder: str, meta: dict[str, Any]) -> None:
+        self.folder = folder
+        self.meta = meta
+        self._shards: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def read(cls, root: str) -> Index | None:
+        """The current generation, or ``None`` when there is none or it cannot be read."""
+        base = os.path.join(root, ".cuecard", "local", "index")
+        try:
+            with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
+                generation = handle.read().strip()
+            if not generation or "/" in generation or generation.startswith("."):
+                return None
+            folder = os.path.join(base, generation)
+            with open(os.path.join(folder, "meta.json"), encoding="utf-8") as handle:
+                meta = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or meta.get("version") != INDEX_VERSION:
+            return None
+        return cls(folder, meta)
+
+    def fresh(self, root: str) -> bool:
+        return bool(self.meta.get("fingerprint") == fingerprint(root))
+
+    @property
+    def delivery_limit(self) -> int:
+        return int(self.meta.get("delivery_limit", 10_000))
+
+    def _bucket(self, key: str) -> list[dict[str, Any]]:
+        try:
+            with open(os.path.join(self.folder, "b", bucket_file(key)), encoding="utf-8") as f:
+                entries = json.load(f)
+        except (OSError, ValueError):
+            return []
+        return [e for e in entries if e.get("k") == key] if isinstance(entries, list) else []
+
+    def _prefix_keys(self, folder: str) -> Iterator[str]:
+        """For a search of a folder: every path bucket that lies under it."""
+        try:
+            with open(os.path.join(self.folder, "pkeys.json"), encoding="utf-8") as handle:
+                pkeys = json.load(handle)
+        except (OSError, ValueError):
+            return
+        start = "p:" + folder.rstrip("/").lower() + "/"
+        yield from (k for k in pkeys if k.startswith(start))
+
+    def match(self, event: Event) -> list[Match]:
+        """The clauses that fire for ``event``, one ``Match`` per memory, in bucket order."""
+        keys = event_keys(event)
+        if event.kind == "search":
+            for path in event.paths:
+                keys.extend(self._prefix_keys(path))
+        found: dict[str, Match] = {}
+        seen: set[tuple[str, int]] = set()
+        for key in dict.fromkeys(keys):
+            for clause in self._bucket(key):
+                ident = (clause["m"], clause["c"])
+                if ident in seen or clause["m"] in found:
+                    continue
+                seen.add(ident)
+                dimension = clause_fires(clause, event)
+                if dimension is not None:
+                    found[clause["m"]] = Match(clause["m"], clause["c"], dimension)
+        return list(found.values())
+
+    def memory(self, memory_id: str) -> dict[str, Any] | None:
+        """The delivery record of one memory (title, body, marks, evidence)."""
+        shard = memory_id[:2]
+        if shard not in self._shards:
+            try:
+                path = os.path.join(self.folder, "m", f"{shard}.json")
+                with open(path, encoding="utf-8") as handle:
+                    self._shards[shard] = json.load(handle)
+            except (OSError, ValueError):
+                self._shards[shard] = {}
+        record = self._shards[shard].get(memory_id)
+        return record if isinstance(record, dict) else None
+
+    def checks(self) -> dict[str, dict[str, Any]]:
+        """The verified checks, by memory id (read only when a check may run)."""
+        if not self.meta.get("checks"):
+            return {}
+        try:
+            with open(os.path.join(self.folder, "checks.json"), encoding="utf-8") as handle:
+                checks = json.load(handle)
+        except (OSError, ValueError):
+            return {}
+        return checks if isinstance(checks, dict) else {}

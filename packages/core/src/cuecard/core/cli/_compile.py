@@ -1,0 +1,61 @@
+"""``cuecard compile``: rebuild the hot-path index from the live memories."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cuecard.core.cli._output import emit_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "compile",
+        help="rebuild the trigger index in .cuecard/local/",
+        description=(
+            "Build the derived index the hooks read from the live memories: globs translated, "
+            "clauses bucketed, checks verified against their examples (a failing or RE2-refused "
+            "check is left out and reported), delivery_limit compiled in. Hooks rebuild a stale "
+            "index on their own; run this to see the report. --json prints keys: memories, "
+            "clauses, buckets, checks, left_out, problems, seconds."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._store import Store
+
+    store = Store.open()
+    show = sys.stderr.isatty() and not args.json
+
+    def progress(count: int) -> None:
+        if show:
+            print(f"\rcompiling: {count} memories read", end="", file=sys.stderr, flush=True)
+
+    report = compile_index(store, progress=progress)
+    if show:
+        print("\r\033[K", end="", file=sys.stderr)
+    summary = {
+        "memories": report.memories,
+        "clauses": report.clauses,
+        "buckets": report.buckets,
+        "checks": report.checks,
+        "left_out": report.left_out,
+        "problems": report.problems,
+        "seconds": round(report.seconds, 3),
+    }
+    if args.json:
+        emit_json(summary)
+        return 0
+    print(
+        f"compiled {report.memories} live memories, {report.clauses} clauses in "
+        f"{report.buckets} buckets, {report.checks} checks in {report.seconds:.2f} s"
+    )
+    for item in report.left_out:
+        print(f"check left out: memory {item['id'][:8]}: {item['reason']}")
+    for problem in report.problems:
+        print(f"problem: {problem}")
+    return 0

@@ -1,0 +1,93 @@
+"""``cuecard match``: what an event would deliver, and why."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import asdict
+
+from cuecard.core._errors import UsageError
+from cuecard.core.cli._output import emit_json
+
+EVENT_KINDS = ("prompt", "read", "edit", "write", "run", "search")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "match",
+        help="show what an event would deliver, and why",
+        description=(
+            "Build an event as a hook would and show what it delivers. With --command and no "
+            "--event, the command is classified (read, search or run). With --session it claims "
+            "in the ledger as a hook would, so a second identical call delivers nothing. --json "
+            'prints keys: event ({"kind", "paths", "symbols", "command", "prompt"}), deliveries '
+            '([{"id", "title", "dimension"}]), deferred ([{"id", "title"}]), size, text.'
+        ),
+    )
+    parser.add_argument("--event", choices=EVENT_KINDS, help="the event kind")
+    parser.add_argument("--path", action="append", default=[], help="a path the event touches")
+    parser.add_argument("--command", help="a shell command")
+    parser.add_argument("--prompt", help="the user's prompt text")
+    parser.add_argument("--symbol", action="append", default=[], help="an identifier it names")
+    parser.add_argument("--session", default="", help="claim in this session's ledger")
+    parser.add_argument("--agent", default="", help="a subagent id (its own ledger)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _event(args: argparse.Namespace, root: str) -> object:
+    from cuecard.core._event import Event, command_event
+    from cuecard.core._paths import repo_relative
+
+    cwd = os.getcwd()
+    if args.command is not None:
+        event = command_event(
+            args.command, root, cwd=cwd, kind=args.event, session=args.session, agent=args.agent
+        )
+    elif args.prompt is not None:
+        event = Event("prompt", prompt=args.prompt, session=args.session, agent=args.agent)
+    elif args.event is None:
+        raise UsageError("say what happens: --event KIND with --path, or --command, or --prompt")
+    else:
+        event = Event(args.event, session=args.session, agent=args.agent)
+    paths = [p for p in (repo_relative(p, root, cwd) for p in args.path) if p is not None]
+    kind = args.event or event.kind
+    if args.prompt is not None and args.event not in (None, "prompt"):
+        raise UsageError("--prompt makes a prompt event; leave out --event or use --event prompt")
+    from dataclasses import replace
+
+    return replace(
+        event,
+        kind=kind,
+        paths=tuple(dict.fromkeys([*event.paths, *paths])),
+        symbols=tuple(args.symbol),
+        prompt=args.prompt or "",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core._engine import handle
+    from cuecard.core._event import Event
+    from cuecard.core._store import Store
+
+    store = Store.open()
+    event = _event(args, str(store.root))
+    assert isinstance(event, Event)
+    delivery = handle(str(store.root), event)
+    if args.json:
+        shown = asdict(event)
+        for key in ("after", "before", "parts", "session", "agent"):
+            shown.pop(key, None)
+        emit_json({"event": shown, **delivery.as_json(), "text": delivery.text})
+        return 0
+    print(f"event: {event.describe()}")
+    if not delivery.delivered and not delivery.deferred:
+        print("nothing would be delivered")
+        return 0
+    for block in delivery.delivered:
+        print(f"delivers {block.key[:8]}  {block.title}  (fired by {block.dimension})")
+    for block in delivery.deferred:
+        print(f"holds back {block.key[:8]}  {block.title}  (no room; arrives at its next event)")
+    print(f"\n--- what the agent receives ({delivery.size} characters of knowledge) ---")
+    print(delivery.text)
+    return 0
