@@ -25,6 +25,8 @@ BUILTINS: dict[str, str] = {
     "show": "cuecard.core.cli._show",
     "status": "cuecard.core.cli._status",
     "schema": "cuecard.core.cli._schema",
+    "vault": "cuecard.core.cli._vault",
+    "recall": "cuecard.core.cli._recall",
     "compile": "cuecard.core.cli._compile",
     "match": "cuecard.core.cli._match",
 }

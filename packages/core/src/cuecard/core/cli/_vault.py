@@ -1,0 +1,48 @@
+"""``cuecard vault``: the shared fact vault. One module per subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+__all__ = ["SUBCOMMANDS", "register"]
+
+SUBCOMMANDS: dict[str, str] = {
+    "init": "cuecard.core.cli._vault_init",
+    "submit": "cuecard.core.cli._vault_submit",
+    "search": "cuecard.core.cli._vault_search",
+    "show": "cuecard.core.cli._vault_show",
+    "status": "cuecard.core.cli._vault_status",
+    "review": "cuecard.core.cli._vault_review",
+    "apply": "cuecard.core.cli._vault_apply",
+    "conflicts": "cuecard.core.cli._vault_conflicts",
+    "adjudicate": "cuecard.core.cli._vault_adjudicate",
+    "forget": "cuecard.core.cli._vault_forget",
+    "archive": "cuecard.core.cli._vault_archive",
+}
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """``--vault`` and ``--json``, which every vault command takes."""
+    parser.add_argument(
+        "--vault",
+        metavar="PATH",
+        help="the vault folder (else $CUECARD_VAULT, else `vault` in the user config.toml)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "vault",
+        help="the shared fact vault: submit, search, review, apply, adjudicate, forget",
+        description=(
+            "The vault is a Markdown folder shared by all agents: canonical notes of fact lines, "
+            "an inbox agents submit to, a reviewed promotion into the notes, a conflict queue a "
+            "person decides, and a reversible forgetting. Vault location: --vault, then "
+            "$CUECARD_VAULT, then `vault` in $XDG_CONFIG_HOME/cuecard/config.toml."
+        ),
+    )
+    commands = parser.add_subparsers(dest="vault_command", metavar="COMMAND")
+    for module in SUBCOMMANDS.values():
+        importlib.import_module(module).register(commands)

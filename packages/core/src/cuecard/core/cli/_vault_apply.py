@@ -1,0 +1,62 @@
+"""``cuecard vault apply``: promote the pending list (or review and apply with --auto)."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._vault import add_common
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "apply",
+        help="promote the unticked pending items into the canonical notes",
+        description=(
+            "Under the vault lock, promote every unticked item of the pending list into its "
+            "canonical note with a date and source stamp (a fact already there is not added "
+            "again), move superseded lines under the superseded heading, and archive every "
+            "inbox file the review saw (not files that arrived later) to the processed folder. "
+            "Running it again does nothing new. --auto reviews and applies in one step (only "
+            "when you ask for it). --json prints keys: promoted (each fact, note, source), "
+            "skipped, archived, conflicts."
+        ),
+    )
+    parser.add_argument("--auto", action="store_true", help="review and apply in one step")
+    add_common(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.vault._promote import apply_pending, auto
+
+    vault = open_vault(args)
+    conflicts = 0
+    if args.auto:
+        result, done, conflicts = auto(vault)
+        conflicts = len(result.conflicts)
+    else:
+        done = apply_pending(vault, "cuecard vault apply")
+    if args.json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json(
+            {
+                "promoted": [
+                    {"fact": p.fact, "note": p.note, "source": p.source} for p in done.promoted
+                ],
+                "skipped": done.skipped,
+                "archived": done.archived,
+                "conflicts": conflicts,
+            }
+        )
+        return 0
+    print(f"applied {len(done.promoted)} fact(s) to canonical notes")
+    for p in done.promoted:
+        print(f"  + {p.fact[:100]}")
+    if done.skipped:
+        print(f"{done.skipped} already present, not added again")
+    print(f"{len(done.archived)} inbox file(s) archived to {vault.layout.processed}")
+    if conflicts:
+        print(f"warning: {conflicts} conflict(s) wait in {vault.layout.conflicts}")
+    return 0

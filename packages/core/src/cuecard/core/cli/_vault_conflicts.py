@@ -1,0 +1,36 @@
+"""``cuecard vault conflicts``: the queue a person adjudicates."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._vault import add_common
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "conflicts",
+        help="list the conflicts waiting, with ids",
+        description=(
+            "List the similar-but-different facts waiting for a decision, each with an id for "
+            "`cuecard vault adjudicate ID`. --json prints keys: conflicts (each id, new, old, "
+            "source, note)."
+        ),
+    )
+    add_common(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.vault._conflicts import queue, render_queue
+    from cuecard.core.vault._render import clean
+
+    waiting = queue(open_vault(args))
+    if args.json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json({"conflicts": [{k: clean(v) for k, v in c.as_json().items()} for c in waiting]})
+        return 0
+    print(clean(render_queue(waiting)))
+    return 0

@@ -1,0 +1,58 @@
+"""``cuecard vault search``: BM25 recall over the vault's canonical facts."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._vault import add_common
+
+LIMIT_RANGE = (1, 100)
+
+
+def limit_arg(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--limit {value!r} must be a whole number") from None
+    if not LIMIT_RANGE[0] <= number <= LIMIT_RANGE[1]:
+        raise argparse.ArgumentTypeError(
+            f"--limit {number} must be between {LIMIT_RANGE[0]} and {LIMIT_RANGE[1]}"
+        )
+    return number
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "search",
+        help="search the canonical facts (BM25), results wrapped in <memory-data>",
+        description=(
+            "Rank every canonical fact by BM25 against QUERY (words, code identifiers, dotted "
+            "addresses, Chinese, Japanese and Korean text) and print the best, redacted and "
+            "wrapped in <memory-data>. The index is brought up to date first (only changed "
+            "notes are read). Returned facts count as used, for `vault forget`. --json prints "
+            "keys: query, count, results (each note, id, text, score)."
+        ),
+    )
+    parser.add_argument("query", nargs="+", help="what to look for")
+    parser.add_argument("--limit", type=limit_arg, default=8, help="most results (1-100, 8)")
+    add_common(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.vault._render import hit_json, render_hits
+
+    vault = open_vault(args)
+    query = " ".join(args.query)
+    vault.index.sync()
+    hits = vault.index.search(query, args.limit)
+    vault.record_use([h.key for h in hits])
+    if args.json:
+        from cuecard.core.cli._output import emit_json
+
+        results = [hit_json(h) for h in hits]
+        emit_json({"query": query, "count": len(results), "results": results})
+    else:
+        print(render_hits(hits))
+    return 0

@@ -1,0 +1,42 @@
+"""``cuecard vault status``: what the vault holds (read-only)."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._vault import add_common
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "status",
+        help="vault, layout, index, pending inbox files, conflicts, last promotion",
+        description=(
+            "Show the vault and its layout, the recall index (notes and facts held; status never "
+            "reindexes), the submissions waiting in the inbox (README files not counted), the "
+            "conflicts waiting, and when facts were last promoted. --json prints keys: vault, "
+            "layout, index (path, exists, notes, facts), pending, conflicts, last_promotion."
+        ),
+    )
+    add_common(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.vault._status import status
+
+    info = status(open_vault(args))
+    if args.json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json(info)
+        return 0
+    index = info["index"]
+    print(f"vault: {info['vault']} ({info['layout']} layout)")
+    state = "built" if index["exists"] else "not built yet (the first search builds it)"
+    print(f"index: {index['path']} ({state}; {index['notes']} notes, {index['facts']} facts)")
+    print(f"inbox: {info['pending']} submission(s) waiting for review")
+    print(f"conflicts waiting: {info['conflicts']}")
+    print(f"last promotion: {info['last_promotion'] or 'never'}")
+    return 0

@@ -1,0 +1,37 @@
+"""Recall: the persisted BM25 index and its tokenizer. Re-exported lazily."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cuecard.core.recall._index import Entry, Hit, RecallIndex, SyncReport
+    from cuecard.core.recall._project import project_index, project_root
+    from cuecard.core.recall._tokens import query_tokens, tokens
+
+_EXPORTS: dict[str, str] = {
+    "Entry": "cuecard.core.recall._index",
+    "Hit": "cuecard.core.recall._index",
+    "RecallIndex": "cuecard.core.recall._index",
+    "SyncReport": "cuecard.core.recall._index",
+    "project_index": "cuecard.core.recall._project",
+    "project_root": "cuecard.core.recall._project",
+    "query_tokens": "cuecard.core.recall._tokens",
+    "tokens": "cuecard.core.recall._tokens",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cuecard.core.recall' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

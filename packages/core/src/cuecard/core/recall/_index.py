@@ -1,0 +1,316 @@
+"""A persisted BM25 recall index over a folder of text files (SQLite FTS5).
+
+Standard library only: the cold ``search`` process imports this and nothing heavier. The index
+lives outside the indexed folder. Each file yields entries (a fact line, a memory); entries are
+keyed by a content hash, so a changed file costs only its changed entries. A file is re-read when
+its stat signature changed or when it was modified within ``RACY_NS`` of the last read (the
+timestamps cannot tell two writes in one clock tick apart); its SHA-256 then decides. Rows of
+files that disappeared are removed, and a schema or tokenizer change rebuilds the whole index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cuecard.core.recall._tokens import FTS_TOKENIZER, TOKENIZER_VERSION, query_tokens, tokens
+
+__all__ = ["SCHEMA_VERSION", "Entry", "Hit", "RecallIndex", "SyncReport"]
+
+SCHEMA_VERSION = f"1.{TOKENIZER_VERSION}"
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One searchable unit of a file."""
+
+    key: str
+    """A stable id: a fact id or a memory id."""
+    text: str
+    """What a result shows (already redacted)."""
+    terms: str = ""
+    """The text that is tokenised; ``text`` when empty."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result."""
+
+    path: str
+    key: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one synchronisation changed."""
+
+    files_changed: int
+    files_removed: int
+    entries_added: int
+    entries_removed: int
+    rebuilt: bool
+
+
+Extractor = Callable[[str, str], list[Entry]]
+Lister = Callable[[], Sequence[str]]
+
+_SCHEMA = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+  path TEXT PRIMARY KEY, sha TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, read_ns INTEGER NOT NULL
+);
+CREATE TABLE entries (
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX entries_path ON entries(path);
+CREATE VIRTUAL TABLE fts USING fts5(terms, tokenize="{FTS_TOKENIZER}");
+"""
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _entry_hash(entry: Entry) -> str:
+    raw = f"{entry.key}\0{entry.text}\0{entry.terms}".encode("utf-8", "surrogatepass")
+    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+
+
+class RecallIndex:
+    """The index of one folder, stored in ``db_path``."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        root: Path,
+        list_files: Lister,
+        extract: Extractor,
+        *,
+        now_ns: Callable[[], int] = time.time_ns,
+    ) -> None:
+        self.db_path = db_path
+        self.root = root
+        self._list_files = list_files
+        self._extract = extract
+        self._now_ns = now_ns
+        self._conn: sqlite3.Connection | None = None
+
+    # -- connection ---------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            with contextlib.suppress(sqlite3.OperationalError):
+                conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn = conn
+        return conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connect()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _version(self, conn: sqlite3.Connection) -> str | None:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return None if row is None else str(row[0])
+
+    def _ensure_schema(self) -> bool:
+        """Create or rebuild the tables when the stored schema is not ours; ``True`` if so."""
+        conn = self._connect()
+        if self._version(conn) == SCHEMA_VERSION:
+            return False
+        with self._write() as w:
+            if self._version(w) == SCHEMA_VERSION:
+                return False
+            for (name,) in w.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'"
+            ).fetchall():
+                w.execute(f'DROP TABLE IF EXISTS "{name}"')
+            for statement in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
+                w.execute(statement)
+            w.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        return True
+
+    # -- synchronisation ----------------------------------------------------------------------
+
+    def _stats(self) -> dict[str, os.stat_result]:
+        found: dict[str, os.stat_result] = {}
+        for rel in self._list_files():
+            with contextlib.suppress(OSError):
+                st = (self.root / rel).stat()
+                found[rel] = st
+        return found
+
+    def _needs(
+        self, rows: dict[str, tuple[str, int, int, int, int, int]], stats: dict[str, os.stat_result]
+    ) -> tuple[list[str], list[str]]:
+        todo = []
+        for rel, st in stats.items():
+            row = rows.get(rel)
+            if row is None or row[1:5] != _signature(st) or row[5] - st.st_ctime_ns < RACY_NS:
+                todo.append(rel)
+        return todo, sorted(set(rows) - set(stats))
+
+    def _rows(self, conn: sqlite3.Connection) -> dict[str, tuple[str, int, int, int, int, int]]:
+        return {
+            r[0]: (r[1], r[2], r[3], r[4], r[5], r[6])
+            for r in conn.execute(
+                "SELECT path, sha, size, mtime_ns, ctime_ns, ino, read_ns FROM files"
+            )
+        }
+
+    def sync(self) -> SyncReport:
+        """Bring the index up to date with the files; cheap when nothing changed."""
+        rebuilt = self._ensure_schema()
+        conn = self._connect()
+        stats = self._stats()
+        todo, stale = self._needs(self._rows(conn), stats)
+        if not todo and not stale:
+            return SyncReport(0, 0, 0, 0, rebuilt)
+        changed = added = removed = 0
+        with self._write() as w:
+            rows = self._rows(w)
+            todo, stale = self._needs(rows, self._stats())
+            for rel in todo:
+                result = self._refresh(w, rel, rows.get(rel))
+                if result is not None:
+                    changed += 1
+                    added += result[0]
+                    removed += result[1]
+            for rel in stale:
+                removed += self._drop(w, rel)
+        return SyncReport(changed, len(stale), added, removed, rebuilt)
+
+    def _drop(self, w: sqlite3.Connection, rel: str) -> int:
+        ids = [r[0] for r in w.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
+        w.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
+        w.execute("DELETE FROM entries WHERE path = ?", (rel,))
+        w.execute("DELETE FROM files WHERE path = ?", (rel,))
+        return len(ids)
+
+    def _refresh(
+        self, w: sqlite3.Connection, rel: str, row: tuple[str, int, int, int, int, int] | None
+    ) -> tuple[int, int] | None:
+        path = self.root / rel
+        read_ns = self._now_ns()
+        try:
+            st = path.stat()
+            data = path.read_bytes()
+        except OSError:
+            return (0, self._drop(w, rel)) if row is not None else None
+        sha = hashlib.sha256(data).hexdigest()
+        w.execute(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (rel, sha, *_signature(st), read_ns),
+        )
+        if row is not None and row[0] == sha:
+            return None
+        entries = self._extract(rel, data.decode("utf-8", "replace"))
+        old: dict[str, list[int]] = {}
+        for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
+            old.setdefault(digest, []).append(ident)
+        gone: list[int] = []
+        fresh: list[tuple[str, Entry]] = []
+        for entry in entries:
+            digest = _entry_hash(entry)
+            kept = old.get(digest)
+            if kept:
+                kept.pop()
+            else:
+                fresh.append((digest, entry))
+        for ids in old.values():
+            gone.extend(ids)
+        w.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in gone])
+        w.executemany("DELETE FROM entries WHERE id = ?", [(i,) for i in gone])
+        for digest, entry in fresh:
+            cur = w.execute(
+                "INSERT INTO entries (path, key, hash, text) VALUES (?, ?, ?, ?)",
+                (rel, entry.key, digest, entry.text),
+            )
+            w.execute(
+                "INSERT INTO fts (rowid, terms) VALUES (?, ?)",
+                (cur.lastrowid, " ".join(tokens(entry.terms or entry.text))),
+            )
+        return (len(fresh), len(gone))
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 8) -> list[Hit]:
+        """The best ``limit`` entries for ``query`` by BM25 (any query term may match)."""
+        terms = query_tokens(query)
+        if not terms or limit < 1:
+            return []
+        conn = self._connect()
+        match = " OR ".join(f'"{t}"' for t in terms)
+        try:
+            ranked = conn.execute(
+                "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = {
+            r[0]: r[1:]
+            for r in conn.execute(
+                f"SELECT id, path, key, text FROM entries WHERE id IN ({marks})",  # noqa: S608
+                [r[0] for r in ranked],
+            )
+        }
+        return [Hit(rows[i][0], rows[i][1], rows[i][2], -score) for i, score in ranked if i in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Files and entries held, without synchronising (read-only)."""
+        if not self.db_path.is_file():
+            return {"files": 0, "entries": 0}
+        conn = self._connect()
+        if self._version(conn) != SCHEMA_VERSION:
+            return {"files": 0, "entries": 0}
+        files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        return {"files": int(files), "entries": int(entries)}
+
+    def all_terms(self, key: str) -> list[str]:
+        """The stored terms of the entries with ``key`` (used by tests and diagnostics)."""
+        conn = self._connect()
+        return [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT fts.terms FROM entries JOIN fts ON fts.rowid = entries.id "
+                "WHERE entries.key = ?",
+                (key,),
+            )
+        ]

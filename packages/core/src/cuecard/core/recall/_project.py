@@ -1,0 +1,72 @@
+"""Recall over a project's live memories, indexed in ``.cuecard/local/recall.sqlite3``.
+
+Reads the memory files as plain JSON (no pydantic: this is the cold search path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cuecard.core._text import redact
+from cuecard.core.recall._index import Entry, RecallIndex
+
+__all__ = ["LIVE_STATUSES", "project_index", "project_root"]
+
+LIVE_STATUSES = frozenset({"active", "contested"})
+
+
+def project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above ``start`` (or ``CUECARD_PROJECT_DIR``) that opted in."""
+    env = os.environ.get("CUECARD_PROJECT_DIR")
+    here = (Path(env) if env and start is None else (start or Path.cwd())).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".cuecard" / "config.json").is_file():
+            return folder
+    return None
+
+
+def _list(memories: Path) -> list[str]:
+    try:
+        return sorted(
+            e.name
+            for e in os.scandir(memories)
+            if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+        )
+    except OSError:
+        return []
+
+
+def _extract(rel: str, text: str) -> list[Entry]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(raw, dict) or raw.get("status") not in LIVE_STATUSES:
+        return []
+    fields = {k: raw.get(k) for k in ("id", "topic", "kind", "title", "body")}
+    if not all(isinstance(v, str) for v in fields.values()):
+        return []
+    shown = f"{fields['title']} ({fields['kind']}, {fields['topic']}): {fields['body']}"
+    keywords: list[str] = []
+    for clause in raw.get("triggers") or []:
+        if isinstance(clause, dict):
+            for name in ("keywords", "symbols", "paths", "commands"):
+                values = clause.get(name)
+                if isinstance(values, list):
+                    keywords.extend(str(v) for v in values)
+    terms = " ".join(
+        [fields["topic"] or "", fields["title"] or "", fields["body"] or "", *keywords]
+    )
+    return [Entry(str(fields["id"]), redact(shown), redact(terms))]
+
+
+def project_index(root: Path) -> RecallIndex:
+    memories = root / ".cuecard" / "memories"
+    return RecallIndex(
+        root / ".cuecard" / "local" / "recall.sqlite3",
+        memories,
+        lambda: _list(memories),
+        _extract,
+    )

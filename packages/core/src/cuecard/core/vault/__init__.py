@@ -1,0 +1,62 @@
+"""The shared fact vault: layouts, submission, promotion, conflicts, forgetting, archives.
+
+Re-exported lazily, so the cold search path imports only what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cuecard.core.vault._archive import archive_session
+    from cuecard.core.vault._conflicts import Conflict, adjudicate, queue
+    from cuecard.core.vault._errors import NotAVault, VaultBusy, VaultError, VaultExists
+    from cuecard.core.vault._forget import apply_forget, candidates
+    from cuecard.core.vault._init import init_vault
+    from cuecard.core.vault._layout import DEFAULT, LAYOUTS, UAM, Layout, detect_layout
+    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._lock import vault_lock
+    from cuecard.core.vault._promote import apply_pending, review
+    from cuecard.core.vault._submit import submit
+    from cuecard.core.vault._vault import Vault
+
+_EXPORTS: dict[str, str] = {
+    "Conflict": "cuecard.core.vault._conflicts",
+    "DEFAULT": "cuecard.core.vault._layout",
+    "LAYOUTS": "cuecard.core.vault._layout",
+    "Layout": "cuecard.core.vault._layout",
+    "NotAVault": "cuecard.core.vault._errors",
+    "UAM": "cuecard.core.vault._layout",
+    "Vault": "cuecard.core.vault._vault",
+    "VaultBusy": "cuecard.core.vault._errors",
+    "VaultError": "cuecard.core.vault._errors",
+    "VaultExists": "cuecard.core.vault._errors",
+    "adjudicate": "cuecard.core.vault._conflicts",
+    "apply_forget": "cuecard.core.vault._forget",
+    "apply_pending": "cuecard.core.vault._promote",
+    "archive_session": "cuecard.core.vault._archive",
+    "candidates": "cuecard.core.vault._forget",
+    "detect_layout": "cuecard.core.vault._layout",
+    "init_vault": "cuecard.core.vault._init",
+    "queue": "cuecard.core.vault._conflicts",
+    "resolve_vault_path": "cuecard.core.vault._location",
+    "review": "cuecard.core.vault._promote",
+    "submit": "cuecard.core.vault._submit",
+    "vault_lock": "cuecard.core.vault._lock",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cuecard.core.vault' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,51 @@
+"""Session archives: a redacted block appended to ``sessions/<YYYY-MM-DD>.md`` under the lock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuecard.core._fsio import atomic_write
+from cuecard.core._text import neutralise, redact
+from cuecard.core.vault._vault import Vault
+
+__all__ = ["archive_session", "render_block"]
+
+MAX_ARCHIVE_CHARS = 1_000_000
+
+
+def _header_field(text: str) -> str:
+    return neutralise(redact(" ".join(text.split()))).replace("#", "\\#")
+
+
+def render_block(when: str, agent: str, title: str, lines: list[str]) -> str:
+    """``## HH:MM [agent] title``, a blank line, then each non-blank line as ``- …``."""
+    head = f"## {when} [{_header_field(agent)}]"
+    if title.strip():
+        head += f" {_header_field(title)}"
+    body = []
+    for raw in lines:
+        line = neutralise(redact(raw.strip()))
+        if not line:
+            continue
+        body.append(line if line.startswith(("- ", "* ", "• ")) else f"- {line}")
+    return head + "\n\n" + "\n".join(body) + "\n\n"
+
+
+def archive_session(vault: Vault, agent: str, title: str, text: str) -> tuple[str, int] | None:
+    """Append the block; return the archive's file name and line count, or ``None`` if empty."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    now = vault.now()
+    block = render_block(now.strftime("%H:%M"), agent, title, lines)
+    folder = vault.path(vault.layout.sessions)
+    path = folder / f"{now.date().isoformat()}.md"
+    with vault.lock():
+        try:
+            old = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            old = f"# {now.date().isoformat()}\n\n"
+        if old and not old.endswith("\n"):
+            old += "\n"
+        atomic_write(path, old + block)
+    return Path(path).name, len(lines)

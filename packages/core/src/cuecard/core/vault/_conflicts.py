@@ -1,0 +1,198 @@
+"""The conflict queue: similar but different facts waiting for a person's decision.
+
+A queue line is ``- [ ] <tag> {json}`` (the unified-agent-memory format in that layout). Each
+conflict has a short id derived from its content. Decisions: ``use-new`` replaces the old line
+with the new fact, ``keep-old`` drops the new fact, ``keep-both`` adds the new fact beside the
+old, ``defer`` keeps the conflict in the queue. Every decision is logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from cuecard.core._errors import NotFound, UsageError
+from cuecard.core._fsio import atomic_write
+from cuecard.core.vault._facts import bare
+from cuecard.core.vault._layout import Layout
+from cuecard.core.vault._notes import add_fact, remove_fact
+from cuecard.core.vault._vault import Vault
+
+__all__ = ["DECISIONS", "Conflict", "adjudicate", "queue", "queue_conflicts", "render_queue"]
+
+DECISIONS = ("use-new", "keep-old", "keep-both", "defer")
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A new fact similar to, but different from, a canonical one."""
+
+    new: str
+    old: str
+    source: str
+    note: str
+    """The canonical note id the new fact belongs to."""
+
+    @property
+    def id(self) -> str:
+        raw = json.dumps([self.new, self.old, self.source, self.note], ensure_ascii=False)
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "new": self.new,
+            "old": self.old,
+            "source": self.source,
+            "note": self.note,
+        }
+
+
+def _line(layout: Layout, c: Conflict) -> str:
+    k_new, k_old, k_src, k_note = layout.conflict_keys
+    data = {k_new: c.new, k_old: c.old, k_src: c.source}
+    if c.note:
+        data[k_note] = c.note
+    return f"- [ ] {layout.conflict_tag} " + json.dumps(
+        data, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def _parse(layout: Layout, line: str) -> Conflict | None:
+    k_new, k_old, k_src, k_note = layout.conflict_keys
+    text = line.strip()
+    prefix = f"- [ ] {layout.conflict_tag}"
+    if not text.startswith(prefix):
+        return None
+    rest = text[len(prefix) :].strip()
+    if rest.startswith("{"):
+        try:
+            data = json.loads(rest)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        values = [data.get(k, "") for k in (k_new, k_old, k_src, k_note)]
+        if not all(isinstance(v, str) for v in values) or not values[0]:
+            return None
+        return Conflict(*values)
+    if f"｜{k_new}：" in rest and f"｜{k_old}：" in rest:  # the older line format
+        fields: dict[str, str] = {}
+        for part in rest.split("｜"):
+            key, sep, value = part.partition("：")
+            if sep:
+                fields[key.strip()] = value.strip()
+        return Conflict(fields.get(k_new, ""), fields.get(k_old, ""), fields.get(k_src, ""), "")
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def queue(vault: Vault) -> list[Conflict]:
+    """The conflicts waiting, in queue order."""
+    found = []
+    for line in _read(vault.path(vault.layout.conflicts)).splitlines():
+        conflict = _parse(vault.layout, line)
+        if conflict is not None:
+            found.append(conflict)
+    return found
+
+
+def queue_conflicts(vault: Vault, conflicts: list[Conflict]) -> int:
+    """Add conflicts not already queued (call under the vault lock); return how many."""
+    if not conflicts:
+        return 0
+    path = vault.path(vault.layout.conflicts)
+    text = _read(path)
+    have = {c.id for c in queue(vault)}
+    new = [c for c in dict.fromkeys(conflicts) if c.id not in have]
+    if not new:
+        return 0
+    if not text:
+        text = vault.layout.conflict_header
+    if not text.endswith("\n"):
+        text += "\n"
+    text += "".join(_line(vault.layout, c) + "\n" for c in new)
+    atomic_write(path, text)
+    return len(new)
+
+
+def _dequeue(vault: Vault, conflict: Conflict) -> None:
+    path = vault.path(vault.layout.conflicts)
+    lines = _read(path).splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        parsed = _parse(vault.layout, line)
+        if parsed is not None and parsed.id == conflict.id:
+            del lines[i]
+            break
+    atomic_write(path, "".join(lines))
+
+
+def _log(vault: Vault, conflict: Conflict, decision: str) -> None:
+    path = vault.path(vault.layout.adjudicated)
+    text = _read(path) or vault.layout.adjudicated_header
+    if not text.endswith("\n"):
+        text += "\n"
+    text += (
+        vault.layout.log_format.format(
+            when=vault.now().strftime("%Y-%m-%d %H:%M"),
+            decision=vault.layout.decisions[decision],
+            new=conflict.new,
+            old=conflict.old,
+        )
+        + "\n"
+    )
+    atomic_write(path, text)
+
+
+def find(vault: Vault, ident: str) -> Conflict:
+    matches = [c for c in queue(vault) if c.id.startswith(ident.strip().lower())]
+    if not ident.strip() or not matches:
+        raise NotFound(f"conflict {ident!r}: not in the queue (see `cuecard vault conflicts`)")
+    if len(matches) > 1:
+        raise UsageError(f"conflict {ident!r}: the prefix names {len(matches)} conflicts")
+    return matches[0]
+
+
+def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
+    """Carry out a decision on one queued conflict, under the vault lock."""
+    if decision not in DECISIONS:
+        raise UsageError(f"--decision {decision!r}: choose one of {', '.join(DECISIONS)}")
+    with vault.lock():
+        conflict = find(vault, ident)
+        note_id = (
+            conflict.note
+            if conflict.note in (*vault.layout.notes, "other")
+            else (vault.layout.classify(conflict.new))
+        )
+        target = vault.note_file(note_id)
+        source = Path(conflict.source).name or "conflict"
+        if decision == "use-new":
+            text = _read(target)
+            text = remove_fact(text, bare(conflict.old))
+            text = add_fact(vault, text, conflict.new, source)
+            atomic_write(target, text)
+        elif decision == "keep-both":
+            atomic_write(target, add_fact(vault, _read(target), conflict.new, source))
+        _log(vault, conflict, decision)
+        if decision != "defer":
+            _dequeue(vault, conflict)
+    return conflict
+
+
+def render_queue(conflicts: list[Conflict]) -> str:
+    if not conflicts:
+        return "no conflicts waiting"
+    out = []
+    for c in conflicts:
+        out.append(f"[{c.id}] note {c.note or '?'} (from {c.source})")
+        out.append(f"  new: {c.new}")
+        out.append(f"  old: {c.old}")
+    return "\n".join(out)

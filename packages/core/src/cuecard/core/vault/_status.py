@@ -1,0 +1,39 @@
+"""What a vault holds, read-only (status never reindexes nor writes)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cuecard.core.vault._conflicts import queue
+from cuecard.core.vault._vault import Vault
+
+__all__ = ["status"]
+
+_WHEN = re.compile(r"^- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) ")
+
+
+def status(vault: Vault) -> dict[str, Any]:
+    last = None
+    try:
+        text = vault.path(vault.layout.promoted).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        text = ""
+    for line in text.splitlines():
+        found = _WHEN.match(line)
+        if found:
+            last = found.group(1)
+    counts = vault.index.counts()
+    return {
+        "vault": str(vault.root),
+        "layout": vault.layout.name,
+        "index": {
+            "path": str(vault.index.db_path),
+            "exists": vault.index.db_path.is_file(),
+            "notes": counts["files"],
+            "facts": counts["entries"],
+        },
+        "pending": len(vault.inbox_files()),
+        "conflicts": len(queue(vault)),
+        "last_promotion": last,
+    }
