@@ -43,7 +43,7 @@ _GITIGNORE = (
     "# Derived and per-machine files; the rest of .cuecard/ is committed.\n"
     "local/\n.lock\n.journal.json\n.*.tmp\n"
 )
-_JOURNAL_PATH = re.compile(r"^(?:memories/[0-9a-f-]{36}\.json|config\.json)$")
+_JOURNAL_PATH = re.compile(r"^(?:(?:memories|requests)/[0-9a-f-]{36}\.json|config\.json)$")
 _ID = re.compile(r"^[0-9a-f-]{4,36}$")
 
 Clock = Callable[[], datetime]
@@ -74,6 +74,11 @@ class Transaction:
         self._memories[checked.id] = checked
         self._writes[f"memories/{checked.id}.json"] = memory_json(checked)
         return checked
+
+    def put_request(self, request: dict[str, Any]) -> None:
+        """Stage a person-facing request (archive or revise) under ``requests/<id>.json``."""
+        ident = str(uuid.UUID(str(request["id"])))
+        self._writes[f"requests/{ident}.json"] = json.dumps(request, indent=2) + "\n"
 
     def get(self, memory_id: str) -> Memory:
         """A memory as this transaction will leave it."""
@@ -111,6 +116,7 @@ class Store:
         self.dir = root / STORE_DIR
         self.memories_dir = self.dir / "memories"
         self.inbox_dir = self.dir / "inbox"
+        self.requests_dir = self.dir / "requests"
         self.local_dir = self.dir / "local"
         self.now: Clock = clock or _utcnow
 

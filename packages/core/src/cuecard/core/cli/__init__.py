@@ -29,6 +29,7 @@ BUILTINS: dict[str, str] = {
     "recall": "cuecard.core.cli._recall",
     "compile": "cuecard.core.cli._compile",
     "match": "cuecard.core.cli._match",
+    "ingest": "cuecard.core.cli._ingest",
 }
 
 ENTRY_POINT_GROUP = "cuecard.commands"

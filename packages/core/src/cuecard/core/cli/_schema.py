@@ -6,14 +6,14 @@ import argparse
 
 from cuecard.core.cli._output import emit_json
 
-SCHEMAS = ("memory", "config")
+SCHEMAS = ("memory", "proposal", "config")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "schema",
         help="print the JSON Schema of a record",
-        description="Print the JSON Schema of a memory file or of .cuecard/config.json.",
+        description="Print the JSON Schema of a memory, an inbox proposal or .cuecard/config.json.",
     )
     parser.add_argument("name", choices=SCHEMAS)
     parser.set_defaults(run=run)
@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
         from cuecard.core._memory import Memory
 
         emit_json(Memory.model_json_schema())
+    elif args.name == "proposal":
+        from cuecard.core._proposal import proposal_schema
+
+        emit_json(proposal_schema())
     else:
         from cuecard.core._config import ProjectConfig
 

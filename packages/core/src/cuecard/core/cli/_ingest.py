@@ -1,0 +1,46 @@
+"""``cuecard ingest``: ingest inbox proposals by hand."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._output import emit_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "ingest",
+        help="ingest proposals from .cuecard/inbox/ (or the files named)",
+        description=(
+            "Validate each proposal as the store validates, verify its evidence, suggest triggers "
+            "from the session when none are given, refuse generic advice and duplicates, apply "
+            "auto-accept, and say what became of it. Ingested files move to .cuecard/local/"
+            "inbox-done/ (refused ones to inbox-refused/). Exit 1 when any was refused. --json "
+            'prints {"results": [{"proposal", "outcome", "memory_id", "file", "reasons", '
+            '"message"}]}.'
+        ),
+    )
+    parser.add_argument("files", nargs="*", help="proposal files (default: every inbox *.json)")
+    parser.add_argument("--session", default="", help="the session that wrote them")
+    parser.add_argument("--agent", default="", help="the agent that wrote them")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.core._ingest import ingest_file
+    from cuecard.core._store import Store
+
+    store = Store.open()
+    files = args.files or sorted(str(p) for p in store.inbox_dir.glob("*.json"))
+    results = []
+    for name in files:
+        result = ingest_file(str(store.root), name, session=args.session, agent=args.agent)
+        results.append({"proposal": name, **result.as_json()})
+        if not args.json:
+            print(result.message)
+    if args.json:
+        emit_json({"results": results})
+    elif not files:
+        print("the inbox is empty")
+    return 1 if any(r["outcome"] == "refused" for r in results) else 0
