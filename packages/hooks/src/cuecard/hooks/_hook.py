@@ -1,0 +1,369 @@
+"""``cuecard-hook <harness> <event>``: the command a harness runs at each of its hooks.
+
+It reads the harness's JSON payload on stdin, builds the event, asks the engine, and prints what
+the harness expects: ``hookSpecificOutput.additionalContext`` at UserPromptSubmit and PreToolUse
+(and at the PostToolUse that wrote an inbox proposal), one ``systemMessage`` line at SessionStart,
+and ``{"decision": "block", "reason": …}`` at Stop. It never returns a permission decision, and
+it never blocks the host: invalid JSON, a project that did not opt in, a missing store or any
+exception ends silently with exit status 0 and no output.
+
+Hot path: this module imports only the standard library and core's stdlib-only engine modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cuecard.core._event import Event
+from cuecard.core._paths import locate_root, repo_relative
+from cuecard.hooks._harness import HARNESSES, Harness, event_name
+from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_call
+
+__all__ = ["MAX_INPUT", "main", "respond"]
+
+MAX_INPUT = 32 * 1024 * 1024
+"""A payload larger than this is not read (the hook stays silent)."""
+_PROMPT_CHARS = 50_000
+_INBOX = ".cuecard/inbox/"
+_UI_HINT = "open the review UI with `cuecard ui`"
+
+
+class _Context:
+    """One hook call: the harness, the event, the payload and where the project is."""
+
+    def __init__(self, harness: Harness, event: str, payload: Mapping[str, Any], root: str) -> None:
+        self.harness = harness
+        self.event = event
+        self.payload = payload
+        self.root = root
+        cwd = payload.get("cwd")
+        self.cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        self.session = _string(payload, "session_id", "sessionId", "sessionID")[:200]
+        self.agent = _string(payload, "agent_id", "agentId")[:200]
+        self.local = os.path.join(root, ".cuecard", "local")
+
+    def limit(self, event: str) -> int:
+        """The knowledge limit that keeps the whole output within the harness's inline limit."""
+        from cuecard.core._text import ADVISORY
+
+        envelope = len(json.dumps(_context_output(event, "")))
+        room = self.harness.inline_limit - envelope - len(ADVISORY) - 1
+        return max(1_000, int(room * 0.9))  # room for JSON escapes of newlines and quotes
+
+    def footprint(self) -> Any:
+        from cuecard.core._footprint import Footprint
+
+        return Footprint(self.local, self.session)
+
+
+def _string(payload: Mapping[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _context_output(event: str, text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+# -- events -------------------------------------------------------------------------------------
+
+
+def _relative(ctx: _Context, raw: str) -> str | None:
+    rel = repo_relative(raw, ctx.root, ctx.cwd)
+    return rel or None
+
+
+def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | None:
+    """The trigger event of ``call``, or ``None`` when it touches nothing in the repository."""
+    if call.tool == "shell":
+        from cuecard.core._shell import classify
+
+        found = classify(call.command)
+        shell_paths = [r for r in (_relative(ctx, p) for p in found.paths) if r]
+        return Event(
+            kind=found.kind,
+            paths=tuple(dict.fromkeys(shell_paths)),
+            command=call.command,
+            parts=found.parts,
+            session=ctx.session,
+            agent=ctx.agent,
+        )
+    raw_of: dict[str, str] = {}
+    for raw in call.raw_paths:
+        rel = _relative(ctx, raw)
+        if rel is not None:
+            raw_of.setdefault(rel, raw)
+    if not raw_of and (call.kind != "search" or not call.symbols):
+        return None
+    paths = tuple(raw_of)
+    kind = call.kind
+    if call.tool == "write":
+        kind = "edit" if os.path.exists(os.path.join(ctx.root, paths[0])) else "write"
+    after: Mapping[str, Any] = {}
+    before: Mapping[str, Any] = {}
+    if contents and kind in ("edit", "write") and call.tool != "notebook":
+        cache: dict[str, tuple[str | None, str]] = {}
+
+        def load(rel: str) -> tuple[str | None, str]:
+            if rel not in cache:
+                old = read_text(os.path.join(ctx.root, rel))
+                new = after_edit(call, old, raw_of[rel])
+                cache[rel] = (old, new if new is not None else old or "")
+            return cache[rel]
+
+        before, after = Contents(paths, load, 0), Contents(paths, load, 1)
+    return Event(
+        kind=kind,
+        paths=paths,
+        symbols=call.symbols,
+        session=ctx.session,
+        agent=ctx.agent,
+        after=after,
+        before=before,
+    )
+
+
+def _deliver(ctx: _Context, event: Event) -> dict[str, Any] | None:
+    from cuecard.core._engine import handle
+
+    delivery = handle(ctx.root, event, limit=ctx.limit(ctx.event))
+    return _context_output(ctx.event, delivery.text) if delivery.text else None
+
+
+def _tool_input(payload: Mapping[str, Any]) -> tuple[Any, Any]:
+    name = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
+    args = payload.get("tool_input", payload.get("toolInput", payload.get("args")))
+    return name, args
+
+
+def on_pre_tool(ctx: _Context) -> dict[str, Any] | None:
+    call = tool_call(*_tool_input(ctx.payload))
+    if call is None:
+        return None
+    event = build_event(ctx, call)
+    return _deliver(ctx, event) if event is not None else None
+
+
+def on_prompt(ctx: _Context) -> dict[str, Any] | None:
+    prompt = _string(ctx.payload, "prompt", "text", "user_prompt")
+    if not prompt:
+        return None
+    if ctx.session:
+        from cuecard.hooks._capture import is_correction
+
+        correction = is_correction(prompt)
+        ctx.footprint().prompt(correction=correction, preview=prompt if correction else "")
+    event = Event("prompt", prompt=prompt[:_PROMPT_CHARS], session=ctx.session, agent=ctx.agent)
+    return _deliver(ctx, event)
+
+
+def on_session_start(ctx: _Context) -> dict[str, Any] | None:
+    source = _string(ctx.payload, "source").lower()
+    if source in ("compact", "clear") and ctx.session:
+        from cuecard.core._ledger import Ledger
+
+        Ledger(ctx.local, ctx.session, ctx.agent).new_epoch(source)
+        ctx.footprint().epoch(source)
+    if source == "compact":
+        return None
+    from cuecard.core._engine import load_index
+
+    index = load_index(ctx.root)
+    count = int(index.meta.get("memories", 0)) if index is not None else 0
+    noun = "memory" if count == 1 else "memories"
+    return {"systemMessage": f"cuecard: {count} live {noun} in this project; {_UI_HINT}."}
+
+
+# -- after a tool call: footprint and ingestion ---------------------------------------------------
+
+
+def _exit_code(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        import re
+
+        found = re.search(r"(?:exited with code|exit code:?|exit status:?)\s*(-?\d+)", value, re.I)
+        return int(found.group(1)) if found else None
+    return None
+
+
+def outcome(ctx: _Context) -> tuple[str, int | None]:
+    """``ok``, ``fail`` or ``unknown``, and the exit code when the harness gave one."""
+    payload = ctx.payload
+    response = payload.get("tool_response", payload.get("toolResponse", payload.get("result")))
+    code = _exit_code(payload.get("exit_code"))
+    if isinstance(response, Mapping):
+        for key in ("exit_code", "exitCode", "exit", "returncode"):
+            if code is None:
+                code = _exit_code(response.get(key))
+    elif isinstance(response, str) and code is None:
+        code = _exit_code(response[:2000])
+    failed = (
+        ctx.event == "PostToolUseFailure"
+        or payload.get("hook_event_name") == "PostToolUseFailure"
+        or payload.get("is_error") is True
+        or (isinstance(response, Mapping) and (response.get("is_error") or response.get("isError")))
+        or (code is not None and code != 0)
+    )
+    if failed:
+        return "fail", code
+    if code == 0:
+        return "ok", 0
+    if isinstance(response, Mapping) and response.get("interrupted") is False:
+        return "ok", None
+    if isinstance(response, Mapping) and response.get("type") in ("create", "update", "text"):
+        return "ok", None
+    return "unknown", None
+
+
+def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
+    call = tool_call(*_tool_input(ctx.payload))
+    if call is None or not ctx.session:
+        return None
+    event = build_event(ctx, call, contents=False)
+    if event is None:
+        return None
+    kind = event.kind
+    response = ctx.payload.get("tool_response")
+    if call.tool == "write" and isinstance(response, Mapping) and response.get("type") == "create":
+        kind = "write"
+    elif (
+        call.tool == "write" and isinstance(response, Mapping) and response.get("type") == "update"
+    ):
+        kind = "edit"
+    result, code = outcome(ctx)
+    patterns = list(call.patterns)
+    if call.tool == "shell":
+        from cuecard.core._shell import classify
+
+        patterns = list(classify(call.command).patterns)
+    ctx.footprint().tool(
+        call.tool,
+        kind,
+        agent=ctx.agent,
+        paths=event.paths,
+        command=call.command,
+        patterns=patterns,
+        symbols=event.symbols,
+        outcome=result,
+        exit_code=code,
+    )
+    if result == "fail" or kind not in ("edit", "write"):
+        return None
+    proposals = [p for p in event.paths if p.startswith(_INBOX) and p.endswith(".json")]
+    return _ingest(ctx, proposals) if proposals else None
+
+
+def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
+    import importlib
+
+    ingest_file = importlib.import_module("cuecard.core._ingest").ingest_file
+    messages = []
+    for rel in proposals:
+        result = ingest_file(ctx.root, rel, session=ctx.session, agent=ctx.agent)
+        message = str(getattr(result, "message", "") or "")
+        if message:
+            messages.append(message)
+    if not messages:
+        return None
+    room = ctx.harness.inline_limit - 200
+    return _context_output("PostToolUse", "\n\n".join(messages)[:room])
+
+
+# -- Stop ---------------------------------------------------------------------------------------
+
+
+def on_stop(ctx: _Context) -> dict[str, Any] | None:
+    if not ctx.session:
+        return None
+    footprint = ctx.footprint()
+    records = footprint.records()
+    turn = footprint.turn(records)
+    changed = {
+        path: str(r.get("kind"))
+        for r in turn
+        if r.get("e") == "tool"
+        and r.get("kind") in ("edit", "write")
+        and r.get("outcome") != "fail"
+        for path in r.get("paths", [])
+        if isinstance(path, str)
+    }
+    parts = []
+    try:
+        from cuecard.core._engine import stop
+
+        report = stop(
+            ctx.root, ctx.session, changed.items(), agent=ctx.agent, limit=ctx.limit("Stop")
+        )
+        if report.text:
+            parts.append(report.text)
+    except Exception:  # noqa: S110 - a failing check never costs the turn its capture request
+        pass
+    asked = ""
+    if ctx.payload.get("stop_hook_active") is not True:
+        from cuecard.hooks._capture import evidence, request_text
+
+        found = evidence(records)
+        if found is not None and found.key not in footprint.asked(records):
+            parts.append(request_text(found))
+            asked = found.key
+    footprint.stop(asked)
+    return {"decision": "block", "reason": "\n\n".join(parts)} if parts else None
+
+
+_HANDLERS = {
+    "SessionStart": on_session_start,
+    "UserPromptSubmit": on_prompt,
+    "PreToolUse": on_pre_tool,
+    "PostToolUse": on_post_tool,
+    "PostToolUseFailure": on_post_tool,
+    "Stop": on_stop,
+}
+
+
+def respond(harness_name: str, event: str, data: bytes) -> str:
+    """The hook's whole stdout for one call ("" for none). Raises on internal failure."""
+    harness = HARNESSES.get(harness_name.strip().lower())
+    name = event_name(event)
+    if harness is None or name is None:
+        return ""
+    try:
+        payload = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    cwd = payload.get("cwd")
+    root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
+    if root is None:
+        return ""
+    answer = _HANDLERS[name](_Context(harness, name, payload, root))
+    return json.dumps(answer, ensure_ascii=False) + "\n" if answer else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``cuecard-hook``. Always exits 0."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if len(args) != 2:
+            return 0
+        data = sys.stdin.buffer.read(MAX_INPUT + 1)
+        if len(data) > MAX_INPUT:
+            return 0
+        out = respond(args[0], args[1], data)
+        if out:
+            sys.stdout.buffer.write(out.encode("utf-8"))
+            sys.stdout.flush()
+    except BaseException:  # never block the host, whatever happened
+        return 0
+    return 0

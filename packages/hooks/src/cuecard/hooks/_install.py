@@ -1,0 +1,349 @@
+"""Installers: write (or remove) a harness's configuration so that it runs ``cuecard-hook``.
+
+What each harness gets (``--user`` puts it in the person's home instead of the project):
+
+===========  ===========================================  ==========================================
+harness      hooks                                         skills (cuecard-save, cuecard-review)
+===========  ===========================================  ==========================================
+claude       ``.claude/settings.json`` (merged), or a      ``.claude/skills/<name>/SKILL.md``
+             plugin folder (``.claude-plugin/plugin.json``
+             and ``hooks/hooks.json``) with ``--plugin``
+codex        ``.codex/hooks.json`` (merged)                ``.codex/skills/<name>/SKILL.md``
+opencode     ``.opencode/plugins/cuecard.js`` (the plugin)  ``.opencode/skills/<name>/SKILL.md``
+grok         ``.grok/hooks/cuecard.json``                  ``.grok/skills/<name>/SKILL.md``
+===========  ===========================================  ==========================================
+
+Merging keeps every hook that is not cuecard's and replaces cuecard's own (a command that runs
+``cuecard-hook``), so installing twice changes nothing. A file that changes is first copied to
+``<file>.cuecard.bak``. The hook command's path is quoted, so spaces and Windows-style paths
+survive the harness's shell.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cuecard.core._errors import CuecardError, UsageError
+from cuecard.core._fsio import atomic_write
+
+__all__ = [
+    "EVENTS",
+    "SKILLS",
+    "InstallReport",
+    "hook_command",
+    "install",
+    "merge_hooks",
+    "quote_path",
+    "uninstall",
+    "unmerge_hooks",
+]
+
+SKILLS = ("cuecard-save", "cuecard-review")
+MARK = "cuecard-hook"
+# Event -> (matcher or None, timeout in seconds), per harness.
+EVENTS: dict[str, dict[str, tuple[str | None, int]]] = {
+    "claude": {
+        "SessionStart": ("startup|resume|clear|compact", 15),
+        "UserPromptSubmit": (None, 10),
+        "PreToolUse": ("*", 10),
+        "PostToolUse": ("*", 30),
+        "PostToolUseFailure": ("*", 10),
+        "Stop": (None, 15),
+    },
+    "codex": {
+        "SessionStart": ("startup|resume|clear", 15),
+        "UserPromptSubmit": (None, 10),
+        "PreToolUse": ("*", 10),
+        "PostToolUse": ("*", 30),
+        "Stop": (None, 15),
+    },
+    "grok": {
+        "SessionStart": (None, 15),
+        "UserPromptSubmit": (None, 10),
+        "PreToolUse": (None, 10),
+        "PostToolUse": (None, 30),
+        "PostToolUseFailure": (None, 10),
+        "Stop": (None, 15),
+    },
+}
+HARNESS_DIRS = {"claude": ".claude", "codex": ".codex", "opencode": ".opencode", "grok": ".grok"}
+
+
+class InstallError(CuecardError):
+    """A harness configuration cannot be read or written."""
+
+
+@dataclass
+class InstallReport:
+    """What an install or uninstall did."""
+
+    harness: str
+    scope: str
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "harness": self.harness,
+            "scope": self.scope,
+            "written": self.written,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "backups": self.backups,
+            "notes": self.notes,
+        }
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+
+def quote_path(path: str) -> str:
+    """``path`` quoted for the harness's shell: POSIX single quotes, or double quotes for a
+    Windows-style path (a drive letter or backslashes), which cmd and PowerShell read too."""
+    windows = "\\" in path or (len(path) > 1 and path[1] == ":" and path[0].isalpha())
+    if windows:
+        return '"' + path.replace('"', "") + '"'
+    return shlex.quote(path)
+
+
+def default_hook_path() -> str:
+    """The installed ``cuecard-hook`` beside this Python, else the one on PATH."""
+    here = Path(sys.executable).parent
+    for name in ("cuecard-hook", "cuecard-hook.exe"):
+        if (here / name).is_file():
+            return str(here / name)
+    found = shutil.which("cuecard-hook")
+    return found or "cuecard-hook"
+
+
+def hook_command(hook_path: str, harness: str, event: str) -> str:
+    return f"{quote_path(hook_path)} {harness} {event}"
+
+
+# -- JSON hook configurations -------------------------------------------------------------------
+
+
+def _ours(entry: Any) -> bool:
+    return isinstance(entry, dict) and MARK in str(entry.get("command", ""))
+
+
+def unmerge_hooks(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` without cuecard's hooks (other hooks and keys kept, in order)."""
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return config
+    kept: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            kept[event] = groups
+            continue
+        new_groups = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                left = [h for h in group["hooks"] if not _ours(h)]
+                if left:
+                    new_groups.append({**group, "hooks": left})
+                elif not any(_ours(h) for h in group["hooks"]):
+                    new_groups.append(group)
+            else:
+                new_groups.append(group)
+        if new_groups:
+            kept[event] = new_groups
+    out = dict(config)
+    if kept:
+        out["hooks"] = kept
+    else:
+        out.pop("hooks", None)
+    return out
+
+
+def merge_hooks(config: dict[str, Any], harness: str, hook_path: str) -> dict[str, Any]:
+    """``config`` with cuecard's hooks for ``harness`` in place of any earlier ones."""
+    out = unmerge_hooks(config)
+    hooks = dict(out.get("hooks") or {})
+    for event, (matcher, timeout) in EVENTS[harness].items():
+        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [
+            {
+                "type": "command",
+                "command": hook_command(hook_path, harness, event),
+                "timeout": timeout,
+            }
+        ]
+        existing = hooks.get(event)
+        hooks[event] = [*(existing if isinstance(existing, list) else []), group]
+    out["hooks"] = hooks
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{path}: not readable as JSON ({exc}); fix or move it first") from None
+    if not isinstance(value, dict):
+        raise InstallError(f"{path}: the top level must be a JSON object")
+    return value
+
+
+def _write(path: Path, text: str, report: InstallReport) -> None:
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    if old == text:
+        report.unchanged.append(str(path))
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if old is not None:
+        backup = path.with_name(path.name + ".cuecard.bak")
+        shutil.copy2(path, backup)
+        report.backups.append(str(backup))
+    atomic_write(path, text, durable=False)
+    report.written.append(str(path))
+
+
+def _dump(value: dict[str, Any]) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def _remove(path: Path, report: InstallReport) -> None:
+    if path.exists():
+        path.unlink()
+        report.removed.append(str(path))
+
+
+# -- package data -------------------------------------------------------------------------------
+
+
+def data_text(*parts: str) -> str:
+    """A file shipped in ``cuecard/hooks/data/``."""
+    node = resources.files("cuecard.hooks").joinpath("data", *parts)
+    return node.read_text(encoding="utf-8")
+
+
+def opencode_plugin(hook_path: str) -> str:
+    """The OpenCode plugin with the ``cuecard-hook`` path filled in."""
+    template = data_text("opencode", "cuecard.js")
+    return template.replace('"__CUECARD_HOOK__"', json.dumps(hook_path))
+
+
+# -- install / uninstall ------------------------------------------------------------------------
+
+
+def _base(harness: str, user: bool, project: Path, home: Path) -> Path:
+    if harness == "opencode" and user:
+        return home / ".config" / "opencode"
+    return (home if user else project) / HARNESS_DIRS[harness]
+
+
+def _check(harness: str) -> None:
+    if harness not in HARNESS_DIRS:
+        names = ", ".join(HARNESS_DIRS)
+        raise UsageError(f"harness {harness!r} is not one of {names}")
+
+
+def install(
+    harness: str,
+    *,
+    project: Path,
+    user: bool = False,
+    home: Path | None = None,
+    hook_path: str | None = None,
+    plugin: Path | None = None,
+) -> InstallReport:
+    """Write ``harness``'s configuration for cuecard (idempotent)."""
+    _check(harness)
+    home = home or Path.home()
+    hook_path = hook_path or default_hook_path()
+    report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
+    base = _base(harness, user, project, home)
+    if plugin is not None:
+        if harness != "claude":
+            raise UsageError("--plugin makes a Claude Code plugin; use it with claude")
+        _write_plugin(plugin, hook_path, report)
+        return report
+    if harness in ("claude", "codex"):
+        target = base / ("settings.json" if harness == "claude" else "hooks.json")
+        _write(target, _dump(merge_hooks(_read_json(target), harness, hook_path)), report)
+    elif harness == "grok":
+        target = base / "hooks" / "cuecard.json"
+        _write(target, _dump(merge_hooks({}, "grok", hook_path)), report)
+    else:
+        _write(base / "plugins" / "cuecard.js", opencode_plugin(hook_path), report)
+    for name in SKILLS:
+        _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
+    if harness == "codex":
+        report.notes.append(
+            "Codex runs hooks only when they are enabled: add `hooks = true` under `[features]` "
+            "in ~/.codex/config.toml (older releases: `codex_hooks = true`), then trust the hooks."
+        )
+    if harness == "grok" and not user:
+        report.notes.append(
+            "Grok Build runs project hooks once you trust the folder (/hooks-trust)."
+        )
+    return report
+
+
+def _write_plugin(folder: Path, hook_path: str, report: InstallReport) -> None:
+    from cuecard.hooks.__about__ import __version__
+
+    manifest = {
+        "name": "cuecard",
+        "version": __version__,
+        "description": "Project knowledge delivered at the action it applies to.",
+    }
+    _write(folder / ".claude-plugin" / "plugin.json", _dump(manifest), report)
+    hooks = merge_hooks({}, "claude", hook_path)
+    _write(folder / "hooks" / "hooks.json", _dump(hooks), report)
+    for name in SKILLS:
+        text = data_text("skills", name, "SKILL.md")
+        _write(folder / "skills" / name / "SKILL.md", text, report)
+
+
+def uninstall(
+    harness: str,
+    *,
+    project: Path,
+    user: bool = False,
+    home: Path | None = None,
+    plugin: Path | None = None,
+) -> InstallReport:
+    """Remove what :func:`install` wrote; other hooks and settings stay."""
+    _check(harness)
+    home = home or Path.home()
+    report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
+    if plugin is not None:
+        for path in (
+            plugin / ".claude-plugin" / "plugin.json",
+            plugin / "hooks" / "hooks.json",
+            *(plugin / "skills" / n / "SKILL.md" for n in SKILLS),
+        ):
+            _remove(path, report)
+        return report
+    base = _base(harness, user, project, home)
+    if harness in ("claude", "codex"):
+        target = base / ("settings.json" if harness == "claude" else "hooks.json")
+        if target.exists():
+            _write(target, _dump(unmerge_hooks(_read_json(target))), report)
+    elif harness == "grok":
+        _remove(base / "hooks" / "cuecard.json", report)
+    else:
+        _remove(base / "plugins" / "cuecard.js", report)
+    for name in SKILLS:
+        skill = base / "skills" / name / "SKILL.md"
+        if skill.exists() and skill.read_text(encoding="utf-8").startswith(f"---\nname: {name}\n"):
+            skill.unlink()
+            report.removed.append(str(skill))
+            if not any(skill.parent.iterdir()):
+                skill.parent.rmdir()
+    return report

@@ -1,0 +1,254 @@
+"""From a harness's tool call to a trigger event. Pure functions over the payload; stdlib only.
+
+Every harness names its tools and their arguments its own way (Claude Code and Grok Build:
+``Edit`` with ``file_path``; OpenCode: ``edit`` with ``filePath``; Codex: ``apply_patch`` with the
+patch text in ``command``). :func:`tool_call` reads any of them into one :class:`Call`: the
+normalised tool, the event kind, the paths, and what a check needs to judge an edit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Call", "Contents", "command_text", "patch_files", "tool_call"]
+
+# Tool name (lowercased) -> normalised tool. Unknown tools (web, todo, MCP…) make no event.
+_TOOLS: dict[str, str] = {
+    "read": "read",
+    "read_file": "read",
+    "view": "read",
+    "notebookread": "read",
+    "ls": "list",
+    "list": "list",
+    "list_dir": "list",
+    "write": "write",
+    "write_file": "write",
+    "create": "write",
+    "edit": "edit",
+    "edit_file": "edit",
+    "str_replace": "edit",
+    "search_replace": "edit",
+    "multiedit": "multiedit",
+    "notebookedit": "notebook",
+    "grep": "grep",
+    "grep_search": "grep",
+    "search": "grep",
+    "glob": "glob",
+    "find": "glob",
+    "bash": "shell",
+    "shell": "shell",
+    "local_shell": "shell",
+    "exec_command": "shell",
+    "run_terminal_cmd": "shell",
+    "run_command": "shell",
+    "run_shell_command": "shell",
+    "apply_patch": "patch",
+    "applypatch": "patch",
+    "patch": "patch",
+}
+_PATCH_HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.M)
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,63}")
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+_MAX_SYMBOLS = 48
+_MAX_READ = 1024 * 1024  # files larger than this get no after-the-edit content (no edit checks)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _first(args: Mapping[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def command_text(args: Any) -> str:
+    """The shell command of a shell tool's arguments (a string, or an argv such as
+    ``["bash", "-lc", "…"]``)."""
+    value = args.get("command", args.get("cmd", "")) if isinstance(args, Mapping) else args
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        shell = len(value) >= 3 and os.path.basename(value[0]) in {"bash", "sh", "zsh"}
+        if shell and value[1] in {"-c", "-lc", "-ic"}:
+            return str(value[2])
+        return " ".join(value)
+    return value if isinstance(value, str) else ""
+
+
+def patch_files(patch: str) -> list[tuple[str, str, str | None]]:
+    """The files an ``apply_patch`` text names: ``(path, action, added content)``.
+
+    ``action`` is ``add``, ``update``, ``delete`` or ``move``; ``added content`` is the new
+    file's text for an ``Add File`` (the ``+`` lines), else ``None``.
+    """
+    found: list[tuple[str, str, str | None]] = []
+    headers = list(_PATCH_HEADER.finditer(patch))
+    for i, match in enumerate(headers):
+        action = match.group(1).split()[0].lower()
+        added = None
+        if action == "add":
+            end = headers[i + 1].start() if i + 1 < len(headers) else len(patch)
+            body = patch[match.end() : end].split("\n*** End Patch", 1)[0]
+            added = "".join(line[1:] + "\n" for line in body.splitlines() if line.startswith("+"))
+        found.append((match.group(2), action, added))
+    return found
+
+
+def _symbols(*texts: str) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in _IDENT.findall(text[:20_000]):
+            seen.setdefault(word, None)
+            if len(seen) >= _MAX_SYMBOLS:
+                return tuple(seen)
+    return tuple(seen)
+
+
+def _glob_dir(pattern: str) -> str:
+    """The literal folder a glob pattern starts with (``src/x/**/*.py`` → ``src/x``)."""
+    parts = pattern.replace("\\", "/").split("/")
+    literal = []
+    for part in parts[:-1]:
+        if _GLOB_CHARS.search(part):
+            break
+        literal.append(part)
+    return "/".join(literal)
+
+
+class Contents(Mapping[str, Any]):
+    """Each path's content before or after an edit, computed only when a check asks.
+
+    ``len`` and iteration name the paths without reading anything, so the engine pays for the
+    file read only when an edit check may judge the change.
+    """
+
+    def __init__(self, paths: tuple[str, ...], load: Callable[[str], tuple[str | None, str]],
+                 which: int) -> None:  # fmt: skip
+        self._paths = paths
+        self._load = load
+        self._which = which
+
+    def __getitem__(self, path: str) -> Any:
+        if path not in self._paths:
+            raise KeyError(path)
+        return self._load(path)[self._which]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+@dataclass
+class Call:
+    """A tool call as cuecard sees it."""
+
+    tool: str
+    """The normalised tool: read, list, write, edit, multiedit, notebook, grep, glob, shell,
+    patch."""
+    kind: str
+    """The event kind: read, edit, write, run or search (shell commands are classified later)."""
+    raw_paths: list[str] = field(default_factory=list)
+    """Paths as the harness gave them (absolute, relative or Windows-style)."""
+    command: str = ""
+    patterns: list[str] = field(default_factory=list)
+    symbols: tuple[str, ...] = ()
+    edits: list[tuple[str, str, bool]] = field(default_factory=list)
+    """For edits: ``(old, new, replace_all)`` in order."""
+    content: str | None = None
+    """For a whole-file write: the new content."""
+    added: dict[str, str] = field(default_factory=dict)
+    """For a patch: the content of each added file, by raw path."""
+
+
+def tool_call(name: Any, args: Any) -> Call | None:
+    """Read one tool call, or ``None`` for a tool that makes no event."""
+    if not isinstance(name, str):
+        return None
+    tool = _TOOLS.get(name.strip().lower())
+    if tool is None:
+        return None
+    if tool == "patch":
+        patch = args if isinstance(args, str) else command_text(args)
+        if not patch and isinstance(args, Mapping):
+            patch = _first(args, "patch", "patchText", "input")
+        files = patch_files(patch)
+        if not files:
+            return None
+        kind = "write" if all(a in ("add", "move") for _, a, _ in files) else "edit"
+        added = {p: c for p, a, c in files if a == "add" and c is not None}
+        return Call("patch", kind, [p for p, _, _ in files], added=added)
+    if tool == "shell":
+        command = command_text(args)
+        return Call("shell", "run", command=command) if command.strip() else None
+    if not isinstance(args, Mapping):
+        return None
+    path = _first(args, "file_path", "filePath", "notebook_path", "notebookPath", "path",
+                  "filename", "target_file")  # fmt: skip
+    if tool in ("read", "list"):
+        return Call(tool, "read", [path]) if path else None
+    if tool == "grep":
+        pattern = _first(args, "pattern", "query", "regex")
+        glob = _first(args, "glob", "include")
+        paths = [path] if path else []
+        if not path and glob and _glob_dir(glob):
+            paths = [_glob_dir(glob)]
+        return Call("grep", "search", paths, patterns=[p for p in (pattern, glob) if p],
+                    symbols=_symbols(pattern))  # fmt: skip
+    if tool == "glob":
+        pattern = _first(args, "pattern", "glob")
+        folder = _glob_dir(pattern)
+        joined = f"{path.rstrip('/')}/{folder}" if path and folder else path or folder
+        return Call("glob", "search", [joined] if joined else [], patterns=[pattern] if pattern
+                    else [])  # fmt: skip
+    if not path:
+        return None
+    if tool == "notebook":
+        return Call("notebook", "edit", [path])
+    if tool == "write":
+        return Call("write", "write", [path], content=_text(args.get("content")))
+    edits = args.get("edits") if tool == "multiedit" else [args]
+    pairs: list[tuple[str, str, bool]] = []
+    for edit in edits if isinstance(edits, list) else []:
+        if isinstance(edit, Mapping):
+            old = _text(edit.get("old_string", edit.get("oldString")))
+            new = _text(edit.get("new_string", edit.get("newString")))
+            every = edit.get("replace_all", edit.get("replaceAll")) is True
+            pairs.append((old, new, every))
+    symbols = _symbols(*(t for pair in pairs for t in pair[:2]))
+    return Call(tool, "edit", [path], edits=pairs, symbols=symbols)
+
+
+def read_text(path: str) -> str | None:
+    """A file's text, or ``None`` when it is missing, unreadable or too large to judge."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_READ + 1)
+    except OSError:
+        return None
+    if len(data) > _MAX_READ:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def after_edit(call: Call, before: str | None, raw_path: str) -> str | None:
+    """The file's content once ``call`` is applied to ``before`` (``None``: cannot tell)."""
+    if call.tool == "write":
+        return call.content
+    if call.tool == "patch":
+        return call.added.get(raw_path)
+    if before is None or call.tool not in ("edit", "multiedit"):
+        return None
+    text = before
+    for old, new, every in call.edits:
+        if not old or old not in text:
+            return before  # the tool will refuse this edit; nothing changes
+        text = text.replace(old, new) if every else text.replace(old, new, 1)
+    return text

@@ -1,0 +1,177 @@
+// cuecard for OpenCode: project knowledge delivered at the action it applies to.
+// Installed by `cuecard install opencode` into .opencode/plugins/ (or ~/.config/opencode/plugins/).
+//
+// This plugin holds no logic of its own: at each hook it runs `cuecard-hook opencode <event>`
+// (without a shell, the payload as JSON on stdin, output bounded, 10 s timeout) and appends what
+// cuecard delivers to the TOOL RESULT, leaving the system prompt and its cache alone.
+//
+// Events and payloads it sends (Claude Code's field names, which cuecard-hook reads for every
+// harness):
+//   chat.message           stores the user's prompt text; nothing is run yet.
+//   tool.execute.before    first, when a prompt is stored: UserPromptSubmit
+//                            {hook_event_name, session_id, cwd, prompt}
+//                          then: PreToolUse
+//                            {hook_event_name, session_id, cwd, tool_name, tool_input, tool_use_id}
+//                          Their additionalContext is kept for this call.
+//   tool.execute.after     PostToolUse {…, tool_input, tool_response: {title, output, metadata}};
+//                          the kept text and PostToolUse's additionalContext (an inbox proposal's
+//                          ingestion result) are appended to output.output.
+//   event session.compacted  SessionStart {source: "compact"} (a new delivery epoch).
+//   event session.idle     Stop {session_id, cwd, stop_hook_active}; a `reason` (turn checks or a
+//                          request for a memory) is sent to the session as a new prompt through
+//                          client.session.prompt, once: the next idle reports stop_hook_active.
+// A prompt that runs no tool delivers nothing (nothing is claimed, so nothing is lost).
+// OpenCode calls every exported function as a plugin, so the module exports the plugin alone.
+import { spawn } from "node:child_process";
+
+const CUECARD_HOOK = "__CUECARD_HOOK__";
+const TIMEOUT_MS = 10000;
+const MAX_OUTPUT = 256 * 1024;
+
+/** Run `cuecard-hook opencode <event>`; resolves to its JSON answer, or null. Never rejects. */
+function runHook(event, payload, { command = CUECARD_HOOK, timeout = TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(command, ["opencode", event], {
+        stdio: ["pipe", "pipe", "ignore"],
+        shell: false,
+        windowsHide: true,
+      });
+    } catch {
+      resolve(null);
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    let done = false;
+    const finish = (value) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      child.kill();
+      finish(null);
+    }, timeout);
+    child.on("error", () => finish(null));
+    child.stdout.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > MAX_OUTPUT) {
+        child.kill();
+        finish(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8").trim();
+      if (!text) return finish(null);
+      try {
+        const value = JSON.parse(text);
+        finish(value && typeof value === "object" ? value : null);
+      } catch {
+        finish(null);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify({ hook_event_name: event, ...payload }));
+  });
+}
+
+function contextOf(answer) {
+  const text = answer?.hookSpecificOutput?.additionalContext;
+  return typeof text === "string" && text ? text : "";
+}
+
+function promptText(parts) {
+  return (Array.isArray(parts) ? parts : [])
+    .filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("\n");
+}
+
+/** The plugin. `options.command` overrides the cuecard-hook path (tests). */
+export const CuecardPlugin = async ({ directory, worktree, client } = {}, options = {}) => {
+  const cwd = directory || worktree || process.cwd();
+  const run = (event, payload) => runHook(event, { cwd, ...payload }, options);
+  const prompts = new Map(); // sessionID -> prompt text not yet sent
+  const kept = new Map(); // callID -> text to append to the result
+  const asked = new Set(); // sessions whose last idle sent a Stop reason
+
+  return {
+    "chat.message": async (input, output) => {
+      const text = promptText(output?.parts);
+      if (input?.sessionID && text) prompts.set(input.sessionID, text);
+      asked.delete(input?.sessionID);
+    },
+    "tool.execute.before": async (input, output) => {
+      const session_id = input?.sessionID || "";
+      const texts = [];
+      const prompt = prompts.get(session_id);
+      if (prompt) {
+        prompts.delete(session_id);
+        texts.push(contextOf(await run("UserPromptSubmit", { session_id, prompt })));
+      }
+      texts.push(
+        contextOf(
+          await run("PreToolUse", {
+            session_id,
+            tool_name: input?.tool,
+            tool_input: output?.args ?? {},
+            tool_use_id: input?.callID,
+          }),
+        ),
+      );
+      const text = texts.filter(Boolean).join("\n\n");
+      if (text && input?.callID) kept.set(input.callID, text);
+    },
+    "tool.execute.after": async (input, output) => {
+      const session_id = input?.sessionID || "";
+      const answer = await run("PostToolUse", {
+        session_id,
+        tool_name: input?.tool,
+        tool_input: input?.args ?? {},
+        tool_use_id: input?.callID,
+        tool_response: {
+          title: output?.title ?? "",
+          output: typeof output?.output === "string" ? output.output.slice(0, 2000) : "",
+          metadata: output?.metadata ?? {},
+        },
+      });
+      const texts = [kept.get(input?.callID), contextOf(answer)].filter(Boolean);
+      kept.delete(input?.callID);
+      if (texts.length && output) {
+        const before = typeof output.output === "string" ? output.output : "";
+        output.output = `${before}\n\n${texts.join("\n\n")}`;
+      }
+    },
+    event: async ({ event } = {}) => {
+      const session_id = event?.properties?.sessionID || "";
+      if (!session_id) return;
+      if (event.type === "session.compacted") {
+        await run("SessionStart", { session_id, source: "compact" });
+      } else if (event.type === "session.idle") {
+        prompts.delete(session_id);
+        const active = asked.has(session_id);
+        asked.delete(session_id);
+        const answer = await run("Stop", { session_id, stop_hook_active: active });
+        const reason = typeof answer?.reason === "string" ? answer.reason : "";
+        if (reason && client?.session?.prompt) {
+          asked.add(session_id);
+          try {
+            await client.session.prompt({
+              path: { id: session_id },
+              body: { parts: [{ type: "text", text: reason }] },
+            });
+          } catch {
+            // never block the host
+          }
+        }
+      }
+    },
+  };
+};
+
+CuecardPlugin.runHook = runHook;
