@@ -6,11 +6,14 @@ Names are re-exported lazily, so importing a hot-path module never pulls in pyda
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from cuecard.core.__about__ import __version__
 
+# Not `from typing import ...`: typing costs the cold search path milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cuecard.core._config import ProjectConfig as ProjectConfig
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError

@@ -7,13 +7,15 @@ entry a callable ``register(subparsers)`` that adds its parser and sets ``run=ca
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from cuecard.core.__about__ import __version__
-from cuecard.core.cli._output import run_command
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["BUILTINS", "build_parser", "main"]
 
@@ -50,6 +52,8 @@ def _add_entry_points(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="cuecard",
         description=(
@@ -69,6 +73,13 @@ def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    from cuecard.core.cli._fast import fast_command
+
+    fast = fast_command(args_list)  # per-call commands skip argparse and the other modules
+    if fast is not None:
+        return fast()
+    from cuecard.core.cli._output import run_command
+
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser(with_entry_points=first not in BUILTINS)
     args = parser.parse_args(args_list)

@@ -28,11 +28,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import LAYOUTS
     from cuecard.core.vault._location import resolve_vault_path
 
-    root = resolve_vault_path(args.vault)
+    root = Path(resolve_vault_path(args.vault))
     vault, backup = init_vault(root, LAYOUTS[args.layout], force=args.force)
     if args.json:
         from cuecard.core.cli._output import emit_json

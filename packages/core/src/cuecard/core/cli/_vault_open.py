@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from cuecard.core.vault._location import resolve_vault_path
 from cuecard.core.vault._vault import Vault
@@ -11,4 +12,4 @@ __all__ = ["open_vault"]
 
 
 def open_vault(args: argparse.Namespace) -> Vault:
-    return Vault.open(resolve_vault_path(getattr(args, "vault", None)))
+    return Vault.open(Path(resolve_vault_path(getattr(args, "vault", None))))

@@ -40,19 +40,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
-    from cuecard.core.vault._render import hit_json, render_hits
+    from cuecard.core.vault._search import run_search
 
-    vault = open_vault(args)
-    query = " ".join(args.query)
-    vault.index.sync()
-    hits = vault.index.search(query, args.limit)
-    vault.record_use([h.key for h in hits])
-    if args.json:
-        from cuecard.core.cli._output import emit_json
-
-        results = [hit_json(h) for h in hits]
-        emit_json({"query": query, "count": len(results), "results": results})
-    else:
-        print(render_hits(hits))
-    return 0
+    return run_search(args.vault, " ".join(args.query), args.limit, args.json)

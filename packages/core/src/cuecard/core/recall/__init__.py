@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cuecard.core.recall._index import Entry, Hit, RecallIndex, SyncReport
     from cuecard.core.recall._project import project_index, project_root
     from cuecard.core.recall._tokens import query_tokens, tokens

@@ -11,13 +11,10 @@ files that disappeared are removed, and a schema or tokenizer change rebuilds th
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from cuecard.core.recall._tokens import FTS_TOKENIZER, TOKENIZER_VERSION, query_tokens, tokens
 
@@ -27,37 +24,46 @@ SCHEMA_VERSION = f"1.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One searchable unit of a file."""
+    """One searchable unit of a file: ``key`` (a fact or memory id), ``text`` (what a result
+    shows, already redacted) and ``terms`` (what is tokenised; ``text`` when empty)."""
 
-    key: str
-    """A stable id: a fact id or a memory id."""
-    text: str
-    """What a result shows (already redacted)."""
-    terms: str = ""
-    """The text that is tokenised; ``text`` when empty."""
+    __slots__ = ("key", "terms", "text")
+
+    def __init__(self, key: str, text: str, terms: str = "") -> None:
+        self.key = key
+        self.text = text
+        self.terms = terms
 
 
-@dataclass(frozen=True)
 class Hit:
-    """One search result."""
+    """One search result: the file it came from, the entry key, its text and BM25 score."""
 
-    path: str
-    key: str
-    text: str
-    score: float
+    __slots__ = ("key", "path", "score", "text")
+
+    def __init__(self, path: str, key: str, text: str, score: float) -> None:
+        self.path = path
+        self.key = key
+        self.text = text
+        self.score = score
+
+    def __repr__(self) -> str:
+        return f"Hit({self.path!r}, {self.key!r}, {self.text!r}, {self.score:.3f})"
 
 
-@dataclass(frozen=True)
 class SyncReport:
     """What one synchronisation changed."""
 
-    files_changed: int
-    files_removed: int
-    entries_added: int
-    entries_removed: int
-    rebuilt: bool
+    __slots__ = ("entries_added", "entries_removed", "files_changed", "files_removed", "rebuilt")
+
+    def __init__(
+        self, files_changed: int, files_removed: int, added: int, removed: int, rebuilt: bool
+    ) -> None:
+        self.files_changed = files_changed
+        self.files_removed = files_removed
+        self.entries_added = added
+        self.entries_removed = removed
+        self.rebuilt = rebuilt
 
 
 Extractor = Callable[[str, str], list[Entry]]
@@ -83,6 +89,8 @@ def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 def _entry_hash(entry: Entry) -> str:
+    import hashlib
+
     raw = f"{entry.key}\0{entry.text}\0{entry.terms}".encode("utf-8", "surrogatepass")
     return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
 
@@ -92,15 +100,15 @@ class RecallIndex:
 
     def __init__(
         self,
-        db_path: Path,
-        root: Path,
+        db_path: str | os.PathLike[str],
+        root: str | os.PathLike[str],
         list_files: Lister,
         extract: Extractor,
         *,
         now_ns: Callable[[], int] = time.time_ns,
     ) -> None:
-        self.db_path = db_path
-        self.root = root
+        self.db_path = os.fspath(db_path)
+        self.root = os.fspath(root)
         self._list_files = list_files
         self._extract = extract
         self._now_ns = now_ns
@@ -111,7 +119,7 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(self.db_path) or ".", exist_ok=True)
         conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -168,7 +176,7 @@ class RecallIndex:
         found: dict[str, os.stat_result] = {}
         for rel in self._list_files():
             with contextlib.suppress(OSError):
-                st = (self.root / rel).stat()
+                st = os.stat(os.path.join(self.root, rel))
                 found[rel] = st
         return found
 
@@ -222,13 +230,16 @@ class RecallIndex:
     def _refresh(
         self, w: sqlite3.Connection, rel: str, row: tuple[str, int, int, int, int, int] | None
     ) -> tuple[int, int] | None:
-        path = self.root / rel
+        path = os.path.join(self.root, rel)
         read_ns = self._now_ns()
         try:
-            st = path.stat()
-            data = path.read_bytes()
+            st = os.stat(path)
+            with open(path, "rb") as handle:
+                data = handle.read()
         except OSError:
             return (0, self._drop(w, rel)) if row is not None else None
+        import hashlib
+
         sha = hashlib.sha256(data).hexdigest()
         w.execute(
             "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -294,7 +305,7 @@ class RecallIndex:
 
     def counts(self) -> dict[str, int]:
         """Files and entries held, without synchronising (read-only)."""
-        if not self.db_path.is_file():
+        if not os.path.isfile(self.db_path):
             return {"files": 0, "entries": 0}
         conn = self._connect()
         if self._version(conn) != SCHEMA_VERSION:

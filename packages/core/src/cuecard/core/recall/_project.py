@@ -5,11 +5,8 @@ Reads the memory files as plain JSON (no pydantic: this is the cold search path)
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
-from cuecard.core._text import redact
 from cuecard.core.recall._index import Entry, RecallIndex
 
 __all__ = ["LIVE_STATUSES", "project_index", "project_root"]
@@ -17,17 +14,20 @@ __all__ = ["LIVE_STATUSES", "project_index", "project_root"]
 LIVE_STATUSES = frozenset({"active", "contested"})
 
 
-def project_root(start: Path | None = None) -> Path | None:
+def project_root(start: str | None = None) -> str | None:
     """The nearest folder at or above ``start`` (or ``CUECARD_PROJECT_DIR``) that opted in."""
     env = os.environ.get("CUECARD_PROJECT_DIR")
-    here = (Path(env) if env and start is None else (start or Path.cwd())).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".cuecard" / "config.json").is_file():
-            return folder
-    return None
+    here = os.path.realpath(env if env and start is None else (start or os.getcwd()))
+    while True:
+        if os.path.isfile(os.path.join(here, ".cuecard", "config.json")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
-def _list(memories: Path) -> list[str]:
+def _list(memories: str) -> list[str]:
     try:
         return sorted(
             e.name
@@ -39,6 +39,10 @@ def _list(memories: Path) -> list[str]:
 
 
 def _extract(rel: str, text: str) -> list[Entry]:
+    import json
+
+    from cuecard.core._text import neutralise, redact
+
     try:
         raw = json.loads(text)
     except json.JSONDecodeError:
@@ -59,13 +63,13 @@ def _extract(rel: str, text: str) -> list[Entry]:
     terms = " ".join(
         [fields["topic"] or "", fields["title"] or "", fields["body"] or "", *keywords]
     )
-    return [Entry(str(fields["id"]), redact(shown), redact(terms))]
+    return [Entry(str(fields["id"]), neutralise(redact(shown)), redact(terms))]
 
 
-def project_index(root: Path) -> RecallIndex:
-    memories = root / ".cuecard" / "memories"
+def project_index(root: str) -> RecallIndex:
+    memories = os.path.join(root, ".cuecard", "memories")
     return RecallIndex(
-        root / ".cuecard" / "local" / "recall.sqlite3",
+        os.path.join(root, ".cuecard", "local", "recall.sqlite3"),
         memories,
         lambda: _list(memories),
         _extract,

@@ -6,9 +6,11 @@ Re-exported lazily, so the cold search path imports only what it uses.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cuecard.core.vault._archive import archive_session
     from cuecard.core.vault._conflicts import Conflict, adjudicate, queue
     from cuecard.core.vault._errors import NotAVault, VaultBusy, VaultError, VaultExists

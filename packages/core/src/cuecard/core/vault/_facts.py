@@ -5,10 +5,11 @@ Standard library only (the cold search path uses ``note_facts`` and ``fact_id``)
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass
-from datetime import date
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date
 
 __all__ = [
     "NoteFact",
@@ -34,18 +35,17 @@ _HEADING = re.compile(r"^(#{1,6})\s*(.*?)\s*$")
 _SUPERSEDED = re.compile(r"已取代|已失效|已废弃|superseded|obsolete", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
 class NoteFact:
-    """One fact line of a canonical note."""
+    """One fact line of a canonical note: ``line`` as written (no line break), ``text`` the bare
+    fact, ``superseded`` (under a superseded heading), ``placeholder`` (a template example)."""
 
-    line: str
-    """The line as written, without its line break."""
-    text: str
-    """The bare fact: no bullet, no stamp, no usage tag."""
-    superseded: bool
-    """It sits under a superseded heading."""
-    placeholder: bool
-    """It is a template example, not a fact."""
+    __slots__ = ("line", "placeholder", "superseded", "text")
+
+    def __init__(self, line: str, text: str, superseded: bool, placeholder: bool) -> None:
+        self.line = line
+        self.text = text
+        self.superseded = superseded
+        self.placeholder = placeholder
 
 
 def bare(line: str) -> str:
@@ -58,11 +58,15 @@ def bare(line: str) -> str:
 
 def fact_id(text: str) -> str:
     """A stable short id of a bare fact."""
+    import hashlib
+
     return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()[:12]
 
 
 def stamp_date(line: str) -> date | None:
     """The promotion date in a line's stamp, if it has one."""
+    from datetime import date
+
     match = STAMP.search(line)
     if match is None:
         return None
@@ -74,6 +78,8 @@ def stamp_date(line: str) -> date | None:
 
 def usage_tag(line: str) -> tuple[int, date | None]:
     """Uses recorded in the line itself (``｜使用 N 次·最近 D``), as the other system writes."""
+    from datetime import date
+
     match = _USAGE.search(line)
     if match is None:
         return (0, None)

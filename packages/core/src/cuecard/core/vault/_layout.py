@@ -7,9 +7,11 @@ stamps, pending-list and conflict-queue formats. Standard library only.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["DEFAULT", "LAYOUTS", "UAM", "Layout", "detect_layout"]
 
@@ -51,17 +53,12 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
 )
 
-SUPERSESSION = re.compile(
-    r"改为|改用|换成|迁移到|升级到|更新为|弃用|废弃|不再使用|代替|替代|替换|取代|"
-    r"\bdeprecated\b|\bsuperseded\b|\breplaced by\b|\breplaces\b|\bnow uses\b|\binstead of\b"
-    r"|\bnew version\b|\bno longer\b|\bmigrated to\b|\bchanged to\b|新版本",
-    re.IGNORECASE,
-)
 
-
-@dataclass(frozen=True)
 class Layout:
-    """Where the parts of a vault live (paths relative to the vault root) and their wording."""
+    """Where the parts of a vault live (paths relative to the vault root) and their wording.
+
+    A layout is a subclass that sets every attribute; its one instance is the profile.
+    """
 
     name: str
     """The profile name given to ``--layout``."""
@@ -101,11 +98,14 @@ class Layout:
     log_format: str
     """Adjudication log line: ``{when}``, ``{decision}``, ``{new}``, ``{old}``."""
     adjudicated_header: str
-    notes_templates: dict[str, str] = field(default_factory=dict)
+    notes_templates: dict[str, str]
     """Note id -> the text ``init`` writes."""
-    extra_files: dict[str, str] = field(default_factory=dict)
+    extra_files: dict[str, str]
     """Vault-relative path -> text, written by ``init`` (READMEs)."""
     rules: tuple[tuple[str, str], ...] = _RULES
+
+    def __repr__(self) -> str:
+        return f"<layout {self.name}>"
 
     def note_file(self, root: Path, note_id: str) -> Path:
         """The file of a canonical note: the first accepted name that exists, else the first."""
@@ -120,6 +120,8 @@ class Layout:
 
     def classify(self, fact: str) -> str:
         """The note id a fact belongs to by the keyword rules; ``other`` when none claims it."""
+        import re
+
         for note_id, pattern in self.rules:
             if re.search(pattern, fact, re.IGNORECASE):
                 return note_id
@@ -145,56 +147,69 @@ _DEFAULT_TITLES = {
     "coord": ("Coordination", "How agents share work, hand off and respect boundaries."),
 }
 
-DEFAULT = Layout(
-    name="default",
-    marker="notes",
-    notes_dir="notes",
-    notes=_DEFAULT_NOTES,
-    catch_all="notes/uncategorised.md",
-    inbox="inbox",
-    processed="inbox/processed",
-    pending="review/pending.md",
-    conflicts="review/conflicts.md",
-    adjudicated="review/adjudicated.md",
-    promoted="review/promoted.md",
-    forgotten="forgotten",
-    sessions="sessions",
-    stamp=" (written {date} | source: inbox/{source})",
-    superseded_heading="## Superseded",
-    pending_labels=("note", "target", "source", "replaces", "fact"),
-    pending_header=(
+
+_DEFAULT_DECISIONS: dict[str, str] = {
+    "use-new": "use-new",
+    "keep-old": "keep-old",
+    "keep-both": "keep-both",
+    "defer": "defer",
+}
+
+
+_DEFAULT_TEMPLATES: dict[str, str] = {
+    k: f"# {title}\n\n> {desc}\n\n" for k, (title, desc) in _DEFAULT_TITLES.items()
+} | {"other": "# Uncategorised\n\n> Facts no keyword rule claimed. Still searchable.\n\n"}
+
+
+_DEFAULT_EXTRA: dict[str, str] = {
+    "inbox/README.md": (
+        "# Inbox\n\nAgents write submissions here with `cuecard vault submit --agent NAME`, "
+        "one file each: `<agent>-<YYYYMMDD>-<HHMMSS>-<nn>.md`. Never write a secret.\n"
+    ),
+    "sessions/README.md": "# Session archives\n\nOne redacted file per day.\n",
+}
+
+
+class _Default(Layout):
+    """cuecard's layout."""
+
+    name = "default"
+    marker = "notes"
+    notes_dir = "notes"
+    notes = _DEFAULT_NOTES
+    catch_all = "notes/uncategorised.md"
+    inbox = "inbox"
+    processed = "inbox/processed"
+    pending = "review/pending.md"
+    conflicts = "review/conflicts.md"
+    adjudicated = "review/adjudicated.md"
+    promoted = "review/promoted.md"
+    forgotten = "forgotten"
+    sessions = "sessions"
+    stamp = " (written {date} | source: inbox/{source})"
+    superseded_heading = "## Superseded"
+    pending_labels = ("note", "target", "source", "replaces", "fact")
+    pending_header = (
         "# Pending promotions\n\n"
         "> Generated {now}. Run `{command}` to promote every unticked item;\n"
         "> tick `[x]` or delete a line to leave a fact out.\n"
-    ),
-    pending_empty="_Nothing to promote._",
-    conflict_tag="conflict",
-    conflict_keys=("new", "old", "source", "note"),
-    conflict_header=(
+    )
+    pending_empty = "_Nothing to promote._"
+    conflict_tag = "conflict"
+    conflict_keys = ("new", "old", "source", "note")
+    conflict_header = (
         "# Conflicts waiting\n\n"
         "> Similar but different facts. Decide each with `cuecard vault adjudicate ID "
         "--decision use-new|keep-old|keep-both|defer`.\n\n"
-    ),
-    decisions={
-        "use-new": "use-new",
-        "keep-old": "keep-old",
-        "keep-both": "keep-both",
-        "defer": "defer",
-    },
-    log_format="- {when} | decision: {decision} | new: {new} | old: {old}",
-    adjudicated_header="# Adjudicated conflicts\n\n> use-new, keep-old, keep-both or defer.\n\n",
-    notes_templates={
-        k: f"# {title}\n\n> {desc}\n\n" for k, (title, desc) in _DEFAULT_TITLES.items()
-    }
-    | {"other": "# Uncategorised\n\n> Facts no keyword rule claimed. Still searchable.\n\n"},
-    extra_files={
-        "inbox/README.md": (
-            "# Inbox\n\nAgents write submissions here with `cuecard vault submit --agent NAME`, "
-            "one file each: `<agent>-<YYYYMMDD>-<HHMMSS>-<nn>.md`. Never write a secret.\n"
-        ),
-        "sessions/README.md": "# Session archives\n\nOne redacted file per day.\n",
-    },
-)
+    )
+    decisions = _DEFAULT_DECISIONS
+    log_format = "- {when} | decision: {decision} | new: {new} | old: {old}"
+    adjudicated_header = "# Adjudicated conflicts\n\n> use-new, keep-old, keep-both or defer.\n\n"
+    notes_templates = _DEFAULT_TEMPLATES
+    extra_files = _DEFAULT_EXTRA
+
+
+DEFAULT = _Default()
 
 _UAM_CTX = "50-Agent-Context"
 _UAM_NOTES: dict[str, tuple[str, ...]] = {
@@ -216,62 +231,80 @@ _UAM_TITLES = {
     "coord": "Codex-Claude-Hermes协作规则",
 }
 
-UAM = Layout(
-    name="unified-agent-memory",
-    marker=_UAM_CTX,
-    notes_dir=_UAM_CTX,
-    notes=_UAM_NOTES,
-    catch_all=f"{_UAM_CTX}/情境信息/未归类事实.md",
-    inbox=f"{_UAM_CTX}/Agent提交区",
-    processed=f"{_UAM_CTX}/Agent提交区/已处理",
-    pending=f"{_UAM_CTX}/情境信息/待晋升.md",
-    conflicts=f"{_UAM_CTX}/情境信息/事实冲突待裁决.md",
-    adjudicated=f"{_UAM_CTX}/情境信息/事实冲突已裁决.md",
-    promoted=f"{_UAM_CTX}/情境信息/晋升记录.md",
-    forgotten=f"{_UAM_CTX}/记忆遗忘区",
-    sessions=f"{_UAM_CTX}/会话归档",
-    stamp="（写入 {date}｜来源：Agent提交区/{source}）",
-    superseded_heading="## 已取代",
-    pending_labels=("分类", "目标", "来源", "取代", "内容"),
-    pending_header=(
+
+_UAM_DECISIONS: dict[str, str] = {
+    "use-new": "用新",
+    "keep-old": "保留旧",
+    "keep-both": "并存",
+    "defer": "暂缓",
+}
+
+
+_UAM_TEMPLATES: dict[str, str] = {
+    k: f"# {title}\n\n> 由晋升器写入的事实。\n\n" for k, title in _UAM_TITLES.items()
+} | {"other": "# 未归类事实\n\n> 没有关键词规则认领的事实（仍可搜索）。\n\n"}
+
+
+_UAM_EXTRA: dict[str, str] = {
+    f"{_UAM_CTX}/README.md": "# 50-Agent-Context\n\n共享记忆库。Agent 只写 Agent提交区/。\n",
+    f"{_UAM_CTX}/Agent提交区/README.md": (
+        "# Agent提交区\n\n每次提交一个文件：`<agent>-<YYYYMMDD>-<HHMMSS>-<nn>.md`。"
+        "不要写入明文凭据。\n"
+    ),
+    f"{_UAM_CTX}/会话归档/README.md": ("# 会话归档 — session archive\n\nOne dated file per day.\n"),
+}
+
+
+class _UnifiedAgentMemory(Layout):
+    """The unified-agent-memory vault, read and written in place."""
+
+    name = "unified-agent-memory"
+    marker = _UAM_CTX
+    notes_dir = _UAM_CTX
+    notes = _UAM_NOTES
+    catch_all = f"{_UAM_CTX}/情境信息/未归类事实.md"
+    inbox = f"{_UAM_CTX}/Agent提交区"
+    processed = f"{_UAM_CTX}/Agent提交区/已处理"
+    pending = f"{_UAM_CTX}/情境信息/待晋升.md"
+    conflicts = f"{_UAM_CTX}/情境信息/事实冲突待裁决.md"
+    adjudicated = f"{_UAM_CTX}/情境信息/事实冲突已裁决.md"
+    promoted = f"{_UAM_CTX}/情境信息/晋升记录.md"
+    forgotten = f"{_UAM_CTX}/记忆遗忘区"
+    sessions = f"{_UAM_CTX}/会话归档"
+    stamp = "（写入 {date}｜来源：Agent提交区/{source}）"
+    superseded_heading = "## 已取代"
+    pending_labels = ("分类", "目标", "来源", "取代", "内容")
+    pending_header = (
         "# 待晋升清单\n\n"
         '> 生成于 {now}。运行 "{command}" 晋升；\n'
         '> 或 "--auto" 一步完成（需显式开启）。\n'
-    ),
-    pending_empty="_无待晋升事实。_",
-    conflict_tag="冲突",
-    conflict_keys=("新", "旧", "来源", "目标"),
-    conflict_header=(
+    )
+    pending_empty = "_无待晋升事实。_"
+    conflict_tag = "冲突"
+    conflict_keys = ("新", "旧", "来源", "目标")
+    conflict_header = (
         "# 事实冲突待裁决\n\n"
         "> 相似但不同的事实（similar but different facts）。"
         "运行 `cuecard vault adjudicate` 裁决：用新 / 保留旧 / 并存 / 暂缓。\n\n"
-    ),
-    decisions={"use-new": "用新", "keep-old": "保留旧", "keep-both": "并存", "defer": "暂缓"},
-    log_format="- {when}｜裁决：{decision}｜新：{new}｜旧：{old}",
-    adjudicated_header="# 事实冲突已裁决\n\n> 裁决记录：用新 / 保留旧 / 并存 / 暂缓。\n\n",
-    notes_templates={
-        k: f"# {title}\n\n> 由晋升器写入的事实。\n\n" for k, title in _UAM_TITLES.items()
-    }
-    | {"other": "# 未归类事实\n\n> 没有关键词规则认领的事实（仍可搜索）。\n\n"},
-    extra_files={
-        f"{_UAM_CTX}/README.md": "# 50-Agent-Context\n\n共享记忆库。Agent 只写 Agent提交区/。\n",
-        f"{_UAM_CTX}/Agent提交区/README.md": (
-            "# Agent提交区\n\n每次提交一个文件：`<agent>-<YYYYMMDD>-<HHMMSS>-<nn>.md`。"
-            "不要写入明文凭据。\n"
-        ),
-        f"{_UAM_CTX}/会话归档/README.md": (
-            "# 会话归档 — session archive\n\nOne dated file per day.\n"
-        ),
-    },
-)
+    )
+    decisions = _UAM_DECISIONS
+    log_format = "- {when}｜裁决：{decision}｜新：{new}｜旧：{old}"
+    adjudicated_header = "# 事实冲突已裁决\n\n> 裁决记录：用新 / 保留旧 / 并存 / 暂缓。\n\n"
+    notes_templates = _UAM_TEMPLATES
+    extra_files = _UAM_EXTRA
+
+
+UAM = _UnifiedAgentMemory()
 
 LAYOUTS: dict[str, Layout] = {DEFAULT.name: DEFAULT, UAM.name: UAM}
 
 
-def detect_layout(root: Path) -> Layout | None:
+def detect_layout(root: str | os.PathLike[str]) -> Layout | None:
     """The layout of the vault at ``root``, or ``None`` when it is not a vault."""
-    if (root / UAM.marker).is_dir():
+    if os.path.isdir(os.path.join(root, UAM.marker)):
         return UAM
-    if (root / DEFAULT.notes_dir).is_dir() and (root / DEFAULT.inbox).is_dir():
+    if os.path.isdir(os.path.join(root, DEFAULT.notes_dir)) and os.path.isdir(
+        os.path.join(root, DEFAULT.inbox)
+    ):
         return DEFAULT
     return None

@@ -1,13 +1,12 @@
 """Where the vault is: ``--vault``, then ``CUECARD_VAULT``, then ``vault`` in the user config.
 
 The user config is ``$XDG_CONFIG_HOME/cuecard/config.toml`` (``~/.config/cuecard/config.toml``).
-Standard library only.
+Standard library only, and no pathlib or re: the cold search path resolves the vault here.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from cuecard.core._errors import ConfigError, UsageError
 
@@ -16,26 +15,27 @@ __all__ = ["VAULT_ENV", "cache_home", "resolve_vault_path", "user_config_path"]
 VAULT_ENV = "CUECARD_VAULT"
 
 
-def user_config_path() -> Path:
+def user_config_path() -> str:
     """The user configuration file."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "cuecard" / "config.toml"
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "cuecard", "config.toml")
 
 
-def cache_home() -> Path:
+def cache_home() -> str:
     """Where derived per-machine data lives (recall indexes, use records)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cuecard"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cuecard")
 
 
 def _from_config() -> str | None:
     path = user_config_path()
-    if not path.is_file():
+    if not os.path.isfile(path):
         return None
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     value = data.get("vault")
@@ -46,12 +46,13 @@ def _from_config() -> str | None:
     return value
 
 
-def resolve_vault_path(explicit: str | None) -> Path:
+def resolve_vault_path(explicit: str | None) -> str:
     """The vault folder named by the first of: the argument, the environment, the config."""
+    env = os.environ.get(VAULT_ENV)
     for origin, value in (
         ("--vault", explicit),
-        (VAULT_ENV, os.environ.get(VAULT_ENV)),
-        ("config `vault`", None if explicit or os.environ.get(VAULT_ENV) else _from_config()),
+        (VAULT_ENV, env),
+        ("config `vault`", None if explicit or env else _from_config()),
     ):
         if not value:
             continue
@@ -62,7 +63,7 @@ def resolve_vault_path(explicit: str | None) -> Path:
             )
         if "\0" in value:
             raise ConfigError(f"{origin}: a vault path must not contain NUL")
-        return Path(value).expanduser()
+        return os.path.expanduser(value)
     raise UsageError(
         f"no vault configured: pass --vault PATH, set {VAULT_ENV}, or add "
         f'vault = "PATH" to {user_config_path()}'

@@ -16,7 +16,6 @@ import re
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,7 +101,7 @@ def vault_lock(root: Path, *, timeout: float = 30.0, poll: float = 0.05) -> Iter
     thread_lock = _thread_lock(root)
     if not thread_lock.acquire(timeout=max(timeout, 0.0)):
         raise VaultBusy(f"{path}: another thread of this process held the vault lock")
-    token = uuid.uuid4().hex
+    token = os.urandom(16).hex()
     try:
         deadline = time.monotonic() + timeout
         warned = False

@@ -23,7 +23,7 @@ from cuecard.core._fsio import atomic_write, crash_point
 from cuecard.core._text import find_secret, neutralise, redact
 from cuecard.core.vault._conflicts import Conflict, queue_conflicts
 from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts, note_facts
-from cuecard.core.vault._layout import SUPERSESSION, Layout
+from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._vault import Vault
 
@@ -39,6 +39,12 @@ __all__ = [
     "write_review",
 ]
 
+SUPERSESSION = re.compile(
+    r"改为|改用|换成|迁移到|升级到|更新为|弃用|废弃|不再使用|代替|替代|替换|取代|"
+    r"\bdeprecated\b|\bsuperseded\b|\breplaced by\b|\breplaces\b|\bnow uses\b|\binstead of\b"
+    r"|\bnew version\b|\bno longer\b|\bmigrated to\b|\bchanged to\b|新版本",
+    re.IGNORECASE,
+)
 _SOURCES = re.compile(r"^<!-- sources: (.*) -->$")
 _ITEM = re.compile(r"^- \[ \]\s*\d+\.\s+(.*)$")
 

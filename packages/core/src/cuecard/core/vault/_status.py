@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -29,7 +30,7 @@ def status(vault: Vault) -> dict[str, Any]:
         "layout": vault.layout.name,
         "index": {
             "path": str(vault.index.db_path),
-            "exists": vault.index.db_path.is_file(),
+            "exists": os.path.isfile(vault.index.db_path),
             "notes": counts["files"],
             "facts": counts["entries"],
         },

@@ -6,26 +6,28 @@ Standard library only: the cold ``vault search`` process opens a vault through t
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Callable, Iterator
-from datetime import date, datetime
 from pathlib import Path
 
-from cuecard.core._text import redact
-from cuecard.core.recall._index import Entry, RecallIndex
+from cuecard.core.recall._index import RecallIndex
+from cuecard.core.vault import _recall
 from cuecard.core.vault._errors import NotAVault
-from cuecard.core.vault._facts import fact_id, note_facts
 from cuecard.core.vault._layout import Layout, detect_layout
-from cuecard.core.vault._location import cache_home
 from cuecard.core.vault._lock import vault_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date, datetime
 
 __all__ = ["Clock", "Vault"]
 
-Clock = Callable[[], datetime]
+Clock = Callable[[], "datetime"]
 
 
 def _local_now() -> datetime:
+    from datetime import datetime
+
     return datetime.now().astimezone()
 
 
@@ -43,8 +45,7 @@ class Vault:
         self.root = root
         self.layout = layout
         self.now: Clock = clock or _local_now
-        key = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:16]
-        self.cache_dir = (cache_dir or cache_home() / "vaults") / key
+        self.cache_dir = cache_dir or Path(_recall.cache_dir(str(root)))
         self._index: RecallIndex | None = None
 
     @classmethod
@@ -83,25 +84,7 @@ class Vault:
 
     def note_paths(self) -> list[str]:
         """Vault-relative paths of every note that holds canonical facts (symlinks skipped)."""
-        found: list[str] = []
-        notes = self.root / self.layout.notes_dir
-        with contextlib.suppress(OSError):
-            for entry in sorted(os.scandir(notes), key=lambda e: e.name):
-                if (
-                    entry.name.endswith(".md")
-                    and entry.name != "README.md"
-                    and not entry.name.startswith(".")
-                    and entry.is_file(follow_symlinks=False)
-                ):
-                    found.append(f"{self.layout.notes_dir}/{entry.name}")
-        catch_all = self.root / self.layout.catch_all
-        if (
-            self.layout.catch_all not in found
-            and catch_all.is_file()
-            and not catch_all.is_symlink()
-        ):
-            found.append(self.layout.catch_all)
-        return found
+        return _recall.note_paths(str(self.root), self.layout)
 
     def inbox_files(self) -> list[Path]:
         """Submissions waiting: ``*.md`` directly in the inbox, not READMEs, not symlinks."""
@@ -128,19 +111,11 @@ class Vault:
 
     # -- recall ---------------------------------------------------------------------------------
 
-    def _extract(self, rel: str, text: str) -> list[Entry]:
-        entries = []
-        for fact in note_facts(text):
-            if fact.superseded or fact.placeholder:
-                continue
-            entries.append(Entry(fact_id(fact.text), redact(fact.line.strip()), redact(fact.text)))
-        return entries
-
     @property
     def index(self) -> RecallIndex:
         if self._index is None:
             self._index = RecallIndex(
-                self.cache_dir / "recall.sqlite3", self.root, self.note_paths, self._extract
+                self.cache_dir / "recall.sqlite3", self.root, self.note_paths, _recall.extract
             )
         return self._index
 
@@ -151,32 +126,20 @@ class Vault:
         return self.cache_dir / "usage.log"
 
     def record_use(self, ids: list[str]) -> None:
-        """Append one use per fact id (an append-only log: concurrent searchers never clash)."""
-        if not ids:
-            return
-        day = self.now().date().isoformat()
-        payload = "".join(f"{i}\t{day}\n" for i in dict.fromkeys(ids)).encode()
-        with contextlib.suppress(OSError):
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.usage_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                os.write(fd, payload)
-            finally:
-                os.close(fd)
+        """Record that these facts were returned (search, show): ``forget`` spares them."""
+        _recall.record_use(str(self.cache_dir), ids, self.now().date().isoformat())
 
     def last_uses(self) -> dict[str, date]:
         """Fact id -> the last day it was returned by search or show."""
-        last: dict[str, date] = {}
-        with contextlib.suppress(OSError):
-            for line in self.usage_log.read_text(encoding="utf-8", errors="replace").splitlines():
-                ident, _, day = line.partition("\t")
-                try:
-                    when = date.fromisoformat(day)
-                except ValueError:
-                    continue
-                if ident not in last or when > last[ident]:
-                    last[ident] = when
-        return last
+        from datetime import date
+
+        found = {}
+        for ident, day in _recall.last_uses(str(self.cache_dir)).items():
+            try:
+                found[ident] = date.fromisoformat(day)
+            except ValueError:
+                continue
+        return found
 
     def iter_notes(self) -> Iterator[tuple[str, Path]]:
         for rel in self.note_paths():

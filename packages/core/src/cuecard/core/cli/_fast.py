@@ -1,0 +1,83 @@
+"""The per-call commands' fast path: ``vault search`` and ``recall`` without argparse.
+
+Their argument grammar is small (words, ``--limit N``, ``--vault PATH``, ``--json``, ``--``), so
+it is read by hand; anything else (``--help``, an unknown option, a bad value, no query) returns
+``None`` and the full argparse CLI handles it, with its usual messages and exit codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["fast_command"]
+
+LIMIT_RANGE = (1, 100)
+
+
+def _parse(words: list[str]) -> tuple[list[str], int, str | None, bool] | None:
+    query: list[str] = []
+    limit, vault, as_json = 8, None, False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            query.extend(words[i + 1 :])
+            break
+        name, eq, value = word.partition("=")
+        if name in ("--limit", "--vault"):
+            if not eq:
+                if i + 1 >= len(words):
+                    return None
+                i += 1
+                value = words[i]
+            if name == "--vault":
+                vault = value
+            else:
+                if not value.isdigit() or not LIMIT_RANGE[0] <= int(value) <= LIMIT_RANGE[1]:
+                    return None
+                limit = int(value)
+        elif word == "--json":
+            as_json = True
+        elif word.startswith("-") and word != "-":
+            return None
+        else:
+            query.append(word)
+        i += 1
+    if not query:
+        return None
+    return query, limit, vault, as_json
+
+
+def fast_command(argv: list[str]) -> Callable[[], int] | None:
+    """A runner for a per-call command line, or ``None`` to use the full CLI."""
+    if argv[:2] == ["vault", "search"]:
+        parsed = _parse(argv[2:])
+        from_module = "run_search"
+    elif argv[:1] == ["recall"]:
+        parsed = _parse(argv[1:])
+        from_module = "run_recall"
+    else:
+        return None
+    if parsed is None:
+        return None
+    query, limit, vault, as_json = parsed
+
+    def run() -> int:
+        from cuecard.core._errors import CuecardError
+
+        try:
+            from cuecard.core.vault import _search
+
+            command = getattr(_search, from_module)
+            return int(command(vault, " ".join(query), limit, as_json))
+        except (CuecardError, KeyboardInterrupt) as exc:
+            from cuecard.core.cli._output import run_command
+
+            caught = exc
+
+            def again(_: object) -> int:
+                raise caught
+
+            return run_command(again, None)  # type: ignore[arg-type]
+
+    return run

@@ -1,0 +1,104 @@
+"""The vault's recall index and use records, on plain paths (the cold search path).
+
+Standard library only, and neither pathlib nor re until a note must be (re)indexed. ``Vault``
+and the search command both go through these functions, so they agree on every location.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cuecard.core.recall._index import Entry, RecallIndex
+from cuecard.core.vault._layout import Layout
+from cuecard.core.vault._location import cache_home
+
+__all__ = ["cache_dir", "extract", "last_uses", "note_paths", "notes_index", "record_use"]
+
+
+def cache_dir(root: str) -> str:
+    """The vault's folder of derived data: its name and 64 bits of checksums of its path."""
+    import zlib
+
+    resolved = os.path.realpath(root)
+    raw = resolved.encode("utf-8", "surrogateescape")
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in os.path.basename(resolved))
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    return os.path.join(cache_home(), "vaults", f"{name[:40] or 'vault'}-{key}")
+
+
+def note_paths(root: str, layout: Layout) -> list[str]:
+    """Vault-relative paths of every note holding canonical facts (symlinks skipped)."""
+    found: list[str] = []
+    try:
+        entries = sorted(os.scandir(os.path.join(root, layout.notes_dir)), key=lambda e: e.name)
+    except OSError:
+        entries = []
+    for entry in entries:
+        if (
+            entry.name.endswith(".md")
+            and entry.name != "README.md"
+            and not entry.name.startswith(".")
+            and entry.is_file(follow_symlinks=False)
+        ):
+            found.append(f"{layout.notes_dir}/{entry.name}")
+    catch_all = os.path.join(root, layout.catch_all)
+    if (
+        layout.catch_all not in found
+        and os.path.isfile(catch_all)
+        and not os.path.islink(catch_all)
+    ):
+        found.append(layout.catch_all)
+    return found
+
+
+def extract(rel: str, text: str) -> list[Entry]:
+    """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here."""
+    from cuecard.core._text import neutralise, redact
+    from cuecard.core.vault._facts import fact_id, note_facts
+
+    entries = []
+    for fact in note_facts(text):
+        if fact.superseded or fact.placeholder:
+            continue
+        shown = neutralise(redact(fact.line.strip()))
+        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text)))
+    return entries
+
+
+def notes_index(root: str, layout: Layout) -> RecallIndex:
+    return RecallIndex(
+        os.path.join(cache_dir(root), "recall.sqlite3"),
+        root,
+        lambda: note_paths(root, layout),
+        extract,
+    )
+
+
+def record_use(folder: str, ids: list[str], day: str) -> None:
+    """Append one use per fact id (an append-only log: concurrent searchers never clash)."""
+    if not ids:
+        return
+    payload = "".join(f"{i}\t{day}\n" for i in dict.fromkeys(ids)).encode()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(os.path.join(folder, "usage.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            os.write(fd, payload)
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
+def last_uses(folder: str) -> dict[str, str]:
+    """Fact id -> the last day (ISO) it was returned by search or show."""
+    last: dict[str, str] = {}
+    try:
+        with open(os.path.join(folder, "usage.log"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                ident, _, day = line.rstrip("\n").partition("\t")
+                if len(day) == 10 and day > last.get(ident, ""):
+                    last[ident] = day
+    except OSError:
+        return last
+    return last

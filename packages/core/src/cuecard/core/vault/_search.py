@@ -1,0 +1,99 @@
+"""The search commands' work (``vault search``, ``recall``), free of argparse.
+
+Both run as a cold process per call, so this module and what it imports stay on the standard
+library and import nothing until needed: no pydantic, no argparse, no entry-point scan.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from cuecard.core.recall._index import Hit
+
+__all__ = ["print_json", "run_recall", "run_search"]
+
+
+def print_json(value: dict[str, object]) -> None:
+    """One JSON object on stdout (the same shape as the CLI's ``emit_json``)."""
+    import json
+
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def _today() -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d")
+
+
+def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
+    from cuecard.core.vault._errors import NotAVault
+    from cuecard.core.vault._layout import detect_layout
+    from cuecard.core.vault._recall import cache_dir, notes_index, record_use
+
+    layout = detect_layout(root)
+    if layout is None:
+        raise NotAVault(
+            f"{root}: no vault here (neither notes/ with inbox/ nor 50-Agent-Context/); "
+            "create one with `cuecard vault init`"
+        )
+    index = notes_index(root, layout)
+    index.sync()
+    hits = index.search(query, limit)
+    record_use(cache_dir(root), [h.key for h in hits], _today())
+    return hits
+
+
+def run_search(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
+    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._render import hit_json, render_hits
+
+    hits = _vault_hits(resolve_vault_path(vault_arg), query, limit)
+    if as_json:
+        results = [hit_json(h) for h in hits]
+        print_json({"query": query, "count": len(results), "results": results})
+    else:
+        sys.stdout.write(render_hits(hits) + "\n")
+    return 0
+
+
+def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
+    from cuecard.core._errors import UsageError
+    from cuecard.core.recall._project import project_index, project_root
+    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._render import DATA_LINE, hit_json, safe, wrap
+
+    project_hits: list[Hit] = []
+    root = project_root()
+    if root is not None:
+        index = project_index(root)
+        index.sync()
+        project_hits = index.search(query, limit)
+    try:
+        vault_root: str | None = resolve_vault_path(vault_arg)
+    except UsageError:
+        vault_root = None
+    vault_hits = None if vault_root is None else _vault_hits(vault_root, query, limit)
+    if as_json:
+        print_json(
+            {
+                "query": query,
+                "project": [
+                    {"id": h.key, "text": safe(h.text), "score": round(h.score, 4)}
+                    for h in project_hits
+                ],
+                "vault": None if vault_hits is None else [hit_json(h) for h in vault_hits],
+            }
+        )
+        return 0
+    lines = [DATA_LINE.replace("vault files", "project memories and vault files"), ""]
+    lines.append("project memories:" if project_hits else "project memories: no matches")
+    lines.extend(f"  [{h.key[:8]}] {safe(h.text)}" for h in project_hits)
+    if vault_hits is not None:
+        lines.append("")
+        lines.append("vault facts:" if vault_hits else "vault facts: no matches")
+        lines.extend(
+            f"  {safe(h.path.rsplit('/', 1)[-1])} [{h.key}]: {safe(h.text)}" for h in vault_hits
+        )
+    sys.stdout.write(wrap("\n".join(lines), "recall") + "\n")
+    return 0

@@ -1,0 +1,256 @@
+"""Recall benchmark: cold `cuecard vault search` against the public system it replaces.
+
+Builds a vault of N fact lines (default 100,000) from the Python standard library's docstrings,
+once in cuecard's default layout and once in the unified-agent-memory layout, then measures in
+the same run, alternating the two:
+
+- a cold `cuecard vault search` process and a cold `python -m unified_memory.memory search`
+  process (the Python core shipped in the npm package `dsh-unified-agent-memory`, fetched with
+  `npm pack` into .bench/peer), each after its first search built its index;
+- warm queries (sync + search in one long-lived process);
+- ranking quality on known-item queries: MRR@10 of our index and of rank_bm25.BM25Okapi.
+
+Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PEER_PACKAGE = "dsh-unified-agent-memory@0.5.2"
+PER_NOTE = 1000
+WORD = re.compile(r"\w+")
+
+
+def log(message: str) -> None:
+    print(f"[recall-bench] {message}", file=sys.stderr, flush=True)
+
+
+def stdlib_lines(count: int) -> list[str]:
+    """Distinct docstring lines of the standard library, 30-200 characters, secret-free."""
+    from cuecard.core._text import find_secret, unsafe_reason
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    seen: set[str] = set()
+    lines: list[str] = []
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    for path in files:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(
+                node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+            ):
+                continue
+            doc = ast.get_docstring(node)
+            if not doc:
+                continue
+            for raw in doc.splitlines():
+                line = " ".join(raw.split())
+                if not 30 <= len(line) <= 200 or line in seen or line.startswith(("#", ">>>")):
+                    continue
+                if len(WORD.findall(line)) < 5 or find_secret(line) or unsafe_reason(line):
+                    continue
+                seen.add(line)
+                lines.append(line)
+                if len(lines) >= count:
+                    return lines
+    raise SystemExit(f"only {len(lines)} docstring lines found, {count} wanted")
+
+
+def write_notes(folder: Path, lines: list[str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for start in range(0, len(lines), PER_NOTE):
+        chunk = lines[start : start + PER_NOTE]
+        body = f"# stdlib {start // PER_NOTE:03d}\n\n" + "".join(f"- {x}\n" for x in chunk)
+        (folder / f"stdlib-{start // PER_NOTE:03d}.md").write_text(body, encoding="utf-8")
+
+
+def fetch_peer() -> Path:
+    """The peer's Python core, from its npm package (cached in .bench/peer)."""
+    target = REPO / ".bench" / "peer"
+    core = target / "package" / "core"
+    if (core / "unified_memory" / "memory.py").is_file():
+        return core
+    target.mkdir(parents=True, exist_ok=True)
+    for attempt in range(3):
+        done = subprocess.run(
+            ["npm", "pack", PEER_PACKAGE, "--pack-destination", str(target)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode == 0:
+            break
+        log(f"npm pack failed (attempt {attempt + 1}): {done.stderr.strip()[-200:]}")
+        time.sleep(5)
+    else:
+        raise SystemExit("could not fetch the peer package with npm pack")
+    archive = next(target.glob("*.tgz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(target, filter="data")
+    return core
+
+
+def cold(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:4]} failed: {done.stderr[-500:]}")
+    return elapsed
+
+
+def known_item_queries(lines: list[str], count: int, rng: random.Random) -> list[tuple[int, str]]:
+    from cuecard.core.recall._tokens import STOPWORDS
+
+    out = []
+    while len(out) < count:
+        i = rng.randrange(len(lines))
+        words = [w for w in WORD.findall(lines[i]) if len(w) >= 4 and w.lower() not in STOPWORDS]
+        words = list(dict.fromkeys(words))
+        if len(words) < 3:
+            continue
+        out.append((i, " ".join(rng.sample(words, 3))))
+    return out
+
+
+def mrr(ranks: list[int | None]) -> float:
+    return sum(1.0 / r for r in ranks if r is not None and r <= 10) / len(ranks)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=21, help="cold queries per system")
+    parser.add_argument("--quality", type=int, default=200, help="known-item queries for MRR")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    from cuecard.core.vault._facts import fact_id
+    from cuecard.core.vault._vault import Vault
+
+    rng = random.Random(20261130)
+    work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
+    try:
+        log(f"collecting {args.lines} docstring lines")
+        lines = stdlib_lines(args.lines)
+        ours = work / "ours"
+        theirs = work / "theirs"
+        write_notes(ours / "notes", lines)
+        (ours / "inbox").mkdir()
+        ctx = theirs / "50-Agent-Context"
+        write_notes(ctx, lines)
+        for sub in ("Agent提交区/已处理", "情境信息", "记忆遗忘区", "会话归档"):
+            (ctx / sub).mkdir(parents=True)
+        peer_core = fetch_peer()
+
+        home = work / "home"
+        home.mkdir()
+        # Byte-code caching on for both (an installed package has its .pyc files).
+        base_env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CUECARD", "UNIF")) and k != "PYTHONDONTWRITEBYTECODE"
+        }
+        our_env = base_env | {"XDG_CACHE_HOME": str(work / "cache"), "HOME": str(home)}
+        peer_env = base_env | {
+            "HOME": str(home),
+            "UNIFIED_MEMORY_VAULT": str(theirs),
+            "PYTHONPATH": str(peer_core),
+        }
+        cuecard = str(Path(sys.executable).with_name("cuecard"))
+        our_cmd = [cuecard, "vault", "search", "--vault", str(ours), "--limit", "8"]
+        peer_cmd = [sys.executable, "-m", "unified_memory.memory", "search", "--limit", "8"]
+
+        log("building both indexes (first search)")
+        t0 = time.perf_counter()
+        cold([*our_cmd, "warmup"], our_env)
+        build_ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        cold([*peer_cmd, "warmup"], peer_env)
+        build_peer = time.perf_counter() - t0
+
+        queries = known_item_queries(lines, args.queries, rng)
+        bare = []
+        ours_ms = []
+        peer_ms = []
+        log(f"timing {len(queries)} cold searches each, alternating")
+        for _, query in queries:
+            bare.append(cold([sys.executable, "-c", "pass"], base_env))
+            ours_ms.append(cold([*our_cmd, query], our_env))
+            peer_ms.append(cold([*peer_cmd, query], peer_env))
+        ratios = [a / b for a, b in zip(ours_ms, peer_ms, strict=True)]
+
+        log("warm queries and ranking quality")
+        os.environ["XDG_CACHE_HOME"] = str(work / "cache")
+        vault = Vault.open(ours)
+        vault.index.sync()
+        quality = known_item_queries(lines, args.quality, rng)
+        warm = []
+        ranks: list[int | None] = []
+        for i, query in quality:
+            start = time.perf_counter()
+            vault.index.sync()
+            hits = vault.index.search(query, 10)
+            warm.append((time.perf_counter() - start) * 1000)
+            keys = [h.key for h in hits]
+            want = fact_id(lines[i])
+            ranks.append(keys.index(want) + 1 if want in keys else None)
+
+        from rank_bm25 import BM25Okapi
+
+        corpus = [[w.lower() for w in WORD.findall(x)] for x in lines]
+        bm25 = BM25Okapi(corpus)
+        ref_ranks: list[int | None] = []
+        for i, query in quality:
+            scores = bm25.get_scores([w.lower() for w in WORD.findall(query)])
+            top = sorted(range(len(scores)), key=lambda j: -scores[j])[:10]
+            ref_ranks.append(top.index(i) + 1 if i in top else None)
+
+        result = {
+            "lines": len(lines),
+            "notes": (len(lines) + PER_NOTE - 1) // PER_NOTE,
+            "cold_ms": round(statistics.median(ours_ms), 1),
+            "peer_cold_ms": round(statistics.median(peer_ms), 1),
+            "cold_ratio": round(statistics.median(ours_ms) / statistics.median(peer_ms), 3),
+            "cold_ratio_median_of_pairs": round(statistics.median(ratios), 3),
+            "python_start_ms": round(statistics.median(bare), 1),
+            "warm_ms": round(statistics.median(warm), 3),
+            "warm_p95_ms": round(sorted(warm)[int(len(warm) * 0.95) - 1], 3),
+            "mrr": round(mrr(ranks), 4),
+            "mrr_rank_bm25": round(mrr(ref_ranks), 4),
+            "build_s": round(build_ours, 2),
+            "peer_build_s": round(build_peer, 2),
+            "peer": PEER_PACKAGE,
+            "queries": len(queries),
+            "quality_queries": len(quality),
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:28s} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
