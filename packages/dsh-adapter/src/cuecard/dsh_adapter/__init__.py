@@ -1,7 +1,59 @@
-"""cuecard.dsh_adapter."""
+"""cuecard for the DeepSeek Harness: the Python side of the two DSH plugins.
+
+``cuecard dsh call`` answers the memory tools, ``cuecard dsh recall`` the discipline plugin,
+``cuecard dsh install`` places the plugins, ``cuecard dsh deploy`` writes the vault rules into
+agent instruction files. Names are re-exported lazily: the per-call paths import little.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cuecard.dsh_adapter.__about__ import __version__
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from cuecard.dsh_adapter._deploy import BEGIN, END
+    from cuecard.dsh_adapter._deployer import TARGETS, Deployer
+    from cuecard.dsh_adapter._errors import (
+        BadRequest,
+        DeployError,
+        DshAdapterError,
+        VaultCallError,
+        VaultNotConfigured,
+    )
+    from cuecard.dsh_adapter._plugins import PLUGINS, pack, plugin_dir
+    from cuecard.dsh_adapter._topics import DEFAULT_TOPICS, TopicGate, load_topics
+
+_EXPORTS: dict[str, str] = {
+    "BEGIN": "cuecard.dsh_adapter._deploy",
+    "BadRequest": "cuecard.dsh_adapter._errors",
+    "DEFAULT_TOPICS": "cuecard.dsh_adapter._topics",
+    "DeployError": "cuecard.dsh_adapter._errors",
+    "Deployer": "cuecard.dsh_adapter._deployer",
+    "DshAdapterError": "cuecard.dsh_adapter._errors",
+    "END": "cuecard.dsh_adapter._deploy",
+    "PLUGINS": "cuecard.dsh_adapter._plugins",
+    "TARGETS": "cuecard.dsh_adapter._deployer",
+    "TopicGate": "cuecard.dsh_adapter._topics",
+    "VaultCallError": "cuecard.dsh_adapter._errors",
+    "VaultNotConfigured": "cuecard.dsh_adapter._errors",
+    "load_topics": "cuecard.dsh_adapter._topics",
+    "pack": "cuecard.dsh_adapter._plugins",
+    "plugin_dir": "cuecard.dsh_adapter._plugins",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cuecard.dsh_adapter' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,82 @@
+// cuecard-dsh-discipline: automatic recall at the first step of a DeepSeek Harness turn.
+// It never writes the vault: it asks the Python side (`cuecard dsh recall`, which holds the
+// memory-sensitive topic gate) for recall on the turn's first genuine user message and, on a hit,
+// adds one new frozen plugin message. Nothing the host passed in is mutated.
+
+import z from '@deepseek-ai/schemastery'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { INTERPRETER_KEYS, bound, ensureWrapped, redact, resolveInterpreter, runCuecard } from './runner.js'
+
+export const name = 'cuecard-dsh-discipline'
+export const MAX_TEXT_CHARS = 8000
+const RELAY_PREFIX = /^\s*\[[^\]\n]{0,80}agent-relay[^\]\n]{0,40}\]/i
+
+export const Config = z.object({
+  enabled: z.boolean().default(true)
+    .description('Turn automatic recall on or off; off registers nothing.'),
+  mode: z.union(['auto', 'always']).default('auto')
+    .description('`auto`: recall only when the first user message of a turn touches a memory-sensitive topic; `always`: every turn.'),
+  python: z.union([...INTERPRETER_KEYS]).default('default')
+    .description('Interpreter key: `default` (recorded by `cuecard dsh install`) or `uv312`. Never an executable path.'),
+  vault: z.string().default('')
+    .description('Vault folder passed to cuecard as CUECARD_VAULT; empty: cuecard finds it.'),
+  limit: z.natural().min(1).max(50).default(5)
+    .description('Most recalled facts per turn.'),
+  maxChars: z.natural().min(200).max(20000).default(1600)
+    .description('Most characters injected per turn, closing tag included.'),
+  timeoutMs: z.natural().min(500).max(60000).default(15000)
+    .description('How long recall may take before the turn goes on without it.'),
+})
+
+/** The text of a message's text blocks. */
+export function messageText(message) {
+  return (message?.content ?? []).filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('\n')
+}
+
+/** A message a person typed: not relayed, not injected by a plugin (this one included). */
+export function isGenuineUserMessage(message) {
+  const source = message?.source
+  if (message?.role !== 'user' || source?.kind !== 'user') return false
+  if (source.form === 'relay' || source.relay || source.plugin) return false
+  return !RELAY_PREFIX.test(messageText(message))
+}
+
+export function apply(ctx, config) {
+  const log = ctx.logger(name)
+  if (!config.enabled) {
+    log.info('disabled by configuration')
+    return
+  }
+  const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
+  const interpreter = resolveInterpreter(config.python, env)
+  if (interpreter.error) log.warn('cuecard core unavailable, recall will be skipped: %s', interpreter.error)
+
+  ctx.on('agent/pre-step', async (payload, next) => {
+    const decision = await next()
+    if (!decision || decision.kind !== 'enter' || payload?.step !== 1) return decision
+    if (payload.signal?.aborted || !Array.isArray(decision.messages)) return decision
+    const first = decision.messages.find(isGenuineUserMessage)
+    if (!first) return decision
+    const text = messageText(first).slice(0, MAX_TEXT_CHARS)
+    if (!text.trim()) return decision
+    const run = await runCuecard({
+      python: config.python, env, timeoutMs: config.timeoutMs, signal: payload.signal,
+      cwd: payload.agent?.session?.header?.cwd,
+      args: ['recall', '--mode', config.mode, '--limit', String(config.limit), '--max-chars', String(config.maxChars)],
+      input: text,
+    })
+    if (run.error || run.code !== 0) {
+      const why = run.error ?? `exit status ${run.code}: ${redact(run.stderr).trim().split('\n').slice(-2).join(' ')}`
+      log.warn('recall failed, the turn goes on without it: %s', why)
+      return decision
+    }
+    if (!run.stdout.trim()) return decision // exit 0 with no output: no memory-sensitive topic or no hit
+    const recalled = bound(ensureWrapped(redact(run.stdout)), config.maxChars, '\n[…]\n')
+    const message = createUserMessage({
+      content: [{ type: 'text', text: recalled }],
+      source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard memory recall' },
+    })
+    log.info('recalled %d characters for %s', recalled.length, payload.agent?.session?.header?.id ?? 'a session')
+    return { ...decision, messages: [...decision.messages, message] }
+  }, { prepend: true })
+}

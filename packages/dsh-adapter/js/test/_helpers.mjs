@@ -1,0 +1,106 @@
+// Shared set-up for the plugin tests: a real cordis Context with the real ToolRuntime, a temp
+// cuecard home (config, cache, vault) driven through the real `cuecard` CLI, and fake cores.
+
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context } from '@deepseek-ai/cordis'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime from '@deepseek-ai/dsh-tools'
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const JS_ROOT = resolve(here, '..')
+/** The Python that has cuecard installed (scripts/setup's venv unless the runner says otherwise). */
+export const PYTHON = process.env.CUECARD_TEST_PYTHON || resolve(JS_ROOT, '../../../.venv/bin/python')
+
+export const signal = () => new AbortController().signal
+
+export async function boot(plugin, config = {}, { before } = {}) {
+  const root = new Context()
+  const logs = []
+  root.logger.exporter({ levels: { default: 3 }, export: (m) => logs.push(m) })
+  await root.plugin(SystemPrompt, {})
+  await root.plugin(ToolRuntime, {})
+  if (before) await before(root)
+  const fiber = await root.plugin(plugin, config)
+  return { root, fiber, logs }
+}
+
+/** Logged lines (printf-style arguments filled in), optionally of one type. */
+export function logText(logs, type) {
+  return logs.filter((m) => !type || m.type === type).map((m) => {
+    const [format, ...rest] = m.args.map(String)
+    return format.replace(/%[sdifoOcC]/g, () => rest.shift() ?? '') + (rest.length ? ` ${rest.join(' ')}` : '')
+  }).join('\n')
+}
+
+/** A temp folder tree for one test file; removed by `dispose()`. */
+export function tempHome() {
+  const dir = mkdtempSync(join(tmpdir(), 'cuecard-dsh-'))
+  return {
+    dir,
+    config: join(dir, 'config'),
+    cache: join(dir, 'cache'),
+    vault: join(dir, 'vault'),
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+/** Point this process (and the children the plugins spawn) at `home`. */
+export function useHome(home) {
+  process.env.XDG_CONFIG_HOME = home.config
+  process.env.XDG_CACHE_HOME = home.cache
+  process.env.CUECARD_VAULT = home.vault
+}
+
+/** Run the real `python -m cuecard.dsh_adapter …` or `cuecard …` CLI; returns stdout. */
+export function cuecard(args, { input, module = 'cuecard.core' } = {}) {
+  const argv = module === 'cuecard.dsh_adapter'
+    ? ['-m', 'cuecard.dsh_adapter', ...args]
+    : ['-c', 'import sys; from cuecard.core.cli import main; sys.exit(main())', ...args]
+  return execFileSync(PYTHON, argv, { input, encoding: 'utf8', env: process.env, stdio: ['pipe', 'pipe', 'pipe'] })
+}
+
+/** A vault with promoted facts, and the interpreter recorded by the real `cuecard dsh install`. */
+export function realVault(home, facts) {
+  useHome(home)
+  cuecard(['install', '--no-add', '--out', join(home.dir, 'tarballs')], { module: 'cuecard.dsh_adapter' })
+  cuecard(['vault', 'init'])
+  if (facts?.length) {
+    cuecard(['vault', 'submit', '--agent', 'seed'], { input: facts.join('\n') + '\n' })
+    cuecard(['vault', 'apply', '--auto'])
+  }
+}
+
+/**
+ * A fake core: a shell script recorded as the `default` interpreter of `home`. It appends its
+ * arguments and stdin to `<home>/fake.log` and prints `<home>/fake.out` (exit status in
+ * `<home>/fake.code`, an optional delay in `<home>/fake.sleep`).
+ */
+export function fakeCore(home, { output = '', code = 0, sleep = 0 } = {}) {
+  const script = join(home.dir, 'fake-python')
+  writeFileSync(script, [
+    '#!/bin/sh',
+    `d='${home.dir}'`,
+    'printf "ARGS %s\\n" "$*" >> "$d/fake.log"',
+    'cat >> "$d/fake.log"; printf "\\n" >> "$d/fake.log"',
+    '[ -s "$d/fake.sleep" ] && sleep "$(cat "$d/fake.sleep")"',
+    'cat "$d/fake.out"',
+    'exit "$(cat "$d/fake.code")"',
+    '',
+  ].join('\n'))
+  chmodSync(script, 0o755)
+  writeFileSync(join(home.dir, 'fake.out'), output)
+  writeFileSync(join(home.dir, 'fake.code'), String(code))
+  writeFileSync(join(home.dir, 'fake.sleep'), sleep ? String(sleep) : '')
+  writeFileSync(join(home.dir, 'fake.log'), '')
+  const record = join(home.config, 'cuecard')
+  mkdirSync(record, { recursive: true })
+  writeFileSync(join(record, 'dsh.json'), JSON.stringify({ python: script }))
+  useHome(home)
+  return { script, log: join(home.dir, 'fake.log') }
+}
+
+export { existsSync }

@@ -1,0 +1,103 @@
+"""The memory-sensitive topics that make the discipline plugin recall in ``auto`` mode.
+
+This module is the one place the list lives. The defaults below cover what a person expects an
+agent to remember between sessions: preferences, paths, environment, servers, project facts,
+tool status, coordination rules and the memory system itself, in English and Chinese. A user
+changes them in the ``[dsh]`` table of the user config file (``$XDG_CONFIG_HOME/cuecard/
+config.toml``)::
+
+    [dsh]
+    topics = ["deploy", "staging"]        # replaces the defaults
+    extra_topics = ["kubernetes", "集群"]  # added to the defaults (or to ``topics``)
+
+English keywords match whole words, case-insensitively, with an optional plural or verb ending
+(``path`` matches "paths", ``prefer`` "preferred"); keywords written in CJK script match as
+substrings, since those scripts do not separate words with spaces.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from cuecard.core._errors import ConfigError
+
+__all__ = ["DEFAULT_TOPICS", "TopicGate", "load_topics"]
+
+DEFAULT_TOPICS: tuple[str, ...] = (
+    # English
+    "prefer", "preference", "like", "default", "language", "format", "style", "convention",
+    "path", "directory", "folder", "environment", "env", "config", "configuration", "setting",
+    "install", "version", "server", "host", "port", "endpoint", "url", "account", "credential",
+    "tool", "plugin", "status", "project", "repo", "repository", "rule", "workflow", "deploy",
+    "agent", "relay", "coordinate", "memory", "remember", "recall", "last time", "previously",
+    "usual", "always", "never",
+    # Chinese
+    "偏好", "喜欢", "习惯", "风格", "格式", "语言", "路径", "目录", "环境", "配置", "安装",
+    "版本", "服务器", "主机", "端口", "地址", "账号", "工具", "插件", "状态", "项目", "规则",
+    "流程", "部署", "协作", "记忆", "记得", "上次", "之前", "以前",
+)  # fmt: skip
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_SUFFIX = r"(?:s|es|ed|d|ing|ies|red|ring|ence|ences)?"
+
+
+class TopicGate:
+    """Decides whether a message touches a memory-sensitive topic."""
+
+    def __init__(self, topics: Iterable[str]) -> None:
+        words = sorted({t.strip().lower() for t in topics if t.strip()}, key=len, reverse=True)
+        self.topics: tuple[str, ...] = tuple(words)
+        latin = [w for w in words if not _CJK.search(w)]
+        self._cjk = [w for w in words if _CJK.search(w)]
+        self._latin = (
+            re.compile(
+                r"(?<![\w])("
+                + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in latin)
+                + r")"
+                + _SUFFIX
+                + r"(?![\w])",
+                re.IGNORECASE,
+            )
+            if latin
+            else None
+        )
+
+    def matches(self, text: str) -> list[str]:
+        """The topics ``text`` mentions, longest first, without repeats."""
+        found: list[str] = []
+        if self._latin is not None:
+            for match in self._latin.finditer(text):
+                word = re.sub(r"\s+", " ", match.group(1).lower())
+                if word not in found:
+                    found.append(word)
+        lowered = text.lower()
+        found.extend(w for w in self._cjk if w in lowered and w not in found)
+        return found
+
+
+def load_topics(config_file: Path | None) -> tuple[str, ...]:
+    """The topic list: the defaults, or the ``[dsh]`` table of ``config_file`` when it has one."""
+    if config_file is None or not config_file.is_file():
+        return DEFAULT_TOPICS
+    try:
+        data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{config_file}: cannot be read as TOML ({exc})") from None
+    table = data.get("dsh", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{config_file}: [dsh] must be a table")
+    topics = _word_list(config_file, table, "topics")
+    extra = _word_list(config_file, table, "extra_topics")
+    return (*(DEFAULT_TOPICS if topics is None else topics), *(extra or ()))
+
+
+def _word_list(config_file: Path, table: Mapping[str, object], key: str) -> tuple[str, ...] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f"{config_file}: dsh.{key} must be a list of non-empty strings")
+    return tuple(value)

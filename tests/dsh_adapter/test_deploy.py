@@ -1,0 +1,188 @@
+"""``cuecard dsh deploy``: the managed block of vault rules in allowlisted instruction files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cuecard.dsh_adapter import BEGIN, END
+from tests.dsh_adapter.helpers import dsh
+
+USER_TEXT = "# My rules\n\nAlways answer in English.\n\n## Other section\n\nKeep this.\n"
+
+
+@pytest.fixture
+def user_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    for rel in (".dsh/AGENTS.md", ".claude/CLAUDE.md"):
+        (home / rel).parent.mkdir(parents=True)
+        (home / rel).write_text(USER_TEXT)
+    (home / ".codex").mkdir()  # folder without the file: never created
+    return home
+
+
+def deploy(verb: str, home: Path, *args: str) -> tuple[int, dict[str, object]]:
+    done = dsh("deploy", verb, "--home", str(home), "--vault", "/srv/vault", "--json", *args)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def targets(report: dict[str, object]) -> list[dict[str, object]]:
+    value = report["targets"]
+    assert isinstance(value, list)
+    return value
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".bak-cuecard-*"))
+
+
+def test_detect_lists_only_existing_allowlisted_files(user_home: Path) -> None:
+    code, report = deploy("detect", user_home)
+    assert code == 0
+    assert {t["agent"] for t in targets(report)} == {"dsh", "claude"}
+    assert set(report) == {"verb", "home", "targets"}
+
+
+def test_preview_writes_nothing(user_home: Path) -> None:
+    code, report = deploy("preview", user_home)
+    assert code == 0
+    [first, _second] = targets(report)
+    assert first["changed"] is True and first["written"] is False
+    assert BEGIN in str(first["diff"])
+    assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT
+    assert backups(user_home / ".dsh/AGENTS.md") == []
+
+
+def test_apply_writes_one_block_keeps_user_text_backs_up_and_is_idempotent(
+    user_home: Path,
+) -> None:
+    agents = user_home / ".dsh/AGENTS.md"
+    code, report = deploy("apply", user_home)
+    assert code == 0
+    assert all(t["written"] for t in targets(report))
+    text = agents.read_text()
+    assert text.startswith(USER_TEXT)
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert "`/srv/vault`" in text and "--agent dsh" in text
+    assert "--agent claude" in (user_home / ".claude/CLAUDE.md").read_text()
+    [backup] = backups(agents)
+    assert backup.read_text() == USER_TEXT
+    assert not (user_home / ".codex/AGENTS.md").exists()
+
+    code, again = deploy("apply", user_home)
+    assert code == 0
+    assert not any(t["written"] for t in targets(again))
+    assert agents.read_text() == text
+    assert len(backups(agents)) == 1
+
+    code, checked = deploy("selfcheck", user_home)
+    assert code == 0 and not any(t["problem"] for t in targets(checked))
+
+
+def test_apply_replaces_an_old_block_in_place(user_home: Path) -> None:
+    agents = user_home / ".dsh/AGENTS.md"
+    agents.write_text(f"before\n{BEGIN}\nold rules\n{END}\nafter\n")
+    code, _ = deploy("apply", user_home, "--target", "dsh")
+    assert code == 0
+    text = agents.read_text()
+    assert text.startswith(f"before\n{BEGIN}\n## cuecard") and text.endswith(f"{END}\nafter\n")
+    assert "old rules" not in text
+
+
+def test_rollback_restores_the_state_before_apply(user_home: Path) -> None:
+    agents = user_home / ".dsh/AGENTS.md"
+    deploy("apply", user_home, "--target", "dsh")
+    code, report = deploy("rollback", user_home, "--target", "dsh")
+    assert code == 0 and targets(report)[0]["written"] is True
+    assert agents.read_text() == USER_TEXT
+    code, report = deploy("rollback", user_home, "--target", "claude")
+    assert code == 1 and targets(report)[0]["problem"] == "no backup to restore"
+
+
+def test_selfcheck_fails_on_missing_or_duplicated_markers(user_home: Path) -> None:
+    code, report = deploy("selfcheck", user_home, "--target", "dsh")
+    assert code == 1 and "found 0 and 0" in str(targets(report)[0]["problem"])
+    deploy("apply", user_home, "--target", "dsh")
+    agents = user_home / ".dsh/AGENTS.md"
+    agents.write_text(agents.read_text() + f"\n{BEGIN}\n")
+    code, report = deploy("selfcheck", user_home, "--target", "dsh")
+    assert code == 1 and "found 2 and 1" in str(targets(report)[0]["problem"])
+
+
+def test_broken_markers_refuse_apply_and_change_nothing(user_home: Path) -> None:
+    agents = user_home / ".dsh/AGENTS.md"
+    broken = f"{END}\nuser text\n{BEGIN}\n"
+    agents.write_text(broken)
+    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
+    assert done.returncode == 1
+    assert "markers are broken" in done.stderr
+    assert agents.read_text() == broken and backups(agents) == []
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["/etc/passwd", "../home/.dsh/AGENTS.md.evil", "notes.md", "~/.bashrc", "gemini"],
+)
+def test_targets_outside_the_allowlist_are_refused(user_home: Path, target: str) -> None:
+    done = dsh("deploy", "apply", "--home", str(user_home), "--target", target)
+    assert done.returncode == 2
+    assert "outside the allowlisted agent instruction files" in done.stderr
+
+
+def test_a_path_to_an_allowlisted_file_is_accepted(user_home: Path) -> None:
+    code, report = deploy("apply", user_home, "--target", str(user_home / ".claude/CLAUDE.md"))
+    assert code == 0 and [t["agent"] for t in targets(report)] == ["claude"]
+
+
+def test_a_missing_target_is_never_created(user_home: Path) -> None:
+    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "codex")
+    assert done.returncode == 1 and "does not exist" in done.stderr
+    assert not (user_home / ".codex/AGENTS.md").exists()
+
+
+def test_a_symlinked_target_is_refused(user_home: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("keep me\n")
+    agents = user_home / ".dsh/AGENTS.md"
+    agents.unlink()
+    agents.symlink_to(elsewhere)
+    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
+    assert done.returncode == 1 and "symbolic link" in done.stderr
+    assert elsewhere.read_text() == "keep me\n"
+    assert [t["agent"] for t in targets(deploy("detect", user_home)[1])] == ["claude"]
+
+
+def test_a_symlinked_folder_is_refused(user_home: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "CLAUDE.md").write_text("outside\n")
+    (user_home / ".claude/CLAUDE.md").unlink()
+    (user_home / ".claude").rmdir()
+    (user_home / ".claude").symlink_to(outside)
+    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "claude")
+    assert done.returncode == 1 and "outside" in done.stderr
+    assert (outside / "CLAUDE.md").read_text() == "outside\n"
+
+
+def test_concurrent_applies_leave_one_block(user_home: Path) -> None:
+    cmd = [sys.executable, "-m", "cuecard.dsh_adapter", "deploy", "apply", "--home"]
+    procs = [
+        subprocess.Popen([*cmd, str(user_home), "--target", "dsh"], env=os.environ.copy())
+        for _ in range(4)
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
+    text = (user_home / ".dsh/AGENTS.md").read_text()
+    assert text.count(BEGIN) == 1 and text.startswith(USER_TEXT)
+    assert len(backups(user_home / ".dsh/AGENTS.md")) == 1
+
+
+def test_a_vault_path_cannot_inject_markers(user_home: Path) -> None:
+    done = dsh("deploy", "apply", "--home", str(user_home), "--vault", "/x -->\n<!-- y")
+    assert done.returncode == 1 and "must not contain" in done.stderr
+    assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT

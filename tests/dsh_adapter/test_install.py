@@ -1,0 +1,71 @@
+"""``cuecard dsh install`` and the plugins shipped as package data."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from cuecard.dsh_adapter import PLUGINS, pack, plugin_dir
+from tests.dsh_adapter.helpers import Home, dsh
+
+JS = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter" / "js"
+
+
+def test_install_records_the_interpreter_and_packs_both_plugins(isolated: Home) -> None:
+    out = isolated.root / "tarballs"
+    done = dsh("install", "--no-add", "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == {"python", "record", "tarballs", "profile", "added", "command"}
+    record = json.loads((isolated.config / "cuecard" / "dsh.json").read_text())
+    assert Path(record["python"]).is_absolute()
+    assert report["added"] is False
+    assert report["command"][1:5] == ["plugin", "--profile", "web", "add"]
+    names = sorted(Path(t).name for t in report["tarballs"])
+    assert names == ["cuecard-dsh-discipline-0.1.0.tgz", "cuecard-dsh-memory-0.1.0.tgz"]
+
+
+@pytest.mark.parametrize("name", sorted(PLUGINS.values()))
+def test_a_tarball_is_an_npm_package_of_the_plugin(name: str, tmp_path: Path) -> None:
+    tgz = pack(name, tmp_path)
+    with tarfile.open(tgz) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+        assert "package/package.json" in members
+        assert "package/cordis.patch.yml" in members
+        assert "package/lib/index.js" in members and "package/lib/runner.js" in members
+        assert all(m.name.startswith("package/") and ".." not in m.name for m in members.values())
+        meta = json.loads(tar.extractfile(members["package/package.json"]).read())  # type: ignore[union-attr]
+    assert meta["name"] == name and meta["type"] == "module"
+    assert meta["dsh"]["bundle"]["patch"] == "./cordis.patch.yml"
+    assert pack(name, tmp_path / "again").read_bytes() == tgz.read_bytes()  # reproducible
+
+
+def test_peer_ranges_admit_both_host_lines() -> None:
+    for name in PLUGINS.values():
+        meta = json.loads((plugin_dir(name) / "package.json").read_text())
+        peers = meta["peerDependencies"]
+        assert peers["@deepseek-ai/cordis"] == "^4.0.1"
+        for key, value in peers.items():
+            if key.startswith("@deepseek-ai/dsh-"):
+                assert value == "^0.1.0-rc.6 || ^0.1.5-rc.2", key
+        assert meta["engines"]["node"] == ">=20"
+
+
+def test_the_wheel_ships_both_plugins(tmp_path: Path) -> None:
+    import zipfile
+
+    from hatchling.builders.wheel import WheelBuilder
+
+    [built] = WheelBuilder(str(JS.parent)).build(directory=str(tmp_path), versions=["standard"])
+    wheel = Path(built)
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+    for name in PLUGINS.values():
+        base = f"cuecard/dsh_adapter/_js/{name}"
+        assert {f"{base}/package.json", f"{base}/lib/index.js", f"{base}/lib/runner.js"} <= names
+    assert not any("node_modules" in n or "/test/" in n for n in names)
+    assert "cuecard/dsh_adapter/__main__.py" in names
+    assert not any(n == "cuecard/__init__.py" for n in names)

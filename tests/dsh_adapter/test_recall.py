@@ -1,0 +1,120 @@
+"""``cuecard dsh recall``: the discipline plugin's topic gate and bounded vault search."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cuecard.dsh_adapter import DEFAULT_TOPICS, TopicGate, load_topics
+from tests.dsh_adapter.helpers import Home, dsh
+
+GATE = TopicGate(DEFAULT_TOPICS)
+
+
+@pytest.mark.parametrize(
+    ("text", "topics"),
+    [
+        ("Which port does the staging server use?", ["server", "port"]),
+        ("Where is the config file?", ["config"]),
+        ("What did we do last time?", ["last time"]),
+        ("Remember my preferred editor", ["remember", "prefer"]),
+        ("用户偏好是什么？", ["偏好"]),
+        ("部署到哪个服务器", ["服务器", "部署"]),
+        ("Write a haiku about autumn", []),
+        ("Fix the typo in the README", []),
+        ("a report on airports and passports", []),  # whole words only
+        ("support the sporty paths", ["path"]),
+    ],
+)
+def test_the_gate_matches_whole_words_and_cjk(text: str, topics: list[str]) -> None:
+    assert sorted(GATE.matches(text)) == sorted(topics)
+
+
+@given(st.text(max_size=300))
+def test_the_gate_never_fails(text: str) -> None:
+    found = GATE.matches(text)
+    assert all(t in GATE.topics for t in found)
+
+
+def test_the_topic_list_is_configurable(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    assert load_topics(config) == DEFAULT_TOPICS
+    config.write_text('[dsh]\ntopics = ["kubernetes"]\nextra_topics = ["集群"]\n')
+    gate = TopicGate(load_topics(config))
+    assert gate.matches("the kubernetes 集群 port") == ["kubernetes", "集群"]
+    config.write_text('[dsh]\ntopics = "kubernetes"\n')
+    with pytest.raises(ValueError, match=r"dsh\.topics must be a list of non-empty strings"):
+        load_topics(config)
+    config.write_text("[dsh\n")
+    with pytest.raises(ValueError, match="cannot be read as TOML"):
+        load_topics(config)
+
+
+def recall(*args: str, stdin: str = "", cwd: Path | None = None) -> dict[str, object]:
+    done = dsh("recall", "--json", *args, stdin=stdin, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    value: dict[str, object] = json.loads(done.stdout)
+    assert set(value) == {"topics", "searched", "count", "output"}
+    return value
+
+
+def test_recall_needs_a_topic_in_auto_mode(seeded: Home) -> None:
+    shut = recall(stdin="staging 8443")
+    assert shut == {"topics": [], "searched": False, "count": 0, "output": ""}
+    done = dsh("recall", stdin="staging 8443")
+    assert (done.returncode, done.stdout) == (0, "")  # exit 0, no output: nothing to inject
+    opened = recall(stdin="Which port does the staging server use?")
+    assert opened["searched"] is True and opened["count"] >= 1
+    output = str(opened["output"])
+    assert output.startswith('<memory-data source="cuecard recall" topics="')
+    assert output.endswith("</memory-data>") and "listens on port 8443" in output
+    assert str(seeded.root) not in output
+
+
+def test_always_mode_searches_every_message(seeded: Home) -> None:
+    value = recall("--mode", "always", "staging", "8443")
+    assert value["searched"] is True and "port 8443" in str(value["output"])
+
+
+def test_a_search_without_hits_prints_nothing(seeded: Home) -> None:
+    value = recall("--mode", "always", stdin="zebra giraffe")
+    assert (value["searched"], value["count"], value["output"]) == (True, 0, "")
+
+
+def test_chinese_messages_recall_chinese_facts(seeded: Home) -> None:
+    value = recall(stdin="我的回复语言偏好是什么？")
+    assert "用户偏好简体中文回复" in str(value["output"])
+
+
+def test_output_fits_max_chars_and_keeps_the_closing_tag(home: Home) -> None:
+    # Near-identical facts would be held as conflicts at promotion: a person writes them instead.
+    facts = "".join(f"- Server rack {i} exposes port {9000 + i} for metrics\n" for i in range(40))
+    with (home.vault / "notes" / "environment.md").open("a") as note:
+        note.write("\n" + facts)
+    value = recall("--limit", "40", "--max-chars", "400", stdin="which server port is for metrics")
+    output = str(value["output"])
+    assert len(output) <= 400 and output.endswith("</memory-data>")
+    assert "[…]" in output
+    assert output.count("</memory-data>") == 1
+
+
+def test_recall_inside_a_project_reads_its_memories(seeded: Home, project: Path) -> None:
+    value = recall(stdin="which port does the staging server use", cwd=project)
+    assert "listens on port 8443" in str(value["output"])
+
+
+@pytest.mark.parametrize(
+    "args", [["--limit", "0"], ["--max-chars", "10"], ["--mode", "never"]], ids=str
+)
+def test_bad_options_are_usage_errors(isolated: Home, args: list[str]) -> None:
+    assert dsh("recall", *args, stdin="x").returncode == 2
+
+
+def test_a_missing_vault_fails_loudly_for_the_plugin_to_log(isolated: Home) -> None:
+    done = dsh("recall", stdin="where is the config?")
+    assert done.returncode == 1
+    assert done.stdout == "" and "vault" in done.stderr
