@@ -203,9 +203,11 @@ def outcome(ctx: _Context) -> tuple[str, int | None]:
     response = payload.get("tool_response", payload.get("toolResponse", payload.get("result")))
     code = _exit_code(payload.get("exit_code"))
     if isinstance(response, Mapping):
-        for key in ("exit_code", "exitCode", "exit", "returncode"):
-            if code is None:
-                code = _exit_code(response.get(key))
+        metadata = response.get("metadata")  # OpenCode: {"title", "output", "metadata": {"exit"}}
+        for source in (response, metadata if isinstance(metadata, Mapping) else {}):
+            for key in ("exit_code", "exitCode", "exit", "returncode"):
+                if code is None:
+                    code = _exit_code(source.get(key))
     elif isinstance(response, str) and code is None:
         code = _exit_code(response[:2000])
     failed = (

@@ -1,0 +1,84 @@
+"""Recorded payloads of every event of every harness, each with the hook's exact stdout.
+
+Each file in ``fixtures/<harness>/<case>.json`` holds the event, the payload (or ``raw`` stdin),
+optional ``setup`` calls made first in the same session and ``files`` written first, and the exact
+``stdout``. ``$ROOT`` is the repository, ``$OUTSIDE`` a folder that did not opt in, ``$SESSION`` a
+session id of the case's own; ``{"$repeat": [text, n]}`` stands for ``text * n``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuecard.hooks._hook import respond
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = sorted(FIXTURES.glob("*/*.json"))
+HARNESSES = ("claude", "codex", "opencode", "grok")
+
+
+def _expand(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for key, replacement in mapping.items():
+            value = value.replace(key, replacement)
+        return value
+    if isinstance(value, list):
+        return [_expand(v, mapping) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"$repeat"}:
+            text, count = value["$repeat"]
+            return _expand(text, mapping) * count
+        return {k: _expand(v, mapping) for k, v in value.items()}
+    return value
+
+
+def _stdin(value: Any) -> bytes:
+    return json.dumps(value).encode("utf-8")
+
+
+def play(harness: str, name: str, spec: dict[str, Any], root: Path, outside: Path) -> str:
+    """Run one fixture against ``root`` and return the hook's stdout, paths put back as
+    ``$ROOT``. It runs in this process (``respond`` is what ``cuecard-hook`` prints), from the
+    repository's folder; test_e2e.py runs the real command as a subprocess."""
+    mapping = {"$ROOT": str(root), "$OUTSIDE": str(outside), "$SESSION": f"{harness}-{name}"}
+    for rel, text in spec.get("files", {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    for event, payload in spec.get("setup", []):
+        respond(harness, event, _stdin(_expand(payload, mapping)))
+    if "raw" in spec:
+        out = respond(harness, spec["event"], spec["raw"].encode("utf-8"))
+    else:
+        out = respond(harness, spec["event"], _stdin(_expand(spec["payload"], mapping)))
+    return out.replace(str(root), "$ROOT")
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("outside")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
+def test_fixture_gives_its_exact_stdout(
+    case: Path, repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CUECARD_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(repo)
+    spec = json.loads(case.read_text(encoding="utf-8"))
+    out = play(case.parent.name, case.stem, spec, repo, outside)
+    assert out == spec["stdout"]
+    if out:
+        answer = json.loads(out)
+        assert len(out) <= 10_000
+        assert "permissionDecision" not in json.dumps(answer)
+        assert set(answer) <= {"hookSpecificOutput", "systemMessage", "decision", "reason"}
+
+
+def test_every_harness_has_fixtures_for_every_event() -> None:
+    for harness in HARNESSES:
+        events = {json.loads(p.read_text())["event"] for p in (FIXTURES / harness).glob("*.json")}
+        assert {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} <= events
