@@ -1,7 +1,88 @@
-"""cuecard.wp_projection."""
+"""cuecard.wp_projection: a one-way projection of WordPress Data Machine agent memory.
+
+A PHP bridge (package data) sends signed events; the receiver queues them durably; a worker
+and REST reconcile write records under one managed folder of a runtime root with the
+path-safety rules; runtime configuration is wired in owned blocks only. Names are re-exported
+lazily, so importing the package pulls in neither Starlette nor httpx.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cuecard.wp_projection.__about__ import __version__
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from cuecard.wp_projection._bridge import plugin_source, render_settings, write_bridge
+    from cuecard.wp_projection._envelope import Envelope, parse_envelope
+    from cuecard.wp_projection._errors import (
+        EnvelopeRefused,
+        PathRefused,
+        ProjectionError,
+        ReconcileAuthError,
+        ReconcileError,
+        RootBusy,
+        SignatureRefused,
+    )
+    from cuecard.wp_projection._paths import normalise_relative, record_path, site_key
+    from cuecard.wp_projection._projector import (
+        ApplyResult,
+        Change,
+        Outcome,
+        Projector,
+        change_from_envelope,
+    )
+    from cuecard.wp_projection._receiver import ReceiverSettings, build_app
+    from cuecard.wp_projection._reconcile import SyncSettings, fetch_remote, reconcile
+    from cuecard.wp_projection._safefs import SafeRoot
+    from cuecard.wp_projection._signature import sign, signed_headers, verify
+    from cuecard.wp_projection._status import status_report
+
+_EXPORTS: dict[str, str] = {
+    "ApplyResult": "cuecard.wp_projection._projector",
+    "Change": "cuecard.wp_projection._projector",
+    "Envelope": "cuecard.wp_projection._envelope",
+    "EnvelopeRefused": "cuecard.wp_projection._errors",
+    "Outcome": "cuecard.wp_projection._projector",
+    "PathRefused": "cuecard.wp_projection._errors",
+    "ProjectionError": "cuecard.wp_projection._errors",
+    "Projector": "cuecard.wp_projection._projector",
+    "ReceiverSettings": "cuecard.wp_projection._receiver",
+    "ReconcileAuthError": "cuecard.wp_projection._errors",
+    "ReconcileError": "cuecard.wp_projection._errors",
+    "RootBusy": "cuecard.wp_projection._errors",
+    "SafeRoot": "cuecard.wp_projection._safefs",
+    "SignatureRefused": "cuecard.wp_projection._errors",
+    "SyncSettings": "cuecard.wp_projection._reconcile",
+    "build_app": "cuecard.wp_projection._receiver",
+    "change_from_envelope": "cuecard.wp_projection._projector",
+    "fetch_remote": "cuecard.wp_projection._reconcile",
+    "normalise_relative": "cuecard.wp_projection._paths",
+    "parse_envelope": "cuecard.wp_projection._envelope",
+    "plugin_source": "cuecard.wp_projection._bridge",
+    "reconcile": "cuecard.wp_projection._reconcile",
+    "record_path": "cuecard.wp_projection._paths",
+    "render_settings": "cuecard.wp_projection._bridge",
+    "sign": "cuecard.wp_projection._signature",
+    "signed_headers": "cuecard.wp_projection._signature",
+    "site_key": "cuecard.wp_projection._paths",
+    "status_report": "cuecard.wp_projection._status",
+    "verify": "cuecard.wp_projection._signature",
+    "write_bridge": "cuecard.wp_projection._bridge",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cuecard.wp_projection' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

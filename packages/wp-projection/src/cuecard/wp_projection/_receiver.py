@@ -1,0 +1,268 @@
+"""The receiver: ``POST /events`` and ``GET /status`` (Starlette), a durable queue, one worker.
+
+Every request is checked in this order, and a refused one writes nothing: Host (loopback names
+unless configured otherwise), body size, content type, signature and timestamp window, JSON,
+schema, safe target path, replayed event id. 202 is answered only after the queue's commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from cuecard.core._fsio import crash_point
+from cuecard.wp_projection._envelope import parse_envelope
+from cuecard.wp_projection._errors import (
+    EnvelopeRefused,
+    PathRefused,
+    ProjectionError,
+    SignatureRefused,
+)
+from cuecard.wp_projection._paths import site_key
+from cuecard.wp_projection._projector import Projector, change_from_envelope
+from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue
+from cuecard.wp_projection._reconcile import SyncSettings, reconcile
+from cuecard.wp_projection._safefs import SafeRoot
+from cuecard.wp_projection._signature import MAX_SKEW_S, verify
+from cuecard.wp_projection._status import status_report
+from cuecard.wp_projection._wiring import refresh
+
+__all__ = ["ReceiverSettings", "Worker", "build_app"]
+
+log = logging.getLogger("cuecard.wp_projection")
+MAX_BODY = 1024 * 1024
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+@dataclass(frozen=True)
+class ReceiverSettings:
+    """Everything the receiver needs; built by ``cuecard wp serve``."""
+
+    root: Path
+    """The runtime root; records land under ``root/managed``."""
+    secret: bytes = field(repr=False)
+    """The shared HMAC secret (from ``--secret-file`` or ``CUECARD_WP_SECRET``)."""
+    managed: str = ".dm-memory"
+    """The one managed folder under the root."""
+    allowed_hosts: frozenset[str] = LOOPBACK_NAMES
+    """Host header names accepted (without the port)."""
+    max_body: int = MAX_BODY
+    """Largest request body accepted, in bytes."""
+    max_skew_s: int = MAX_SKEW_S
+    """Largest distance between the request timestamp and this clock."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Home URL -> site folder name."""
+    default_agent: str | None = None
+    """Agent slug for scopes with agent id 0 and no slug from the bridge."""
+    sync: SyncSettings | None = None
+    """When set, the worker reconciles at start and whenever a site needs it."""
+    batch: int = 256
+    """Most events applied under one lock and one manifest write."""
+
+
+class Worker(threading.Thread):
+    """Applies queued events in arrival order; reconciles when a site needs it."""
+
+    def __init__(
+        self,
+        settings: ReceiverSettings,
+        queue: DurableQueue,
+        projector: Projector,
+        *,
+        client_factory: Callable[[], httpx.Client] = httpx.Client,
+    ) -> None:
+        super().__init__(name="cuecard-wp-worker", daemon=True)
+        self.settings = settings
+        self.queue = queue
+        self.projector = projector
+        self.client_factory = client_factory
+        self.stopping = threading.Event()
+        self.idle = threading.Event()
+        self.error: str | None = None
+
+    def run(self) -> None:
+        self._reconcile_if_needed(at_start=True)
+        while not self.stopping.is_set():
+            rows = self.queue.take(self.settings.batch)
+            if not rows:
+                self.idle.set()
+                self.queue.wakeup.wait(0.5)
+                self.queue.wakeup.clear()
+                continue
+            self.idle.clear()
+            changes, ids = [], []
+            for row in rows:
+                ids.append(row.id)
+                try:
+                    envelope = parse_envelope(json.loads(row.body))
+                    changes.append(
+                        change_from_envelope(
+                            envelope,
+                            aliases=self.settings.aliases,
+                            default_agent=self.settings.default_agent,
+                        )
+                    )
+                except (ValueError, ProjectionError) as exc:  # checked at intake; be safe anyway
+                    log.warning("event %s dropped: %s", row.event_id, exc)
+            try:
+                result = self.projector.apply(changes)
+            except ProjectionError as exc:
+                self.error = str(exc)
+                log.error("apply failed: %s", exc)
+                self.stopping.wait(1.0)
+                continue
+            crash_point("wp-applied")
+            self.queue.done(ids)
+            if result.reconcile:
+                self._reconcile_if_needed()
+
+    def _reconcile_if_needed(self, *, at_start: bool = False) -> None:
+        sync = self.settings.sync
+        if sync is None:
+            if at_start:  # after downtime, push alone cannot know what it missed
+                for site, known in self.projector.load().sites.items():
+                    self.projector.request_reconcile(site, known.home_url, "receiver restarted")
+            return
+        manifest = self.projector.load()
+        state = manifest.sites.get(sync.site)
+        if at_start or state is None or state.reconcile_needed:
+            try:
+                with self.client_factory() as client:
+                    reconcile(self.projector, sync, client=client)
+                self.error = None
+            except ProjectionError as exc:
+                self.error = f"reconcile: {exc}"
+                log.error("reconcile failed: %s", exc)
+
+
+def _refuse(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.time) -> Starlette:
+    """The ASGI app; the queue and the worker start with the app's lifespan."""
+    root = SafeRoot(settings.root, settings.managed)
+    projector = Projector(root, on_change=refresh)
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        with root.lock():
+            pass  # creates the managed folder, refusing a planted symlink
+        queue = DurableQueue(root.managed_path / QUEUE_NAME)
+        queue.start()
+        worker = Worker(settings, queue, projector)
+        worker.start()
+        state.update(queue=queue, worker=worker)
+        try:
+            yield
+        finally:
+            worker.stopping.set()
+            queue.wakeup.set()
+            worker.join()
+            queue.close()
+            projector.close()
+
+    def host_ok(request: Request) -> bool:
+        host = request.headers.get("host", "")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return name.lower() in settings.allowed_hosts
+
+    async def read_signed(request: Request) -> bytes | JSONResponse:
+        if not host_ok(request):
+            return _refuse(421, "Host header names no address this receiver serves")
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > settings.max_body):
+            return _refuse(413, f"body: larger than {settings.max_body} bytes")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > settings.max_body:
+                return _refuse(413, f"body: larger than {settings.max_body} bytes")
+            chunks.append(chunk)
+        body = b"".join(chunks)
+        try:
+            verify(
+                settings.secret, request.headers, body, now=clock(), max_skew=settings.max_skew_s
+            )
+        except SignatureRefused as exc:
+            return _refuse(401, str(exc))
+        return body
+
+    async def post_event(request: Request) -> JSONResponse:
+        if not host_ok(request):
+            return _refuse(421, "Host header names no address this receiver serves")
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            return _refuse(415, "content-type: must be application/json")
+        body = await read_signed(request)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return _refuse(400, "body: not valid JSON")
+        try:
+            envelope = parse_envelope(data)
+            change_from_envelope(
+                envelope, aliases=settings.aliases, default_agent=settings.default_agent
+            )
+        except EnvelopeRefused as exc:
+            if str(exc).startswith("hash:") and isinstance(data, dict):
+                home = str((data.get("site") or {}).get("home_url", "")).rstrip("/")
+                if home:
+                    await asyncio.to_thread(
+                        projector.request_reconcile,
+                        site_key(home, settings.aliases),
+                        home,
+                        "an event's content did not match its hash",
+                    )
+            return _refuse(422, str(exc))
+        except PathRefused as exc:
+            return _refuse(422, str(exc))
+        queue: DurableQueue = state["queue"]
+        future = queue.submit(
+            envelope.event_id, site_key(envelope.home_url, settings.aliases), envelope.seq, body
+        )
+        try:
+            fresh = await asyncio.wrap_future(future)
+        except Exception as exc:
+            return _refuse(503, f"queue: could not store the event ({exc})")
+        if not fresh:
+            return _refuse(409, f"event_id: {envelope.event_id} was already received (replay)")
+        return JSONResponse(
+            {"queued": True, "event_id": envelope.event_id, "seq": envelope.seq}, status_code=202
+        )
+
+    async def get_status(request: Request) -> JSONResponse:
+        body = await read_signed(request)
+        if isinstance(body, JSONResponse):
+            return body
+        snapshot = projector.snapshot or projector.load()
+        report = await asyncio.to_thread(status_report, root, state["queue"].counts(), snapshot)
+        worker: Worker = state["worker"]
+        report["worker_error"] = worker.error
+        report["idle"] = worker.idle.is_set() and report["queue"]["waiting"] == 0
+        return JSONResponse(report)
+
+    return Starlette(
+        routes=[
+            Route("/events", post_event, methods=["POST"]),
+            Route("/status", get_status, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

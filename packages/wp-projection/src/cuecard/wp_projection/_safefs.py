@@ -1,0 +1,262 @@
+"""The filesystem rules of ``reference/dmc.md`` §D4 (13-17, 20): confined, symlink-free writes.
+
+Every call walks from the runtime root one component at a time through directory descriptors
+opened with ``O_NOFOLLOW | O_DIRECTORY``, so a symlink planted at any level is refused, never
+followed, even if it appears between two calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import stat
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from cuecard.wp_projection._errors import PathRefused, RootBusy
+from cuecard.wp_projection._paths import normalise_relative
+
+__all__ = ["SafeRoot"]
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class SafeRoot:
+    """A runtime root and the one managed folder under it where records land."""
+
+    def __init__(self, root: Path, managed: str = ".dm-memory") -> None:
+        if not root.is_absolute():
+            raise PathRefused(f"runtime root {str(root)!r} must be absolute (rule 13)")
+        real = Path(os.path.realpath(root))
+        if real == Path("/"):
+            raise PathRefused("runtime root must not be '/' (rule 13)")
+        if not real.is_dir():
+            raise PathRefused(f"runtime root {str(root)!r} must be an existing directory (rule 13)")
+        if "/" in managed:
+            raise PathRefused(f"managed folder {managed!r} must be one path segment")
+        normalise_relative(managed)
+        self.root = real
+        self.managed = managed
+
+    @property
+    def managed_path(self) -> Path:
+        return self.root / self.managed
+
+    # -- directory walking -------------------------------------------------------------------
+
+    def _open_root(self) -> int:
+        return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+    def _walk(self, parts: list[str], *, create: bool, private: bool = False) -> int | None:
+        """Open the directory ``root/parts...``; ``None`` if a part is missing and not created."""
+        fd = self._open_root()
+        shown = ""
+        try:
+            for part in parts:
+                shown = f"{shown}/{part}" if shown else part
+                created = False
+                if create:
+                    try:
+                        os.mkdir(part, 0o700 if private else 0o755, dir_fd=fd)
+                        created = True
+                    except FileExistsError:
+                        pass
+                try:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno == errno.ENOENT and not create:
+                        os.close(fd)
+                        return None
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                        raise PathRefused(
+                            f"{shown!r} is a symlink or not a directory; nothing is written "
+                            "through it (rule 14)"
+                        ) from None
+                    raise
+                if created:
+                    os.fchmod(child, 0o700 if private else 0o755)
+                    os.fsync(fd)
+                os.close(fd)
+                fd = child
+            return fd
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+
+    def _split(self, rel: str, *, top: bool = False) -> tuple[list[str], str]:
+        parts = rel.split("/")
+        base = [] if top else [self.managed]
+        return [*base, *parts[:-1]], parts[-1]
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def read(self, rel: str, *, top: bool = False) -> bytes | None:
+        """The bytes of a regular file, ``None`` if absent; refuses symlinks at any level."""
+        dirs, name = self._split(rel, top=top)
+        dfd = self._walk(dirs, create=False)
+        if dfd is None:
+            return None
+        try:
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise PathRefused(f"{rel!r} is a symlink; it is never read (rule 17)") from None
+                raise
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    raise PathRefused(f"{rel!r} is not a regular file (rule 15)")
+                return handle.read()
+        finally:
+            os.close(dfd)
+
+    def mtime_ns(self, rel: str) -> int | None:
+        dirs, name = self._split(rel)
+        dfd = self._walk(dirs, create=False)
+        if dfd is None:
+            return None
+        try:
+            return os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mtime_ns
+        except FileNotFoundError:
+            return None
+        finally:
+            os.close(dfd)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def write(
+        self,
+        rel: str,
+        data: bytes,
+        *,
+        private: bool = False,
+        top: bool = False,
+        sync_dir: bool = True,
+    ) -> None:
+        """Atomically replace ``rel`` with ``data``: temp file, fsync, rename, directory fsync.
+
+        With ``sync_dir=False`` the caller fsyncs the directory (``sync_dir``) before relying on
+        the rename; a batch fsyncs each directory once."""
+        dirs, name = self._split(rel, top=top)
+        dfd = self._walk(dirs, create=True, private=private and not top)
+        assert dfd is not None
+        try:
+            try:
+                current = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                current = None
+            if current is not None and not stat.S_ISREG(current.st_mode):
+                kind = "a symlink" if stat.S_ISLNK(current.st_mode) else "not a regular file"
+                raise PathRefused(f"{rel!r} is {kind}; it is never replaced (rule 15)")
+            temp = f".{name[:200]}.{uuid.uuid4().hex[:12]}.tmp"
+            fd = os.open(
+                temp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+                dir_fd=dfd,
+            )
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fchmod(handle.fileno(), 0o600 if private else 0o644)
+                    os.fsync(handle.fileno())
+                os.replace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=dfd)
+                raise
+            if sync_dir:
+                os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        self._check_contained(rel, top=top)
+
+    def _check_contained(self, rel: str, *, top: bool) -> None:
+        """Rule 16: after creation the real path must still lie under the root."""
+        base = self.root if top else self.root / self.managed
+        real = os.path.realpath(base / rel)
+        if not real.startswith(str(self.root) + "/"):
+            raise PathRefused(f"{rel!r} resolved outside the runtime root (rule 16)")
+
+    def sync_dir(self, rel_dir: str) -> None:
+        """fsync a directory under the managed folder (``""``: the managed folder itself)."""
+        parts = [self.managed, *(rel_dir.split("/") if rel_dir else [])]
+        dfd = self._walk(parts, create=False)
+        if dfd is not None:
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+
+    def unlink(self, rel: str, *, sync_dir: bool = True) -> bool:
+        """Remove a regular file (never a symlink or through one); ``False`` if absent."""
+        dirs, name = self._split(rel)
+        dfd = self._walk(dirs, create=False)
+        if dfd is None:
+            return False
+        try:
+            try:
+                current = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if not stat.S_ISREG(current.st_mode):
+                raise PathRefused(f"{rel!r} is not a regular file; it is never deleted (rule 17)")
+            os.unlink(name, dir_fd=dfd)
+            if sync_dir:
+                os.fsync(dfd)
+            return True
+        finally:
+            os.close(dfd)
+
+    # -- the writer lock -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, *, timeout: float = 30.0, poll: float = 0.02) -> Iterator[None]:
+        """One writer per root (rule D3.11): an flock on ``<managed>/.lock``, opened without
+        following symlinks. The kernel releases it when the holder dies."""
+        dfd = self._walk([self.managed], create=True)
+        assert dfd is not None
+        try:
+            try:
+                fd = os.open(
+                    ".lock",
+                    os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                    0o600,
+                    dir_fd=dfd,
+                )
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise PathRefused(f"{self.managed}/.lock is a symlink (rule 17)") from None
+                raise
+        finally:
+            os.close(dfd)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise RootBusy(
+                            f"{self.managed_path}: another writer held the lock for "
+                            f"{timeout:.0f} s; try again"
+                        ) from None
+                    time.sleep(poll)
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+                os.write(fd, json.dumps({"pid": os.getpid()}).encode())
+            yield
+        finally:
+            os.close(fd)

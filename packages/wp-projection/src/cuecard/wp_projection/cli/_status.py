@@ -1,0 +1,51 @@
+"""``cuecard wp status``: what is projected, from where, what waits, what was preserved."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._output import emit_json
+from cuecard.wp_projection.cli._common import add_root
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "status",
+        help="what is projected, from which site and sequence, what waits, what was preserved",
+        description=(
+            "--json prints keys: root, managed, sites (last sequence, reconcile needed), "
+            "projected, queue (waiting, applied), preserved, refused, wired."
+        ),
+    )
+    add_root(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuecard.wp_projection._status import status_report
+    from cuecard.wp_projection.cli._common import root_of
+
+    report = status_report(root_of(args))
+    if args.json:
+        emit_json(report)
+        return 0
+    print(f"projection under {report['root']}/{report['managed']}")
+    for site, state in report["sites"].items():
+        need = (
+            f"; reconcile needed ({state['reconcile_reason']})" if state["reconcile_needed"] else ""
+        )
+        print(f"site {site} ({state['home_url']}): last seq {state['last_seq']}{need}")
+    print(f"projected files: {len(report['projected'])}")
+    for item in report["projected"]:
+        print(f"  {item['path']} (seq {item['seq']}, {item['source']})")
+    queue = report["queue"]
+    print(f"queue: {queue['waiting']} waiting, {queue['applied']} applied")
+    for path, item in report["preserved"].items():
+        beside = f"; incoming in {item['incoming']}" if item["incoming"] else ""
+        print(f"preserved: {path}: {item['reason']}{beside}")
+    for item in report["refused"]:
+        print(f"refused: {item['path']}: {item['reason']}")
+    if report["wired"]:
+        print("wired: " + ", ".join(report["wired"]))
+    return 0

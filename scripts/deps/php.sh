@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# PHP for the WordPress bridge tests (tests/wp_projection): Debian's php-cli.
+set -euo pipefail
+# shellcheck source=scripts/deps/_apt.sh
+source "$(dirname "$0")/_apt.sh"
+apt_install php-cli

@@ -1,0 +1,132 @@
+"""The path-safety table of reference/dmc.md §D4, one row per rule, plus the record mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuecard.wp_projection import PathRefused, normalise_relative, record_path, site_key
+
+ACCEPTED = [
+    # Data Machine Code's own smoke-test rows (§1.4)
+    ("MEMORY.md", "MEMORY.md"),
+    ("contexts//code.md", "contexts/code.md"),
+    ("./AGENTS.md", "AGENTS.md"),
+    # derived rows
+    (".//a", "a"),
+    ("././a", "a"),
+    (" \tMEMORY.md\n\r\x0b", "MEMORY.md"),
+    ("daily/2026/04/17.md", "daily/2026/04/17.md"),
+    ("a\\b.md", "a/b.md"),
+    ("USER_MEMORY.md", "USER_MEMORY.md"),
+    ("x-y_z.1.md", "x-y_z.1.md"),
+]
+
+REFUSED = [
+    ("MEMORY.md\x00", "NUL byte (rule 1)"),
+    ("\x00", "NUL byte (rule 1)"),
+    ("", "is empty (rule 4)"),
+    ("   ", "is empty (rule 4)"),
+    ("/etc/passwd", "is absolute (rule 4)"),
+    ("\\tmp\\x", "is absolute (rule 4)"),
+    ("\\\\server\\share", "is absolute (rule 4)"),
+    ("./", "empty after removing './' (rule 6)"),
+    (".", "'..' segment '.' (rule 7)"),
+    ("../MEMORY.md", "segment '..' (rule 7)"),
+    ("contexts/../MEMORY.md", "segment '..' (rule 7)"),
+    ("a\\..\\b", "segment '..' (rule 7)"),
+    ("x/..", "segment '..' (rule 7)"),
+    ("a/./b", "segment '.' (rule 7)"),
+    ("a/", "segment '' (rule 7)"),
+    ("C:\\x", "drive letter (rule 8)"),
+    ("C:/x", "drive letter (rule 8)"),
+    ("C:x", "drive letter (rule 8)"),
+    ("a:b", "':' in segment 'a:b' (rule 8)"),
+    ("MEMORY.md:stream", "':' in segment (rule 8)"),
+    ("a\x01b", "control character (rule 9)"),
+    ("a\x7fb", "control character (rule 9)"),
+    ("a\nb", "control character (rule 9)"),
+    ("~/x", "outside [A-Za-z0-9._-] (rule 10)"),
+    ("%2e%2e/x", "outside [A-Za-z0-9._-] (rule 10)"),
+    ("a b.md", "outside [A-Za-z0-9._-] (rule 10)"),
+    ("mémoire.md", "outside [A-Za-z0-9._-] (rule 10)"),
+    ("...", "ends in '.' or a space (rule 10)"),
+    ("a/.../b", "ends in '.' or a space (rule 10)"),
+    ("notes.", "ends in '.' or a space (rule 10)"),
+    ("CON.md", "Windows device name (rule 10)"),
+    ("con", "Windows device name (rule 10)"),
+    ("lpt9.txt", "Windows device name (rule 10)"),
+    ("dir/Com1", "Windows device name (rule 10)"),
+    ("Aux.tar.gz", "Windows device name (rule 10)"),
+    ("a" * 256, "longer than 255 bytes (rule 10)"),
+    ("/".join(["abcdefgh"] * 120), "longer than 1024 bytes (rule 10)"),
+    (".env", "sensitive or guard file name (rule 19)"),
+    ("deploy/id_rsa", "sensitive or guard file name (rule 19)"),
+    ("server.PEM", "sensitive or guard file name (rule 19)"),
+    ("index.php", "sensitive or guard file name (rule 19)"),
+    ("credentials.json", "sensitive or guard file name (rule 19)"),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), ACCEPTED, ids=[repr(r) for r, _ in ACCEPTED])
+def test_accepted_paths_normalise(raw: str, expected: str) -> None:
+    assert normalise_relative(raw) == expected
+
+
+@pytest.mark.parametrize(("raw", "rule"), REFUSED, ids=[repr(r)[:40] for r, _ in REFUSED])
+def test_refused_paths_name_the_rule(raw: str, rule: str) -> None:
+    with pytest.raises(PathRefused) as caught:
+        normalise_relative(raw)
+    message = str(caught.value)
+    assert rule.split(" (")[0].split("'")[0] in message
+    assert "(rule " + rule.rsplit("(rule ", 1)[1] in message
+
+
+def test_nfc_normalisation_happens_before_the_alphabet_check() -> None:
+    # A decomposed accent is still outside the alphabet once composed: refused either way.
+    with pytest.raises(PathRefused, match="rule 10"):
+        normalise_relative("cafe\u0301.md")
+
+
+LAYOUT = [
+    ("shared", 0, 0, None, "SITE.md", "s/shared/SITE.md"),
+    ("network", 0, 0, None, "NETWORK.md", "s/network/NETWORK.md"),
+    ("agent", 1, 0, "admin", "MEMORY.md", "s/agents/admin/MEMORY.md"),
+    ("agent", 1, 1, "admin", "MEMORY.md", "s/agents/admin/MEMORY.md"),
+    ("agent", 1, 7, None, "SOUL.md", "s/agents/agent-7/SOUL.md"),
+    ("agent", 1, 0, "admin", "daily/2026/04/17.md", "s/agents/admin/daily/2026/04/17.md"),
+    ("user", 3, 0, "admin", "USER.md", "s/users/3/USER.md"),
+    ("principal", 3, 1, "admin", "USER_MEMORY.md", "s/agents/admin/users/3/USER_MEMORY.md"),
+]
+
+
+@pytest.mark.parametrize(("layer", "user", "agent", "slug", "name", "path"), LAYOUT)
+def test_records_map_to_the_d5_layout(layer, user, agent, slug, name, path) -> None:
+    assert record_path("s", layer, user, agent, slug, name) == path
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("bogus", 1, 0, "a", "x.md"), "scope.layer 'bogus' must be one of"),
+        (("agent", -1, 0, "a", "x.md"), "scope.user_id -1 must be a non-negative integer"),
+        (("agent", 1, True, "a", "x.md"), "scope.agent_id True must be a non-negative integer"),
+        (("agent", 1, 0, "Bad_Slug", "x.md"), "scope.agent_slug 'Bad_Slug' must match"),
+        (("agent", 1, 0, "../x", "x.md"), "scope.agent_slug '../x' must match"),
+        (("agent", 1, 0, None, "x.md"), "agent_slug is missing and scope.agent_id is 0"),
+        (("principal", 0, 1, "a", "x.md"), "user_id must be positive for the principal layer"),
+        (("agent", 1, 0, "a", "users/2/USER_MEMORY.md"), "may not start with 'users/'"),
+        (("agent", 1, 0, "a", "../../etc/passwd"), "scope.filename: path"),
+    ],
+)
+def test_identity_fields_are_checked(args, message) -> None:
+    with pytest.raises(PathRefused, match=message.replace("(", r"\(").replace(".", r"\.")):
+        record_path("s", *args)
+
+
+def test_the_workspace_id_is_never_used_raw() -> None:
+    key = site_key("http://127.0.0.1:8089/")
+    assert key == site_key("http://127.0.0.1:8089")
+    assert key.startswith("site-") and ":" not in key and "/" not in key
+    assert site_key("https://a.example", {"https://a.example": "prod"}) == "prod"
+    with pytest.raises(PathRefused, match="site alias"):
+        site_key("https://a.example", {"https://a.example": "../up"})

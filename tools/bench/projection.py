@@ -1,0 +1,161 @@
+"""Benchmark: signed events posted over loopback HTTP through `cuecard wp serve`, applied to disk.
+
+Starts the real receiver (`cuecard wp serve`, a separate process), posts N signed
+`memory.updated` events concurrently, then polls the signed `GET /status` until the worker has
+applied all of them. Every projected file is fsync'd (and its directory) before the worker marks
+its event applied, so the figure counts only durable files. Budget (ARCHITECTURE.md §10):
+>= 500 events/s for 1,000 events.
+
+Usage: python tools/bench/projection.py [--events 1000] [--concurrency 32] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+from cuecard.wp_projection import signed_headers
+
+SECRET = "bench-secret-0123456789abcdef"
+HOME = "https://bench.example"
+BUDGET = 500.0
+
+
+def _envelope(i: int) -> bytes:
+    day = i % 28 + 1
+    month = i // 28 % 12 + 1
+    year = 2000 + i // 336
+    filename = f"daily/{year}/{month:02d}/{day:02d}.md"
+    content = f"# {filename}\n\n- event {i}: " + "x" * 400 + "\n"
+    raw = content.encode()
+    env = {
+        "schema": "dm-memory-projection/v1",
+        "event_id": str(uuid.uuid4()),
+        "seq": i + 1,
+        "emitted_at": "2026-11-30T08:00:00Z",
+        "site": {"home_url": HOME, "blog_id": 1},
+        "type": "memory.updated",
+        "scope": {
+            "layer": "agent",
+            "workspace_type": "site",
+            "workspace_id": HOME,
+            "user_id": 1,
+            "agent_id": 1,
+            "agent_slug": "bench",
+            "filename": filename,
+            "key": f"agent:site:{HOME}:1:1:{filename}",
+        },
+        "content": content,
+        "content_encoding": "utf-8",
+        "hash": hashlib.sha1(raw).hexdigest(),
+        "bytes": len(raw),
+        "metadata": {},
+    }
+    return json.dumps(env).encode()
+
+
+def _headers(body: bytes) -> dict[str, str]:
+    headers = signed_headers(SECRET.encode(), int(time.time()), body)
+    headers["Content-Type"] = "application/json"
+    return headers
+
+
+async def _post_all(url: str, bodies: list[bytes], concurrency: int) -> list[float]:
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+        pending = iter(bodies)
+
+        async def worker() -> None:
+            for body in pending:
+                start = time.perf_counter()
+                response = await client.post(url + "/events", content=body, headers=_headers(body))
+                if response.status_code != 202:
+                    raise RuntimeError(f"event refused: {response.status_code} {response.text}")
+                latencies.append(time.perf_counter() - start)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return latencies
+
+
+def run(events: int, concurrency: int) -> dict[str, object]:
+    cuecard = Path(sys.executable).parent / "cuecard"
+    with tempfile.TemporaryDirectory(prefix="cuecard-bench-") as tmp:
+        root = Path(tmp) / "runtime"
+        root.mkdir()
+        env = {**os.environ, "CUECARD_WP_SECRET": SECRET}
+        proc = subprocess.Popen(
+            [str(cuecard), "wp", "serve", "--root", str(root), "--port", "0"],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            match = re.search(r"listening on (http://\S+)", line)
+            if not match:
+                raise RuntimeError(f"receiver did not start: {line}{proc.stderr.read()}")
+            url = match.group(1)
+            bodies = [_envelope(i) for i in range(events)]
+            with httpx.Client(timeout=30) as client:
+                while client.get(url + "/status", headers=_headers(b"")).status_code != 200:
+                    time.sleep(0.05)
+                start = time.perf_counter()
+                latencies = asyncio.run(_post_all(url, bodies, concurrency))
+                acked = time.perf_counter() - start
+                while True:
+                    report = client.get(url + "/status", headers=_headers(b"")).json()
+                    if report["queue"]["applied"] >= events and report["queue"]["waiting"] == 0:
+                        break
+                    time.sleep(0.02)
+                elapsed = time.perf_counter() - start
+            written = sum(1 for p in (root / ".dm-memory").rglob("*.md") if p.is_file())
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    rate = events / elapsed
+    return {
+        "events": events,
+        "concurrency": concurrency,
+        "files_written": written,
+        "seconds": round(elapsed, 3),
+        "events_per_s": round(rate, 1),
+        "acked_per_s": round(events / acked, 1),
+        "ack_latency_ms_p50": round(statistics.median(latencies) * 1000, 2),
+        "ack_latency_ms_p95": round(sorted(latencies)[int(len(latencies) * 0.95)] * 1000, 2),
+        "budget_events_per_s": BUDGET,
+        "within_budget": rate >= BUDGET,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    result = run(args.events, args.concurrency)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0 if result["within_budget"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
