@@ -1,0 +1,158 @@
+"""The real ``cuecard-hook`` command, as a subprocess, against a real git repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.hooks.conftest import HOOK, run_hook
+
+TRAP = "charge() is not idempotent"
+
+
+def edit(root: Path, session: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": str(root / "src/billing/charge.py"),
+            "old_string": "order.total",
+            "new_string": "order.amount",
+        },
+        **extra,
+    }
+
+
+def context(result: subprocess.CompletedProcess[bytes]) -> str:
+    assert result.returncode == 0 and result.stderr == b""
+    if not result.stdout:
+        return ""
+    answer = json.loads(result.stdout)
+    return str(answer["hookSpecificOutput"]["additionalContext"])
+
+
+def test_once_per_epoch_and_again_after_a_compaction(fresh_repo: Path) -> None:
+    first = context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo))
+    assert TRAP in first and first.count("(memory ") == 1
+    assert context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo)) == ""
+    resumed = {"session_id": "s1", "cwd": str(fresh_repo), "source": "resume"}
+    line = run_hook("claude", "SessionStart", resumed, cwd=fresh_repo)
+    assert json.loads(line.stdout)["systemMessage"].startswith("cuecard: 13 live memories")
+    assert context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo)) == ""
+    compact = {"session_id": "s1", "cwd": str(fresh_repo), "source": "compact"}
+    assert run_hook("claude", "SessionStart", compact, cwd=fresh_repo).stdout == b""
+    again = context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo))
+    assert TRAP in again
+    # another session has its own ledger
+    assert TRAP in context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s2"), cwd=fresh_repo))
+
+
+def test_eight_parallel_hooks_deliver_once(fresh_repo: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
+    data = json.dumps(edit(fresh_repo, "parallel")).encode()
+    procs = [
+        subprocess.Popen(
+            [HOOK, "claude", "PreToolUse"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=fresh_repo,
+            env=env,
+        )
+        for _ in range(8)
+    ]
+    outs = [p.communicate(data, timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert all(err == b"" for _, err in outs)
+    delivered = [out for out, _ in outs if out]
+    assert len(delivered) == 1
+    assert TRAP in json.loads(delivered[0])["hookSpecificOutput"]["additionalContext"]
+
+
+def test_what_does_not_fit_arrives_at_the_next_event(fresh_repo: Path) -> None:
+    read = {
+        "session_id": "big",
+        "cwd": str(fresh_repo),
+        "tool_name": "Read",
+        "tool_input": {"file_path": "big/file.txt"},
+    }
+    first = run_hook("claude", "PreToolUse", read, cwd=fresh_repo)
+    assert len(first.stdout.decode()) <= 10_000
+    text = context(first)
+    assert text.count("## procedure: Big procedure") == 2
+    assert "Held back for lack of room" in text and '"Big procedure 3"' in text
+    second = context(run_hook("claude", "PreToolUse", read, cwd=fresh_repo))
+    assert second.count("## procedure: Big procedure") == 1 and "Big procedure 3" in second
+    assert context(run_hook("claude", "PreToolUse", read, cwd=fresh_repo)) == ""
+
+
+def test_silent_when_the_store_is_broken(fresh_repo: Path) -> None:
+    (fresh_repo / ".cuecard" / "config.json").write_text("{not json", encoding="utf-8")
+    shutil.rmtree(fresh_repo / ".cuecard" / "local")
+    result = run_hook("claude", "PreToolUse", edit(fresh_repo, "s"), cwd=fresh_repo)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_silent_on_bad_arguments(tmp_path: Path) -> None:
+    for args in ([], ["claude"], ["nobody", "PreToolUse"], ["claude", "PreToolUse", "x"]):
+        result = subprocess.run([HOOK, *args], input=b"{}", capture_output=True, cwd=tmp_path)
+        assert (result.returncode, result.stdout) == (0, b"")
+
+
+def test_an_inbox_proposal_is_ingested_by_the_write(fresh_repo: Path) -> None:
+    proposal = {
+        "topic": "billing/charge-tests",
+        "kind": "procedure",
+        "title": "The charge tests assert the idempotency key on every retry",
+        "body": "tests fail unless every retry of provider.charge passes the order's key.",
+        "not_derivable": "The failure message does not say why.",
+        "triggers": [{"on": ["edit"], "paths": ["src/billing/charge.py"]}],
+        "evidence": [{"kind": "file", "ref": "src/billing/charge.py"}],
+    }
+    target = fresh_repo / ".cuecard" / "inbox" / "charge-tests.json"
+    target.write_text(json.dumps(proposal), encoding="utf-8")
+    payload = {
+        "session_id": "ingest",
+        "cwd": str(fresh_repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(target), "content": json.dumps(proposal)},
+        "tool_response": {"type": "create", "filePath": str(target)},
+    }
+    result = run_hook("claude", "PostToolUse", payload, cwd=fresh_repo)
+    answer = json.loads(result.stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    message = answer["hookSpecificOutput"]["additionalContext"]
+    found = re.search(r"memory ([0-9a-f]{8}) \(\.cuecard/memories/([0-9a-f-]{36})\.json\)", message)
+    assert found, message
+    assert (fresh_repo / ".cuecard" / "memories" / f"{found.group(2)}.json").is_file()
+
+
+HEAVY = ("pydantic", "re2", "pathspec", "httpx", "numpy", "importlib.metadata")
+PROBE = f"""
+import sys
+from cuecard.hooks._hook import main
+main(["claude", "PreToolUse"])
+print("|" + ",".join(m for m in {HEAVY!r} if m in sys.modules))
+"""
+
+
+def test_the_hot_path_imports_nothing_heavy(fresh_repo: Path) -> None:
+    code = PROBE
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(edit(fresh_repo, "probe")).encode(),
+        capture_output=True,
+        cwd=fresh_repo,
+    )
+    out = result.stdout.decode()
+    assert TRAP in out, result.stderr.decode()
+    assert out.rstrip().endswith("|")

@@ -1,0 +1,199 @@
+"""Installers: merged, idempotent, backed up, quoted; uninstall leaves the rest alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuecard.hooks._install import SKILLS, install, merge_hooks, quote_path, uninstall
+from tests.conftest import run_cli
+from tests.hooks.conftest import HOOK, build_repo
+
+FOREIGN = {
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+        ],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+}
+
+
+def settings(path: Path) -> dict[str, object]:
+    return json.loads(path.read_text())
+
+
+def commands(config: dict[str, object]) -> list[str]:
+    hooks = config.get("hooks", {})
+    assert isinstance(hooks, dict)
+    return [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
+
+
+def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> None:
+    target = tmp_path / ".claude" / "settings.json"
+    target.parent.mkdir()
+    target.write_text(json.dumps(FOREIGN))
+    report = install(
+        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
+    )
+    merged = settings(target)
+    assert merged["permissions"] == FOREIGN["permissions"]
+    assert "./guard.sh" in commands(merged) and "notify-send hi" in commands(merged)
+    ours = [c for c in commands(merged) if "cuecard-hook" in c]
+    assert sorted(ours) == sorted(
+        f"/opt/cc/cuecard-hook claude {e}"
+        for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+                  "PostToolUseFailure", "Stop")
+    )  # fmt: skip
+    assert merged["hooks"]["PreToolUse"][1]["matcher"] == "*"  # type: ignore[index]
+    assert json.loads((tmp_path / ".claude/settings.json.cuecard.bak").read_text()) == FOREIGN
+    assert str(target) in report.written
+    for name in SKILLS:
+        assert (
+            (tmp_path / ".claude/skills" / name / "SKILL.md")
+            .read_text()
+            .startswith(f"---\nname: {name}\n")
+        )
+    again = install(
+        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
+    )
+    assert again.written == [] and again.backups == [] and len(again.unchanged) == 3
+    assert settings(target) == merged
+    # a new hook path replaces cuecard's own hooks instead of adding a second set
+    install("claude", project=tmp_path, home=tmp_path / "home", hook_path="/new/cuecard-hook")
+    assert len([c for c in commands(settings(target)) if "cuecard-hook" in c]) == 6
+    removed = uninstall("claude", project=tmp_path, home=tmp_path / "home")
+    assert settings(target) == FOREIGN
+    assert not (tmp_path / ".claude/skills/cuecard-save").exists()
+    assert len(removed.removed) == 2
+
+
+def test_user_scope_writes_in_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install("claude", project=tmp_path / "p", user=True, home=home, hook_path="/x/cuecard-hook")
+    assert (home / ".claude/settings.json").is_file()
+    assert not (tmp_path / "p").exists()
+    install("opencode", project=tmp_path / "p", user=True, home=home, hook_path="/x/cuecard-hook")
+    assert (home / ".config/opencode/plugins/cuecard.js").is_file()
+
+
+@pytest.mark.parametrize(
+    ("path", "quoted"),
+    [
+        ("/usr/bin/cuecard-hook", "/usr/bin/cuecard-hook"),
+        ("/home/me/My Tools/cuecard-hook", "'/home/me/My Tools/cuecard-hook'"),
+        ("/home/o'neil/cuecard-hook", "'/home/o'\"'\"'neil/cuecard-hook'"),
+        (
+            "C:\\Program Files\\cuecard\\cuecard-hook.exe",
+            '"C:\\Program Files\\cuecard\\cuecard-hook.exe"',
+        ),
+        (
+            "C:/Users/me/venv/Scripts/cuecard-hook.exe",
+            '"C:/Users/me/venv/Scripts/cuecard-hook.exe"',
+        ),
+    ],
+)
+def test_paths_are_quoted(path: str, quoted: str) -> None:
+    assert quote_path(path) == quoted
+    assert merge_hooks({}, "codex", path)["hooks"]["Stop"][0]["hooks"][0]["command"] == (
+        f"{quoted} codex Stop"
+    )
+
+
+def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> None:
+    repo = build_repo(tmp_path / "my repo")
+    tools = tmp_path / "My Tools"
+    tools.mkdir()
+    os.symlink(HOOK, tools / "cuecard-hook")
+    install("claude", project=repo, home=tmp_path / "home", hook_path=str(tools / "cuecard-hook"))
+    config = settings(repo / ".claude/settings.json")
+    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
+    payload = {
+        "session_id": "spaces",
+        "cwd": str(repo),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "src/billing/charge.py", "old_string": "a", "new_string": "b"},
+    }
+    env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
+    result = subprocess.run(
+        ["bash", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+        cwd=repo, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "charge() is not idempotent" in result.stdout
+
+
+def test_codex_grok_and_opencode(tmp_path: Path) -> None:
+    hook = "/opt/cuecard hook/cuecard-hook"
+    codex = install("codex", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    hooks = settings(tmp_path / ".codex/hooks.json")["hooks"]
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}  # type: ignore[arg-type]
+    assert any("hooks = true" in note for note in codex.notes)
+    install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    grok = settings(tmp_path / ".grok/hooks/cuecard.json")
+    assert commands(grok)[0] == "'/opt/cuecard hook/cuecard-hook' grok SessionStart"
+    install("opencode", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    plugin = (tmp_path / ".opencode/plugins/cuecard.js").read_text()
+    assert 'const CUECARD_HOOK = "/opt/cuecard hook/cuecard-hook";' in plugin
+    assert (tmp_path / ".opencode/skills/cuecard-review/SKILL.md").is_file()
+    for harness in ("codex", "grok", "opencode"):
+        uninstall(harness, project=tmp_path, home=tmp_path / "h")
+    assert settings(tmp_path / ".codex/hooks.json") == {}
+    assert not (tmp_path / ".grok/hooks/cuecard.json").exists()
+    assert not (tmp_path / ".opencode/plugins/cuecard.js").exists()
+
+
+def test_claude_plugin_layout(tmp_path: Path) -> None:
+    plugin = tmp_path / "cuecard-plugin"
+    install(
+        "claude", project=tmp_path, home=tmp_path / "h", hook_path="/x/cuecard-hook", plugin=plugin
+    )
+    manifest = settings(plugin / ".claude-plugin/plugin.json")
+    assert manifest["name"] == "cuecard"
+    assert "Stop" in settings(plugin / "hooks/hooks.json")["hooks"]  # type: ignore[operator]
+    assert (plugin / "skills/cuecard-save/SKILL.md").is_file()
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_a_broken_settings_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    target = tmp_path / ".claude" / "settings.json"
+    target.parent.mkdir()
+    target.write_text("{broken")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    result = run_cli("install", "claude", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "settings.json: not readable as JSON" in result.stderr
+    assert target.read_text() == "{broken"
+
+
+def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    result = run_cli("install", "claude", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) == {
+        "harness",
+        "scope",
+        "written",
+        "unchanged",
+        "removed",
+        "backups",
+        "notes",
+    }
+    assert (tmp_path / ".cuecard/config.json").is_file()
+    assert report["notes"][0].startswith("initialised cuecard in")
+    hook_cmd = commands(settings(tmp_path / ".claude/settings.json"))[0]
+    assert hook_cmd.endswith(" claude SessionStart") and "cuecard-hook" in hook_cmd
+    again = json.loads(run_cli("install", "claude", "--json", cwd=tmp_path).stdout)
+    assert again["written"] == []
+    result = run_cli("uninstall", "claude", cwd=tmp_path)
+    assert (
+        result.returncode == 0 and "cuecard uninstall for claude (project): done" in result.stdout
+    )
+    usage = run_cli("install", "cursor", cwd=tmp_path)
+    assert usage.returncode == 2
