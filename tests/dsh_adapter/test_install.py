@@ -19,7 +19,16 @@ def test_install_records_the_interpreter_and_packs_both_plugins(isolated: Home) 
     done = dsh("install", "--no-add", "--out", str(out), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"python", "record", "tarballs", "profile", "added", "command"}
+    assert set(report) == {
+        "python",
+        "record",
+        "tarballs",
+        "profile",
+        "added",
+        "command",
+        "hooks",
+        "patch",
+    }
     record = json.loads((isolated.config / "cuecard" / "dsh.json").read_text())
     assert Path(record["python"]).is_absolute()
     assert report["added"] is False

@@ -18,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "to a DSH profile with `dsh plugin --profile PROFILE add`. With --no-add it only "
             "records and packs, and prints the command to run."
         ),
-        epilog="--json prints keys: python, record, tarballs, profile, added, command.",
+        epilog="--json prints keys: python, record, tarballs, profile, added, command, hooks, "
+        "patch.",
     )
     parser.add_argument(
         "--plugin",
@@ -38,17 +39,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="where to write the tarballs (default: the cuecard config folder)",
     )
     parser.add_argument("--no-add", action="store_true", help="record and pack only")
+    parser.add_argument(
+        "--hooks",
+        action="store_true",
+        help=(
+            "also deliver project memories through DSH's Claude Code hook bridge: adds "
+            "@deepseek-ai/dsh-hooks-claude-code, writes a hooks.json running cuecard-hook and "
+            "mounts it in the profile's cordis.patch.yml"
+        ),
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
     import os
     import shutil
     import subprocess
     from pathlib import Path
 
+    from cuecard.core._fsio import atomic_write
     from cuecard.dsh_adapter._errors import DshAdapterError
+    from cuecard.dsh_adapter._hookbridge import (
+        BRIDGE_PACKAGES,
+        hooks_config,
+        patch_rows,
+        put_patch_rows,
+    )
     from cuecard.dsh_adapter._install import record_interpreter
     from cuecard.dsh_adapter._paths import config_dir
     from cuecard.dsh_adapter._plugins import PLUGINS, pack
@@ -57,7 +75,20 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else config_dir() / "dsh-plugins"
     tarballs = [pack(PLUGINS[p], out).absolute() for p in (args.plugin or list(PLUGINS))]
     dsh = args.dsh or shutil.which("dsh")
-    command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *map(str, tarballs)]
+    specs = [*map(str, tarballs), *(BRIDGE_PACKAGES if args.hooks else ())]
+    command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *specs]
+    dsh_home = Path(args.dsh_home or os.environ.get("DSH_HOME") or Path.home() / ".dsh").absolute()
+    hooks_file = patch_file = None
+    if args.hooks:
+        hook = Path(sys.executable).parent / "cuecard-hook"
+        if not hook.is_file():
+            raise DshAdapterError(
+                f"--hooks needs cuecard-hook beside {sys.executable}: install cuecard-hooks"
+            )
+        hooks_file = config_dir() / "dsh-hooks.json"
+        atomic_write(
+            hooks_file, json.dumps(hooks_config(Path(sys.executable), hook), indent=2) + "\n"
+        )
     added = False
     if not args.no_add:
         if dsh is None:
@@ -72,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
             tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
             raise DshAdapterError(f"`dsh plugin add` failed (exit {done.returncode}): {tail}")
         added = True
+    if hooks_file is not None and (dsh_home / "profiles" / args.profile).is_dir():
+        patch_file = dsh_home / "profiles" / args.profile / "cordis.patch.yml"
+        old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
+        atomic_write(patch_file, put_patch_rows(old, patch_rows(hooks_file)))
     report = {
         "python": sys.executable,
         "record": str(record),
@@ -79,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         "profile": args.profile,
         "added": added,
         "command": command,
+        "hooks": None if hooks_file is None else str(hooks_file),
+        "patch": None if patch_file is None else str(patch_file),
     }
     if args.json:
         from cuecard.core.cli._output import emit_json
@@ -87,4 +124,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"recorded {sys.executable} as the plugins' default python ({record})")
         print("added to DSH profile " + args.profile if added else "to add: " + " ".join(command))
+        if patch_file is not None:
+            print(f"mounted the Claude Code hook bridge on {hooks_file} in {patch_file}")
     return 0

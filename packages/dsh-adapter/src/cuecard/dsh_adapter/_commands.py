@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, str] = {
     "recall": "cuecard.dsh_adapter._cmd_recall",
     "install": "cuecard.dsh_adapter._cmd_install",
     "deploy": "cuecard.dsh_adapter._cmd_deploy",
+    "hook": "cuecard.dsh_adapter._cmd_hook",
 }
 DESCRIPTION = (
     "The DeepSeek Harness adapter: the Python side of the cuecard-dsh-memory and "

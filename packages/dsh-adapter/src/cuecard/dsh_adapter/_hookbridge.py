@@ -1,0 +1,128 @@
+"""Project memories inside DSH: its Claude Code hook bridge (``@deepseek-ai/dsh-hooks-claude-code``)
+runs ``cuecard-hook`` at UserPromptSubmit, PreToolUse, PostToolUse, SessionStart and Stop.
+
+DSH names its tools in lower case (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``),
+which ``cuecard-hook claude`` reads as they are; ``str_replace_editor`` takes its kind from its
+``command`` and is translated here (``translate``) by ``python -m cuecard.dsh_adapter hook``.
+The bridge's matchers are case-sensitive unanchored regexes, so they are written anchored.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cuecard.dsh_adapter._errors import DshAdapterError
+
+__all__ = [
+    "BRIDGE_PACKAGES",
+    "PATCH_BEGIN",
+    "PATCH_END",
+    "hooks_config",
+    "patch_rows",
+    "put_patch_rows",
+    "translate",
+]
+
+BRIDGE_PACKAGES = (
+    "@deepseek-ai/dsh-hooks-claude-code@0.0.1-rc.5",
+    "@deepseek-ai/dsh-hook-protocol@0.0.1-rc.1",
+)
+PLAIN_TOOLS = "^(read|write|edit|bash|grep|glob)$"
+EDITOR_TOOL = "^str_replace_editor$"
+PATCH_BEGIN = (
+    "# cuecard:begin (written by `cuecard dsh install --hooks`; edits inside are replaced)"
+)
+PATCH_END = "# cuecard:end"
+TIMEOUT_S = 30
+_EDITOR = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit"}
+
+
+def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` with a ``str_replace_editor`` call turned into read, write or edit."""
+    out = dict(payload)
+    if out.get("tool_name") != "str_replace_editor":
+        return out
+    args = out.get("tool_input")
+    args = args if isinstance(args, Mapping) else {}
+    tool = _EDITOR.get(str(args.get("command", "")), "read")
+    mapped: dict[str, Any] = {"file_path": args.get("path", "")}
+    if tool == "write":
+        mapped["content"] = args.get("file_text", "")
+    elif tool == "edit":
+        mapped["old_string"] = args.get("old_str", "")
+        mapped["new_string"] = args.get("new_str", args.get("file_text", ""))
+    out["tool_name"] = tool
+    out["tool_input"] = mapped
+    return out
+
+
+def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
+    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` for every event,
+    through ``python -m cuecard.dsh_adapter hook EVENT`` for ``str_replace_editor``."""
+
+    def direct(event: str) -> dict[str, Any]:
+        command = f"{shlex.quote(str(hook))} claude {event}"
+        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
+
+    def bridged(event: str) -> dict[str, Any]:
+        command = f"{shlex.quote(str(python))} -m cuecard.dsh_adapter hook {event}"
+        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
+
+    tool_events = {
+        event: [
+            {"matcher": PLAIN_TOOLS, "hooks": [direct(event)]},
+            {"matcher": EDITOR_TOOL, "hooks": [bridged(event)]},
+        ]
+        for event in ("PreToolUse", "PostToolUse")
+    }
+    return {
+        "hooks": {
+            "SessionStart": [{"hooks": [direct("SessionStart")]}],
+            "UserPromptSubmit": [{"hooks": [direct("UserPromptSubmit")]}],
+            **tool_events,
+            "Stop": [{"hooks": [direct("Stop")]}],
+        }
+    }
+
+
+def patch_rows(config_path: Path) -> str:
+    """The user-layer patch rows that mount the bridge on ``config_path`` (between markers)."""
+    return "\n".join(
+        [
+            PATCH_BEGIN,
+            "- insert:",
+            "    - id: cuecard-hooks",
+            "      name: '@deepseek-ai/dsh-hooks-claude-code'",
+            "      config:",
+            f"        configPath: {json.dumps(str(config_path))}",
+            PATCH_END,
+        ]
+    )
+
+
+def put_patch_rows(text: str, rows: str) -> str:
+    """A profile's ``cordis.patch.yml`` with cuecard's rows put in (replacing earlier ones)."""
+    if PATCH_BEGIN in text or PATCH_END in text:
+        start, stop = text.find(PATCH_BEGIN), text.find(PATCH_END)
+        if text.count(PATCH_BEGIN) != 1 or text.count(PATCH_END) != 1 or stop < start:
+            raise DshAdapterError("cordis.patch.yml: cuecard's markers are broken; fix it by hand")
+        return text[:start] + rows + text[stop + len(PATCH_END) :]
+    lines = text.splitlines()
+    content = [
+        i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not content:
+        return text.rstrip("\n") + ("\n" if text.strip() else "") + rows + "\n"
+    if [lines[i].strip() for i in content] == ["[]"]:  # the empty list DSH writes, comments kept
+        lines[content[0]] = rows
+        return "\n".join(lines) + "\n"
+    if lines[content[0]].lstrip().startswith("["):
+        raise DshAdapterError(
+            "cordis.patch.yml: a flow-style list ([...]) cannot be extended safely; "
+            "rewrite it as a block list (one `- ` row per line)"
+        )
+    return text.rstrip("\n") + "\n" + rows + "\n"

@@ -1,0 +1,118 @@
+"""Project memories in DSH through its Claude Code hook bridge: config, patch rows, the shim."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cuecard.dsh_adapter import DshAdapterError
+from cuecard.dsh_adapter._hookbridge import (
+    PATCH_BEGIN,
+    hooks_config,
+    patch_rows,
+    put_patch_rows,
+    translate,
+)
+from tests.conftest import run_cli
+from tests.dsh_adapter.helpers import dsh
+
+DSH_DEFAULT = "# Your patch layer for this dsh profile\n# comments\n[]\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "tool", "mapped"),
+    [
+        ({"command": "view", "path": "a.py"}, "read", {"file_path": "a.py"}),
+        (
+            {"command": "create", "path": "n.py", "file_text": "x"},
+            "write",
+            {"file_path": "n.py", "content": "x"},
+        ),
+        (
+            {"command": "str_replace", "path": "a.py", "old_str": "o", "new_str": "n"},
+            "edit",
+            {"file_path": "a.py", "old_string": "o", "new_string": "n"},
+        ),
+        (
+            {"command": "insert", "path": "a.py", "insert_line": 3, "new_str": "n"},
+            "edit",
+            {"file_path": "a.py", "old_string": "", "new_string": "n"},
+        ),
+    ],
+)
+def test_str_replace_editor_becomes_read_write_or_edit(
+    args: dict[str, object], tool: str, mapped: dict[str, object]
+) -> None:
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "str_replace_editor",
+        "tool_input": args,
+    }
+    out = translate(payload)
+    assert (out["tool_name"], out["tool_input"]) == (tool, mapped)
+    assert payload["tool_name"] == "str_replace_editor"  # the input is not changed
+    assert translate({"tool_name": "bash", "tool_input": {"command": "ls"}})["tool_name"] == "bash"
+
+
+def test_hooks_config_anchors_matchers_and_quotes_paths() -> None:
+    config = hooks_config(Path("/opt/my env/bin/python"), Path("/opt/my env/bin/cuecard-hook"))
+    hooks = config["hooks"]
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+    prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
+    assert prompt == {
+        "type": "command",
+        "command": "'/opt/my env/bin/cuecard-hook' claude UserPromptSubmit",
+        "timeout": 30,
+    }
+    plain, editor = hooks["PreToolUse"]
+    for name in ("read", "write", "edit", "bash", "grep", "glob"):
+        assert re.search(plain["matcher"], name) and not re.search(editor["matcher"], name)
+    assert not re.search(plain["matcher"], "Read") and not re.search(plain["matcher"], "readme")
+    assert re.search(editor["matcher"], "str_replace_editor")
+    assert editor["hooks"][0]["command"].endswith("-m cuecard.dsh_adapter hook PreToolUse")
+
+
+def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
+    rows = patch_rows(Path("/cfg/dsh-hooks.json"))
+    once = put_patch_rows(DSH_DEFAULT, rows)
+    assert "[]" not in once and once.startswith("# Your patch layer")
+    assert '        configPath: "/cfg/dsh-hooks.json"' in once
+    assert put_patch_rows(once, rows) == once
+    other = "- id: hmr\n  disabled: false\n"
+    merged = put_patch_rows(other, rows)
+    assert merged.startswith(other) and merged.count(PATCH_BEGIN) == 1
+    with pytest.raises(DshAdapterError, match="flow-style"):
+        put_patch_rows("[{id: x}]\n", rows)
+
+
+def test_the_hook_shim_delivers_an_edit_memory_for_str_replace_editor(project: Path) -> None:
+    added = run_cli(
+        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
+        "--body", "Applied migrations are immutable; add a new one.",
+        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
+        cwd=project,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    (project / "migrations").mkdir()
+    (project / "migrations" / "0001.sql").write_text("create table t (id int);\n")
+    payload = {
+        "session_id": "session-1",
+        "transcript_path": "/nowhere",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "str_replace_editor",
+        "tool_input": {
+            "command": "str_replace",
+            "path": str(project / "migrations" / "0001.sql"),
+            "old_str": "int",
+            "new_str": "bigint",
+        },
+        "tool_use_id": "call-1",
+    }
+    done = dsh("hook", "PreToolUse", stdin=json.dumps(payload), cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "Applied migrations are immutable" in done.stdout
+    assert dsh("hook", "PreToolUse", stdin="{not json", cwd=project).stdout == ""

@@ -1,0 +1,126 @@
+"""Smoke test on the real DSH host (``@deepseek-ai/dsh`` 0.1.0-rc.8, headless, offline, Node 22).
+
+``scripts/deps/dsh-node.sh`` installs the host with pnpm into packages/dsh-adapter/js/.dsh-host.
+``cuecard dsh install --hooks`` adds both plugins and the Claude Code hook bridge to a temp
+DSH_HOME; one headless turn then runs until the host stops for want of a model. The durable
+session log (zstd JSONL, read with Node 22's zlib) shows what the model would have received.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+
+HOST = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter" / "js" / ".dsh-host"
+NODE22 = HOST / "node22" / "bin"
+DSH = HOST / "host" / "node_modules" / ".bin" / "dsh"
+DECODE = (
+    "const z=require('zlib'),fs=require('fs');const b=fs.readFileSync(process.argv[1]);"
+    "const m=Buffer.from([0x28,0xb5,0x2f,0xfd]);const at=[];let i=0;"
+    "while((i=b.indexOf(m,i))!==-1){at.push(i);i+=4}"
+    "let out='';for(let k=0;k<at.length;k++){try{out+=z.zstdDecompressSync("
+    "b.subarray(at[k],at[k+1]??b.length)).toString()}catch(e){}}process.stdout.write(out)"
+)
+
+
+def session_events(dsh_home: Path) -> list[dict[str, Any]]:
+    [log] = (dsh_home / "sessions").glob("*/session-*/session.jsonl.zstd")
+    done = subprocess.run(
+        [str(NODE22 / "node"), "-e", DECODE, str(log)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def text_of(event: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in event["data"].get("content", []))
+
+
+@pytest.mark.slow
+def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) -> None:
+    if os.environ.get("CUECARD_SKIP_DSH_HOST") == "1":
+        pytest.skip("CUECARD_SKIP_DSH_HOST=1: the DSH host was not installed")
+    assert DSH.is_file() and (NODE22 / "node").is_file(), (
+        "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
+    )
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join(
+            [str(NODE22), str(HOST / "pnpm" / "node_modules" / ".bin"), os.environ.get("PATH", "")]
+        ),
+        "DSH_HOME": str(tmp_path / "dsh-home"),
+        "DSH_TELEMETRY_DISABLED": "1",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "CUECARD_VAULT": str(tmp_path / "vault"),
+    }
+    env.pop("DEEPSEEK_API_KEY", None)
+    for var in ("CUECARD_PROJECT_DIR",):
+        env.pop(var, None)
+
+    def cuecard(*args: str, cwd: Path = tmp_path, stdin: str | None = None) -> str:
+        done = run_cli(*args, cwd=cwd, stdin=stdin, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    cuecard("vault", "init")
+    cuecard("vault", "submit", "--agent", "seed", stdin="The staging server listens on port 8443\n")
+    cuecard("vault", "apply", "--auto")
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    cuecard("init", cwd=work)
+    cuecard(
+        "add", "--topic", "ops/staging", "--kind", "fact", "--title", "Staging port",
+        "--body", "Staging answers on port 8443 behind the VPN.",
+        "--not-derivable", "set in the ops repository", "--on", "prompt", "--keywords", "staging",
+        cwd=work,
+    )  # fmt: skip
+
+    install = subprocess.run(
+        [sys.executable, "-m", "cuecard.dsh_adapter", "install", "--hooks", "--profile",
+         "headless", "--dsh", str(DSH), "--json"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    report = json.loads(install.stdout)
+    assert report["added"] is True and report["patch"], report
+
+    hmr = tmp_path / "hmr-on.yml"  # rc.8 watches the user patch layer: it needs the hmr row on
+    hmr.write_text("- id: hmr\n  disabled: false\n")
+    turn = subprocess.run(
+        [str(DSH), "--profile", "headless", "--patch", str(hmr),
+         "Which port does the staging server use?"],
+        cwd=work, capture_output=True, text=True, env=env, timeout=240, check=False,
+    )  # fmt: skip
+    assert turn.returncode == 1, turn.stderr[-3000:]
+    assert "MISSING_CREDENTIAL" in turn.stderr, turn.stderr[-3000:]  # stopped for want of a model
+
+    events = session_events(tmp_path / "dsh-home")
+    [header] = [e for e in events if e["type"] == "request/header"]
+    tools = {t["name"] for t in header["data"]["header"]["tools"]}
+    assert {"memory_search", "memory_show", "memory_submit", "memory_status"} <= tools
+    step1 = next(i for i, e in enumerate(events) if e["type"] == "step/start")
+    assert events[step1]["data"]["step"] == 1
+    messages = [e for e in events[step1:] if e["type"] == "user/message"]
+    by_plugin = {m["data"]["source"].get("plugin"): text_of(m) for m in messages}
+
+    recall = by_plugin["cuecard-dsh-discipline"]
+    assert recall.startswith('<memory-data source="cuecard recall"')
+    assert recall.endswith("</memory-data>") and "8443" in recall
+
+    hooked = by_plugin["hooks-claude-code"]
+    assert "Staging answers on port 8443 behind the VPN." in hooked
+    assert hooked.startswith('<memory-data source="cuecard"')
+    invoked = [e for e in events if e["type"] == "hook/invoked"]
+    assert [e["data"]["point"] for e in invoked] == ["UserPromptSubmit"]
