@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEMO_MEMORIES", "build_repository", "replay", "run_demo"]
+__all__ = ["DEMO_MEMORIES", "build_repository", "render", "replay", "run_demo"]
 
 DEMO_FILES = {
     "src/billing/charge.py": (
@@ -193,6 +193,31 @@ def _received(answer: dict[str, Any]) -> tuple[str, str]:
     return "the agent receives", str(answer.get("hookSpecificOutput", {}).get("additionalContext"))
 
 
+def render(root: str, steps: list[dict[str, Any]], delivered: int) -> str:
+    """The demo's printed story: each step, and what the agent or the person received."""
+    lines = [
+        f"cuecard demo: a throwaway git repository at {root}",
+        f"with {len(DEMO_MEMORIES)} memories; replaying a recorded Claude Code session",
+        "through the real cuecard-hook command, one process per hook call.",
+        "",
+    ]
+    for number, step in enumerate(steps, 1):
+        lines.append(f"[{number}] {step['event']}")
+        lines.append(textwrap.indent(step["description"], "    "))
+        who, text = _received(step["received"])
+        if not text:
+            lines.extend(["    → nothing for the agent", ""])
+            continue
+        lines.append(f"    → {who}:")
+        lines.extend([textwrap.indent(text, "      "), ""])
+    lines.append(f"{delivered} memory deliveries in the session, each at the action it applies to.")
+    lines.append(
+        "Next: `cuecard init` in your project, `cuecard install claude` (or codex, opencode, "
+        "grok), and `cuecard add` your first memory."
+    )
+    return "\n".join(lines) + "\n"
+
+
 def run_demo(*, keep: bool = False, as_json: bool = False) -> int:
     from cuecard.hooks._install import default_hook_path
 
@@ -212,23 +237,7 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> int:
 
             emit_json({"repository": str(root), "steps": steps, "delivered": delivered})
             return 0
-        print(f"cuecard demo: a throwaway git repository at {root}")
-        print(f"with {len(DEMO_MEMORIES)} memories; replaying a recorded Claude Code session")
-        print("through the real cuecard-hook command, one process per hook call.\n")
-        for number, step in enumerate(steps, 1):
-            print(f"[{number}] {step['event']}")
-            print(textwrap.indent(step["description"], "    "))
-            who, text = _received(step["received"])
-            if not text:
-                print("    → nothing for the agent\n")
-                continue
-            print(f"    → {who}:")
-            print(textwrap.indent(text, "      ") + "\n")
-        print(f"{delivered} memory deliveries in the session, each at the action it applies to.")
-        print(
-            "Next: `cuecard init` in your project, `cuecard install claude` (or codex, opencode, "
-            "grok), and `cuecard add` your first memory."
-        )
+        print(render(str(root), steps, delivered), end="")
         if keep:
             print(f"The repository is kept at {root}.")
         return 0

@@ -1,0 +1,87 @@
+// The installed OpenCode plugin against the real cuecard-hook and a real repository.
+// Run by tests/hooks/test_opencode_plugin.py with CUECARD_PLUGIN (the installed cuecard.js) and
+// CUECARD_REPO (an opted-in git repository with the test memories) in the environment.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+
+const repo = process.env.CUECARD_REPO;
+const { CuecardPlugin } = await import(pathToFileURL(process.env.CUECARD_PLUGIN).href);
+const TRAP = "charge() is not idempotent";
+
+function fakeClient() {
+  const sent = [];
+  return { sent, session: { prompt: async (request) => sent.push(request) } };
+}
+
+async function toolCall(hooks, sessionID, callID, tool, args, result = "ok") {
+  const before = { args };
+  await hooks["tool.execute.before"]({ tool, sessionID, callID }, before);
+  const output = { title: tool, output: result, metadata: {} };
+  await hooks["tool.execute.after"]({ tool, sessionID, callID, args: before.args }, output);
+  return output;
+}
+
+test("the module exports the plugin alone", async () => {
+  const module = await import(pathToFileURL(process.env.CUECARD_PLUGIN).href);
+  assert.deepEqual(Object.keys(module), ["CuecardPlugin"]);
+});
+
+test("a memory is appended to the tool result, once per session", async () => {
+  const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
+  const edit = { filePath: `${repo}/src/billing/charge.py`, oldString: "order.total", newString: "order.amount" };
+  const first = await toolCall(hooks, "oc-1", "call-1", "edit", edit, "Edit applied.");
+  assert.ok(first.output.startsWith("Edit applied.\n\n<memory-data"), first.output);
+  assert.ok(first.output.includes(TRAP));
+  assert.ok(first.output.includes("advisory project knowledge"));
+  const second = await toolCall(hooks, "oc-1", "call-2", "edit", edit, "Edit applied.");
+  assert.equal(second.output, "Edit applied.");
+  const other = await toolCall(hooks, "oc-2", "call-3", "edit", edit, "Edit applied.");
+  assert.ok(other.output.includes(TRAP));
+});
+
+test("the prompt's memories arrive with the first tool result, never in the system prompt", async () => {
+  const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
+  const message = { parts: [{ type: "text", text: "Please deploy this to staging." }] };
+  await hooks["chat.message"]({ sessionID: "oc-3" }, message);
+  assert.equal(message.parts.length, 1);
+  const read = await toolCall(hooks, "oc-3", "call-4", "read", { filePath: `${repo}/docs/adr/0001-provider.md` }, "# One provider");
+  assert.ok(read.output.includes("Deploy with make deploy-staging"), read.output);
+  assert.ok(read.output.includes("One payment provider until 2027"), read.output);
+});
+
+test("after a failure and a fix, the idle session is asked once for a memory", async () => {
+  const client = fakeClient();
+  const hooks = await CuecardPlugin({ directory: repo, client });
+  await hooks["chat.message"]({ sessionID: "oc-4" }, { parts: [{ type: "text", text: "make the tests pass" }] });
+  const fail = { title: "npm test", output: "1 failing", metadata: { exit: 1 } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "oc-4", callID: "c1" }, { args: { command: "npm test" } });
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "oc-4", callID: "c1", args: { command: "npm test" } }, fail);
+  await toolCall(hooks, "oc-4", "c2", "edit", { filePath: `${repo}/src/billing/charge.py`, oldString: "x", newString: "y" });
+  const pass = { title: "npm test", output: "3 passing", metadata: { exit: 0 } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "oc-4", callID: "c3" }, { args: { command: "npm test" } });
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "oc-4", callID: "c3", args: { command: "npm test" } }, pass);
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "oc-4" } } });
+  assert.equal(client.sent.length, 1);
+  assert.equal(client.sent[0].path.id, "oc-4");
+  assert.match(client.sent[0].body.parts[0].text, /`npm test` failed, then succeeded after a change/);
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "oc-4" } } });
+  assert.equal(client.sent.length, 1);
+});
+
+test("a compaction starts a new epoch", async () => {
+  const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
+  const grep = { pattern: "charge_customer" };
+  assert.ok((await toolCall(hooks, "oc-5", "g1", "grep", grep)).output.includes("charge_customer is deprecated"));
+  assert.equal((await toolCall(hooks, "oc-5", "g2", "grep", grep)).output, "ok");
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "oc-5" } } });
+  assert.ok((await toolCall(hooks, "oc-5", "g3", "grep", grep)).output.includes("charge_customer is deprecated"));
+});
+
+test("a missing or failing cuecard-hook never breaks the tool call", async () => {
+  assert.equal(await CuecardPlugin.runHook("PreToolUse", {}, { command: "/nonexistent/cuecard-hook" }), null);
+  const hooks = await CuecardPlugin({ directory: repo }, { command: "/nonexistent/cuecard-hook" });
+  const out = await toolCall(hooks, "oc-6", "x1", "edit", { filePath: "a", oldString: "a", newString: "b" }, "done");
+  assert.equal(out.output, "done");
+  assert.equal(await CuecardPlugin.runHook("PreToolUse", {}, { command: "false" }), null);
+});
