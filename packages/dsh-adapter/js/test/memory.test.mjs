@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
 import * as plugin from '../cuecard-dsh-memory/lib/index.js'
 import { clampLimit, docProblem } from '../cuecard-dsh-memory/lib/index.js'
+import { apply as clientApply, statusLines } from '../cuecard-dsh-memory/lib/client-ui.js'
 import { MAX_OUTPUT_CHARS, TRUNCATION_MARKER, resolveInterpreter } from '../cuecard-dsh-memory/lib/runner.js'
 import { boot, cuecard, fakeCore, realVault, signal, tempHome, useHome, logText, JS_ROOT } from './_helpers.mjs'
 
@@ -222,6 +223,13 @@ test('status route: loopback-only, no-store, removed on unload', async (t) => {
   assert.equal(body.ok, true)
   assert.equal(body.vault.layout, 'default')
   assert.equal(typeof body.vault.pending, 'number')
+  // The optional sidebar panel renders exactly this answer, as text lines.
+  const lines = statusLines(body)
+  assert.ok(lines.includes('layout: default'))
+  assert.ok(lines.some((l) => /^pending inbox files: \d+$/.test(l)))
+  assert.match(statusLines(undefined)[0], /status route unavailable/)
+  assert.deepEqual(statusLines({ ok: false, error: 'no vault is configured' }), ['cuecard: not configured', 'no vault is configured'])
+  assert.equal(typeof clientApply({}, { window: undefined }), 'function', 'no sidebar seats: nothing mounted')
 
   const post = await get(port, { method: 'POST' })
   assert.equal(post.status, 405)
