@@ -7,6 +7,7 @@ them, or that RE2 refuses, is left out and reported.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -19,15 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cuecard.core.__about__ import __version__
 from cuecard.core._checks import verify_check
+from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, locked
 from cuecard.core._globs import expand_braces
-from cuecard.core._index import INDEX_VERSION, bucket_file, fingerprint
+from cuecard.core._index import INDEX_VERSION, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
+from cuecard.core._table import write_table
+from cuecard.core._validate import validate_memory
 
 __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
+_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}"
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
     Kind.TRAP: 0,
@@ -52,6 +58,7 @@ class CompileReport:
     generation: str = ""
 
 
+@functools.cache
 def glob_regex(glob: str) -> str:
     """The regular expression (Python ``re``) for one brace-free glob, gitignore semantics."""
     with warnings.catch_warnings():
@@ -154,13 +161,81 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
     }
 
 
+def _compile_memory(memory: Memory) -> dict[str, Any]:
+    """What one live memory contributes to the index (cached per file between compiles)."""
+    out: dict[str, Any] = {
+        "id": memory.id,
+        "record": _record(memory),
+        "clauses": [_clause_entry(memory, i, c) for i, c in enumerate(memory.triggers)],
+    }
+    if memory.check is not None:
+        problem = verify_check(memory.check)
+        if problem is None:
+            out["check"] = _check_entry(memory)
+        else:
+            out["left_out"] = problem
+    return out
+
+
+def _compile_file(path: Path, root: Path) -> dict[str, Any]:
+    try:
+        memory = validate_memory(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
+        return {"problem": f"{path.relative_to(root)}: {reason}"}
+    if path.stem != memory.id:
+        return {"problem": f"{path.relative_to(root)}: holds memory {memory.id}"}
+    return _compile_memory(memory) if memory.live else {"id": memory.id, "dormant": True}
+
+
+def _compiled_files(
+    store: Store, cache_path: Path, progress: Callable[[int], None] | None
+) -> list[dict[str, Any]]:
+    """Every memory file compiled, reusing the cache for files unchanged since the last compile."""
+    try:
+        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        if cache.get("version") != _CACHE_VERSION:
+            cache = {}
+    except (OSError, ValueError, AttributeError):
+        cache = {}
+    old = cache.get("files", {}) if isinstance(cache, dict) else {}
+    files: dict[str, Any] = {}
+    results = []
+    if store.memories_dir.is_dir():
+        entries = sorted(
+            (e for e in os.scandir(store.memories_dir) if e.name.endswith(".json")),
+            key=lambda e: e.name,
+        )
+        for count, entry in enumerate(entries, 1):
+            if progress is not None and count % 500 == 0:
+                progress(count)
+            st = entry.stat()
+            stamp = [st.st_mtime_ns, st.st_size]
+            cached = old.get(entry.name)
+            if isinstance(cached, dict) and cached.get("stamp") == stamp:
+                result = cached["out"]
+            else:
+                result = _compile_file(Path(entry.path), store.root)
+            files[entry.name] = {"stamp": stamp, "out": result}
+            results.append(result)
+    if files != old:
+        payload = json.dumps({"version": _CACHE_VERSION, "files": files}, separators=(",", ":"))
+        atomic_write(cache_path, payload, durable=False)
+    return results
+
+
 def compile_index(
     store: Store,
     *,
     clock: Callable[[], float] = time.time,
     progress: Callable[[int], None] | None = None,
+    cached: bool = True,
 ) -> CompileReport:
-    """Build a new index generation from ``store``'s live memories and make it current."""
+    """Build a new index generation from ``store``'s live memories and make it current.
+
+    Files unchanged since the last compile (same size and modification time) are taken from
+    ``local/index/cache.json``; ``cached=False`` compiles every file afresh.
+    """
     started = time.perf_counter()
     report = CompileReport()
     base = store.local_dir / "index"
@@ -168,31 +243,31 @@ def compile_index(
     with locked(base / ".lock"):
         stamp = fingerprint(str(store.root))
         config = store.config()
-        memories, report.problems = store.load()
+        cache_path = base / "cache.json"
+        if not cached:
+            cache_path.unlink(missing_ok=True)
         buckets: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        shards: dict[str, dict[str, Any]] = defaultdict(dict)
+        records: dict[str, dict[str, Any]] = {}
         checks: dict[str, dict[str, Any]] = {}
-        for count, memory in enumerate(memories, 1):
-            if progress is not None and count % 500 == 0:
-                progress(count)
-            if not memory.live:
+        for out in _compiled_files(store, cache_path, progress):
+            if "problem" in out:
+                report.problems.append(out["problem"])
+                continue
+            if out.get("dormant"):
                 continue
             report.memories += 1
-            shards[memory.id[:2]][memory.id] = _record(memory)
-            for i, clause in enumerate(memory.triggers):
-                entry, keys = _clause_entry(memory, i, clause)
+            records[out["id"]] = out["record"]
+            for entry, keys in out["clauses"]:
                 report.clauses += 1
                 for key in keys:
-                    buckets[key].append({**entry, "k": key})
-            if memory.check is not None:
-                problem = verify_check(memory.check)
-                if problem is None:
-                    checks[memory.id] = _check_entry(memory)
-                else:
-                    report.left_out.append({"id": memory.id, "reason": problem})
+                    buckets[key].append(entry)
+            if "check" in out:
+                checks[out["id"]] = out["check"]
+            elif "left_out" in out:
+                report.left_out.append({"id": out["id"], "reason": out["left_out"]})
         generation = f"g{int(clock() * 1000):x}-{os.getpid():x}"
         folder = base / generation
-        _write_generation(folder, buckets, shards, checks)
+        _write_generation(folder, buckets, records, checks)
         meta = {
             "version": INDEX_VERSION,
             "fingerprint": stamp,
@@ -221,18 +296,12 @@ def compile_index(
 def _write_generation(
     folder: Path,
     buckets: dict[str, list[dict[str, Any]]],
-    shards: dict[str, dict[str, Any]],
+    records: dict[str, dict[str, Any]],
     checks: dict[str, dict[str, Any]],
 ) -> None:
-    (folder / "b").mkdir(parents=True)
-    (folder / "m").mkdir()
-    files: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for key, entries in buckets.items():
-        files[bucket_file(key)].extend(entries)
-    for name, entries in files.items():
-        (folder / "b" / name).write_text(json.dumps(entries, separators=(",", ":")), "utf-8")
-    for shard, records in shards.items():
-        (folder / "m" / f"{shard}.json").write_text(json.dumps(records), encoding="utf-8")
+    folder.mkdir(parents=True)
+    write_table(str(folder / "buckets.dat"), buckets)
+    write_table(str(folder / "memories.dat"), records)
     pkeys = sorted(k for k in buckets if k.startswith("p:"))
     (folder / "pkeys.json").write_text(json.dumps(pkeys), encoding="utf-8")
     if checks:

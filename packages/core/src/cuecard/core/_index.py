@@ -1,8 +1,9 @@
 """The compiled trigger index in ``.cuecard/local/index/``, read on the hot path.
 
 Standard library only. The compiler (``_compiler``) writes one generation folder and then points
-``CURRENT`` at it, so a reader never sees a half-written index. Clauses are bucketed by key, and an
-event reads only the buckets its own keys name:
+``CURRENT`` at it, so a reader never sees a half-written index. Clauses are bucketed by key in
+``buckets.dat`` and memories kept in ``memories.dat`` (hash tables, see ``_table``); an event reads
+only the buckets its own keys name:
 
 - ``p:<dir>``  a glob's literal folder prefix (``src/billing/**`` → ``p:src/billing``);
 - ``x:<ext>``  a floating glob's extension (``**/*.sql`` → ``x:sql``);
@@ -21,22 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuecard.core._event import Event
+from cuecard.core._table import Table
 
-__all__ = ["INDEX_VERSION", "Index", "Match", "bucket_file", "event_keys", "fingerprint"]
+__all__ = ["INDEX_VERSION", "Index", "Match", "event_keys", "fingerprint"]
 
-INDEX_VERSION = 1
-_SAFE = re.compile(r"[^a-z0-9._-]")
+INDEX_VERSION = 2
 _WORD = re.compile(r"[\w$][\w$.-]*")
-
-
-def bucket_file(key: str) -> str:
-    """A file name for a bucket key: lowercased, percent-encoded, bounded."""
-    name = _SAFE.sub(lambda m: "".join(f"%{b:02x}" for b in m.group().encode()), key.lower())
-    if len(name) > 180:
-        import zlib
-
-        name = f"{name[:150]}~{zlib.crc32(name.encode()):08x}"
-    return name + ".json"
 
 
 def fingerprint(root: str) -> list[int]:
@@ -137,7 +128,7 @@ class Index:
     def __init__(self, folder: str, meta: dict[str, Any]) -> None:
         self.folder = folder
         self.meta = meta
-        self._shards: dict[str, dict[str, Any]] = {}
+        self._tables: dict[str, Table | None] = {}
 
     @classmethod
     def read(cls, root: str) -> Index | None:
@@ -164,13 +155,23 @@ class Index:
     def delivery_limit(self) -> int:
         return int(self.meta.get("delivery_limit", 10_000))
 
+    def _table(self, name: str) -> Table | None:
+        if name not in self._tables:
+            try:
+                self._tables[name] = Table(os.path.join(self.folder, name))
+            except (OSError, ValueError):
+                self._tables[name] = None
+        return self._tables[name]
+
     def _bucket(self, key: str) -> list[dict[str, Any]]:
+        table = self._table("buckets.dat")
+        if table is None:
+            return []
         try:
-            with open(os.path.join(self.folder, "b", bucket_file(key)), encoding="utf-8") as f:
-                entries = json.load(f)
+            entries = table.get(key)
         except (OSError, ValueError):
             return []
-        return [e for e in entries if e.get("k") == key] if isinstance(entries, list) else []
+        return entries if isinstance(entries, list) else []
 
     def _prefix_keys(self, folder: str) -> Iterator[str]:
         """For a search of a folder: every path bucket that lies under it."""
@@ -203,15 +204,11 @@ class Index:
 
     def memory(self, memory_id: str) -> dict[str, Any] | None:
         """The delivery record of one memory (title, body, marks, evidence)."""
-        shard = memory_id[:2]
-        if shard not in self._shards:
-            try:
-                path = os.path.join(self.folder, "m", f"{shard}.json")
-                with open(path, encoding="utf-8") as handle:
-                    self._shards[shard] = json.load(handle)
-            except (OSError, ValueError):
-                self._shards[shard] = {}
-        record = self._shards[shard].get(memory_id)
+        table = self._table("memories.dat")
+        try:
+            record = table.get(memory_id) if table is not None else None
+        except (OSError, ValueError):
+            return None
         return record if isinstance(record, dict) else None
 
     def checks(self) -> dict[str, dict[str, Any]]:

@@ -6,6 +6,7 @@ the schema (secrets, unsafe content, globs, lifecycle rules) lives in ``_validat
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime
 from enum import StrEnum
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TOPIC_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}(/[a-z0-9][a-z0-9._-]{0,63}){0,5}$"
 
 EventKind = Literal["prompt", "read", "edit", "write", "run", "search"]
@@ -171,15 +173,13 @@ class Memory(_Record):
     @field_validator("id", "revises", "superseded_by")
     @classmethod
     def _uuid4(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
+        if value is None or _UUID4.match(value):
+            return value
         try:
-            parsed = uuid.UUID(value)
+            uuid.UUID(value)
         except ValueError:
             raise ValueError("is not a UUID") from None
-        if parsed.version != 4 or str(parsed) != value:
-            raise ValueError("is not a lowercase UUID4 string")
-        return value
+        raise ValueError("is not a lowercase UUID4 string")
 
     @property
     def live(self) -> bool:

@@ -16,7 +16,7 @@ import pydantic
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
 from cuecard.core._memory import Memory
-from cuecard.core._text import find_secret, unsafe_reason
+from cuecard.core._text import find_secret, needs_scrutiny, unsafe_reason
 
 __all__ = ["MAX_MEMORY_JSON", "field_name", "memory_label", "validate_memory"]
 
@@ -56,7 +56,24 @@ def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str,
             yield from _strings(item, (*loc, index))
 
 
+def _flat_strings(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(k for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return out
+
+
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
+    if not needs_scrutiny("\n".join(_flat_strings(raw))):
+        return []
     refusals = []
     for where, text in _strings(raw):
         if _EXEMPT.match(where):

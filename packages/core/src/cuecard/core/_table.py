@@ -1,0 +1,79 @@
+"""A read-only hash table in one file: the compiled index's storage. Standard library only.
+
+Layout: the magic line, the slot count (u32), then one ``(offset u64, length u32)`` slot per
+hash bucket, then the blocks. A key lives in slot ``crc32(key) % slots``; a block is a JSON
+object of every key in its slot. A lookup is one ``pread`` of the slot and one of the block, so
+an event reads a few hundred bytes, whatever the size of the index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import struct
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["Table", "write_table"]
+
+MAGIC = b"CUECARD-TABLE-1\n"
+_SLOT = struct.Struct("<QI")
+_COUNT = struct.Struct("<I")
+
+
+def _slot_of(key: str, slots: int) -> int:
+    return zlib.crc32(key.encode("utf-8")) % slots
+
+
+def write_table(path: str, items: Mapping[str, Any]) -> None:
+    """Write ``items`` (key → JSON value) as a table file at ``path``."""
+    slots = max(1, len(items) * 2 + 1)
+    grouped: dict[int, dict[str, Any]] = {}
+    for key, value in items.items():
+        grouped.setdefault(_slot_of(key, slots), {})[key] = value
+    header = len(MAGIC) + _COUNT.size + slots * _SLOT.size
+    table = bytearray(slots * _SLOT.size)
+    blocks: list[bytes] = []
+    offset = header
+    for slot in sorted(grouped):
+        block = json.dumps(grouped[slot], separators=(",", ":"), ensure_ascii=False).encode()
+        _SLOT.pack_into(table, slot * _SLOT.size, offset, len(block))
+        blocks.append(block)
+        offset += len(block)
+    with open(path, "wb") as handle:
+        handle.write(MAGIC + _COUNT.pack(slots) + bytes(table))
+        handle.writelines(blocks)
+
+
+class Table:
+    """An open table file; ``get`` reads only the slot and the block a key hashes to."""
+
+    def __init__(self, path: str) -> None:
+        self._fd = os.open(path, os.O_RDONLY)
+        head = os.pread(self._fd, len(MAGIC) + _COUNT.size, 0)
+        if head[: len(MAGIC)] != MAGIC:
+            self.close()
+            raise ValueError(f"{path} is not a cuecard table")
+        (self._slots,) = _COUNT.unpack(head[len(MAGIC) :])
+        self._base = len(MAGIC) + _COUNT.size
+
+    def get(self, key: str) -> Any:
+        slot = _slot_of(key, self._slots)
+        offset, length = _SLOT.unpack(
+            os.pread(self._fd, _SLOT.size, self._base + slot * _SLOT.size)
+        )
+        if not length:
+            return None
+        block = json.loads(os.pread(self._fd, length, offset))
+        return block.get(key) if isinstance(block, dict) else None
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            self.close()

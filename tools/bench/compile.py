@@ -1,0 +1,73 @@
+"""Benchmark: `cuecard compile` of 10,000 realistic memories (budget: 3 s).
+
+Measures a compile from scratch (no per-file cache; median of runs), a cold `cuecard compile`
+process from scratch, and an incremental compile after one memory file changed.
+Usage: python tools/bench/compile.py [--memories N] [--runs N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import build_project
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from cuecard.core import Store
+    from cuecard.core._compiler import compile_index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = build_project(Path(tmp) / "repo", args.memories)
+        store = Store.open(root)
+        times = []
+        for _ in range(args.runs):
+            report = compile_index(store, cached=False)
+            times.append(report.seconds)
+        cold = []
+        cuecard = Path(sys.executable).parent / "cuecard"
+        cache = store.local_dir / "index" / "cache.json"
+        for _ in range(max(1, args.runs // 2)):
+            cache.unlink(missing_ok=True)
+            started = time.perf_counter()
+            subprocess.run([str(cuecard), "compile"], cwd=root, check=True, capture_output=True)
+            cold.append(time.perf_counter() - started)
+        incremental = []
+        for _ in range(args.runs):
+            one = next(store.memories_dir.glob("*.json"))
+            one.write_text(one.read_text().replace('"source": "bench"', '"source": "bench2"'))
+            one.write_text(one.read_text().replace('"source": "bench2"', '"source": "bench"'))
+            incremental.append(compile_index(store).seconds)
+    figures = {
+        "memories": args.memories,
+        "clauses": report.clauses,
+        "buckets": report.buckets,
+        "compile_s": round(statistics.median(times), 3),
+        "cold_process_s": round(statistics.median(cold), 3),
+        "incremental_s": round(statistics.median(incremental), 3),
+        "budget_s": 3.0,
+        "within_budget": statistics.median(cold) <= 3.0,
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>16}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

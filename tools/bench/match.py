@@ -1,0 +1,89 @@
+"""Benchmark: per-event match cost with 10,000 memories, beside the cost of loading the index.
+
+Each iteration opens the index afresh (as a cold hook process does) and matches one event from a
+realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds.
+Usage: python tools/bench/match.py [--memories N] [--events N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
+
+
+def events(count: int, seed: int = 11) -> list[object]:
+    from cuecard.core._event import Event
+
+    rng = random.Random(seed)
+    out: list[object] = []
+    for i in range(count):
+        area, sub, ext = rng.choice(AREAS), rng.choice(SUBS), rng.choice(EXTS)
+        pick = i % 4
+        if pick == 0:
+            out.append(Event("edit", paths=(f"src/{area}/{sub}/file{i}.{ext}",)))
+        elif pick == 1:
+            words = tuple(f"{rng.choice(PROGRAMS)} {area}{i % 50}".split())
+            out.append(Event("run", command=" ".join(words), parts=(words,)))
+        elif pick == 2:
+            prompt = f"please fix the {rng.choice(WORDS)} {area}{i % 30} bug in {area} {sub}"
+            out.append(Event("prompt", prompt=prompt))
+        else:
+            out.append(Event("read", paths=(f"{area}/{sub}/x.{ext}", "README.md")))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--events", type=int, default=400)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    from cuecard.core import Store
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._index import Index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = build_project(Path(tmp) / "repo", args.memories)
+        compile_index(Store.open(root))
+        load_us, match_us, hits = [], [], []
+        for event in events(args.events):
+            started = time.perf_counter()
+            index = Index.read(str(root))
+            assert index is not None and index.fresh(str(root))
+            loaded = time.perf_counter()
+            matches = index.match(event)  # type: ignore[arg-type]
+            for found in matches:
+                index.memory(found.memory)
+            done = time.perf_counter()
+            load_us.append((loaded - started) * 1e6)
+            match_us.append((done - loaded) * 1e6)
+            hits.append(len(matches))
+    figures = {
+        "memories": args.memories,
+        "events": args.events,
+        "load_index_us": round(statistics.median(load_us), 1),
+        "match_us": round(statistics.median(match_us), 1),
+        "match_p95_us": round(sorted(match_us)[int(len(match_us) * 0.95)], 1),
+        "ratio_match_to_load": round(statistics.median(match_us) / statistics.median(load_us), 2),
+        "mean_matches": round(statistics.mean(hits), 2),
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>20}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
