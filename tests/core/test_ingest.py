@@ -172,3 +172,44 @@ def test_telemetry_has_outcomes_not_content(repo: Path) -> None:
 def test_schema_proposal(tmp_path: Path) -> None:
     schema = json.loads(run_cli("schema", "proposal", cwd=tmp_path).stdout)
     assert schema["title"] == "Proposal" and len(schema["anyOf"]) == 2
+
+
+def test_triggers_are_suggested_from_the_session(repo: Path) -> None:
+    from cuecard.core._footprint import Footprint
+
+    footprint = Footprint(str(repo / ".cuecard/local"), "sess-1")
+    for path in ("billing/charge.py", "billing/charge.py", "billing/refund.py"):
+        footprint.tool("Edit", "edit", paths=[path])
+    proposal = {k: v for k, v in GOOD.items() if k != "triggers"}
+    (repo / ".cuecard/inbox/s.json").write_text(json.dumps(proposal))
+    out = json.loads(run_cli("ingest", "--session", "sess-1", "--json", cwd=repo).stdout)
+    [result] = out["results"]
+    assert "Triggers were suggested from this session" in result["message"]
+    saved = memory(repo, result["memory_id"])
+    assert saved["triggers"] == [
+        {
+            "on": ["read", "edit", "write"],
+            "paths": ["billing/**"],
+            "symbols": [],
+            "commands": [],
+            "keywords": [],
+        }
+    ]
+
+
+def test_a_recorded_correction_grounds_auto_accept(repo: Path) -> None:
+    from cuecard.core._footprint import Footprint
+
+    footprint = Footprint(str(repo / ".cuecard/local"), "sess-2")
+    proposal = {**GOOD, "evidence": [{"kind": "correction", "ref": "sess-2"}]}
+    (repo / ".cuecard/inbox/c.json").write_text(json.dumps(proposal))
+    out = json.loads(run_cli("ingest", "--session", "sess-2", "--json", cwd=repo).stdout)
+    assert out["results"][0]["outcome"] == "candidate", "no correction recorded yet"
+    footprint.tool("Edit", "edit", paths=["billing/charge.py"])
+    footprint.prompt(correction=True, preview="no, refunds take the charge id")
+    proposal["topic"] = "billing/refund-charge-id"
+    proposal["body"] = "refund() takes charges.id; invoices.id fails silently a week later."
+    (repo / ".cuecard/inbox/c.json").write_text(json.dumps(proposal))
+    out = json.loads(run_cli("ingest", "--session", "sess-2", "--json", cwd=repo).stdout)
+    assert out["results"][0]["outcome"] == "active"
+    assert "a recorded correction" in out["results"][0]["message"]

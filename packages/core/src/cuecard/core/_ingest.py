@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 
 from cuecard.core._errors import CuecardError, NotFound, ValidationError
+from cuecard.core._footprint import has_correction, touched_paths
 from cuecard.core._memory import Memory, Status
 from cuecard.core._paths import repo_relative
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
@@ -154,10 +155,7 @@ def _dead_clauses(root: Path, memory: Memory) -> list[int]:
 
 def _suggest_triggers(root: Path, session: str) -> list[dict[str, Any]]:
     """Trigger clauses from what the session touched: its most visited folders."""
-    reader = _footprint_reader("touched_paths")
-    if reader is None:
-        return []
-    paths = [str(p) for p in reader(str(root / ".cuecard" / "local"), session) if p]
+    paths = [p for p in touched_paths(str(root / ".cuecard" / "local"), session) if p]
     if not paths:
         return []
     folders: dict[str, int] = {}
@@ -170,18 +168,7 @@ def _suggest_triggers(root: Path, session: str) -> list[dict[str, Any]]:
 
 
 def _recorded_correction(root: Path, session: str) -> bool:
-    reader = _footprint_reader("has_correction")
-    return reader is not None and bool(reader(str(root / ".cuecard" / "local"), session))
-
-
-def _footprint_reader(name: str) -> Any:
-    """A reader of the session footprint (written by the hooks), when it is installed."""
-    import importlib
-
-    try:
-        return getattr(importlib.import_module("cuecard.core._footprint"), name, None)
-    except ImportError:
-        return None
+    return has_correction(str(root / ".cuecard" / "local"), session)
 
 
 def _telemetry(store: Store, result: IngestResult, session: str, source: str) -> None:
