@@ -8,11 +8,14 @@ agent instruction files. Names are re-exported lazily: the per-call paths import
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from cuecard.dsh_adapter.__about__ import __version__
 
+# Not `from typing import ...`: typing costs the per-call paths milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cuecard.dsh_adapter._deploy import BEGIN, END
     from cuecard.dsh_adapter._deployer import TARGETS, Deployer
     from cuecard.dsh_adapter._errors import (

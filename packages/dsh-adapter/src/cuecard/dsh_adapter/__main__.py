@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from cuecard.dsh_adapter._commands import main
+from cuecard.dsh_adapter._fast import fast
 
-sys.exit(main())
+code = fast(sys.argv[1:])
+if code is None:
+    from cuecard.dsh_adapter._commands import main
+
+    code = main()
+sys.exit(code)

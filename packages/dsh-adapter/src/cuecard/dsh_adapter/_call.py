@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from cuecard.core._errors import CuecardError
 from cuecard.core._text import find_secret, redact, wrap_memory_data
@@ -19,10 +19,16 @@ from cuecard.dsh_adapter._bound import bound
 from cuecard.dsh_adapter._errors import BadRequest
 from cuecard.dsh_adapter._vault import VaultClient
 
+# Not `from typing import ...` at run time: the per-call paths stay lean.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "DEFAULT_AGENT",
     "LIMIT_RANGE",
     "TOOLS",
+    "answer",
     "clamp_limit",
     "doc_problem",
     "handle",
@@ -204,3 +210,26 @@ def handle(
         return refusal(f"{tool}: the vault call failed unexpectedly ({type(exc).__name__}: {exc})")
     response["output"] = bound(redact(response.get("output", "")))
     return response
+
+
+def answer(tool: str, vault: str | None) -> int:
+    """Read the request on stdin, print the response, return the exit status."""
+    from cuecard.dsh_adapter._errors import BadRequest, VaultNotConfigured
+    from cuecard.dsh_adapter._vault import VaultClient, find_project, vault_location
+
+    code = 0
+    try:
+        request = parse_request(tool, sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1))
+    except BadRequest as exc:
+        response, code = refusal(str(exc)), 2
+    else:
+        response = handle(tool, request, VaultClient(vault), project=find_project(Path.cwd()))
+        if not response["ok"]:
+            code = 1
+            try:
+                vault_location(vault)
+            except VaultNotConfigured as exc:
+                if "CUECARD_VAULT" not in response["error"]:
+                    response["error"] = f"{response['error']}\n{exc}"
+    sys.stdout.write(json.dumps(response, ensure_ascii=False) + "\n")
+    return code

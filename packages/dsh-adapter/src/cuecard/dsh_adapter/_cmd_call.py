@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 
 __all__ = ["register", "run"]
 
@@ -34,25 +31,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.dsh_adapter._call import MAX_REQUEST_BYTES, handle, parse_request, refusal
-    from cuecard.dsh_adapter._errors import BadRequest, VaultNotConfigured
-    from cuecard.dsh_adapter._vault import VaultClient, find_project, vault_location
+    from cuecard.dsh_adapter._call import answer
 
-    code = 0
-    try:
-        request = parse_request(args.tool, sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1))
-    except BadRequest as exc:
-        response, code = refusal(str(exc)), 2
-    else:
-        response = handle(
-            args.tool, request, VaultClient(args.vault), project=find_project(Path.cwd())
-        )
-        if not response["ok"]:
-            code = 1
-            try:
-                vault_location(args.vault)
-            except VaultNotConfigured as exc:
-                if "CUECARD_VAULT" not in response["error"]:
-                    response["error"] = f"{response['error']}\n{exc}"
-    sys.stdout.write(json.dumps(response, ensure_ascii=False) + "\n")
-    return code
+    return answer(args.tool, args.vault)

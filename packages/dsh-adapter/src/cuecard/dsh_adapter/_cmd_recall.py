@@ -6,6 +6,11 @@ import argparse
 import sys
 from collections.abc import Callable
 
+# Not `from typing import ...` at run time: the per-call paths stay lean.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    pass
+
 __all__ = ["register", "run"]
 
 
@@ -54,30 +59,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-    from functools import partial
-    from pathlib import Path
-
-    from cuecard.dsh_adapter._paths import user_config_file
-    from cuecard.dsh_adapter._recall import recall
-    from cuecard.dsh_adapter._topics import TopicGate, load_topics
-    from cuecard.dsh_adapter._vault import VaultClient, find_project
-
     text = " ".join(args.text) if args.text else sys.stdin.read(64 * 1024)
-    gate = TopicGate(load_topics(user_config_file()))
-    client = VaultClient(args.vault)
-    result = recall(
+    from cuecard.dsh_adapter._recall import recall_text
+
+    return recall_text(
         text,
         mode=args.mode,
         limit=args.limit,
         max_chars=args.max_chars,
-        gate=gate,
-        search=partial(client.search_json, project=find_project(Path.cwd())),
+        vault=args.vault,
+        as_json=args.json,
     )
-    if args.json:
-        from cuecard.core.cli._output import emit_json
-
-        emit_json(asdict(result))
-    elif result.output:
-        sys.stdout.write(result.output + "\n")
-    return 0

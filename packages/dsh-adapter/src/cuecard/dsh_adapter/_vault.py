@@ -14,10 +14,14 @@ import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from cuecard.dsh_adapter._errors import VaultCallError, VaultNotConfigured
 from cuecard.dsh_adapter._paths import user_config_file
+
+# Not `from typing import ...` at run time: the per-call paths stay lean.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CliRunner", "VaultClient", "find_project", "run_core_cli", "vault_location"]
 
