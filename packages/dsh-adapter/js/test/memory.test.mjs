@@ -81,6 +81,11 @@ test('every tool end to end through a real cuecard process on a temp vault', asy
 
   const after = await run(root, 'memory_status', {})
   assert.match(after.value.output, /pending inbox files: 1/)
+
+  // The agent's session folder is the child's working folder; one that is gone is not an error.
+  const agent = { id: 's', session: { header: { id: 's', cwd: join(home.dir, 'gone') } } }
+  const moved = await root.tools.execute({ callId: 'c-gone', name: 'memory_status', arguments: {}, signal: signal(), agent })
+  assert.equal(moved.value.ok, true, moved.value.error)
 })
 
 test('a search on a message that breaks the wrapper stays inside it', async (t) => {

@@ -6,7 +6,7 @@
 // plugin loads without the other; a test asserts the two copies are the same.
 
 import { spawn } from 'node:child_process'
-import { accessSync, constants, readFileSync } from 'node:fs'
+import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join } from 'node:path'
 
@@ -140,6 +140,14 @@ export function resolveInterpreter(key, env = process.env) {
   return { command: python, prefix: [] }
 }
 
+function isDirectory(path) {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 function lastLines(text, n = 3) {
   return String(text).trim().split('\n').slice(-n).join('\n').slice(0, 600)
 }
@@ -151,6 +159,7 @@ function lastLines(text, n = 3) {
 export function runCuecard({ python = 'default', args, input = '', timeoutMs = 25000, signal, cwd, env = process.env }) {
   const interpreter = resolveInterpreter(python, env)
   if (interpreter.error) return Promise.resolve({ error: interpreter.error, kind: 'unconfigured' })
+  if (cwd && !isDirectory(cwd)) cwd = undefined // a session folder that is gone: run from here
   return new Promise((resolve) => {
     let child
     try {
