@@ -118,3 +118,10 @@ def test_a_missing_vault_fails_loudly_for_the_plugin_to_log(isolated: Home) -> N
     done = dsh("recall", stdin="where is the config?")
     assert done.returncode == 1
     assert done.stdout == "" and "vault" in done.stderr
+
+
+def test_invalid_utf8_on_stdin_does_not_crash(seeded: Home) -> None:
+    done = dsh("recall", "--mode", "auto", "--limit", "5", "--max-chars", "1600",
+               stdin=b"which \xff\xfe port does the staging server use")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "listens on port 8443" in done.stdout

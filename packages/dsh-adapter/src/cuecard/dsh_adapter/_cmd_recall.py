@@ -59,7 +59,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    text = " ".join(args.text) if args.text else sys.stdin.read(64 * 1024)
+    text = (
+        " ".join(args.text)
+        if args.text
+        else sys.stdin.buffer.read(64 * 1024).decode("utf-8", "replace")
+    )
     from cuecard.dsh_adapter._recall import recall_text
 
     return recall_text(

@@ -48,7 +48,7 @@ def fast(argv: list[str]) -> int | None:
             from cuecard.dsh_adapter._recall import recall_text
 
             return recall_text(
-                sys.stdin.read(64 * 1024),
+                sys.stdin.buffer.read(64 * 1024).decode("utf-8", "replace"),
                 mode=str(options["--mode"]),
                 limit=int(options["--limit"]),
                 max_chars=int(options["--max-chars"]),
