@@ -132,9 +132,7 @@ def start_server(app: Any, port: int) -> tuple[uvicorn.Server, threading.Thread]
     return server, thread
 
 
-@pytest.fixture
-def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    root = tmp_path / "runtime"
+def _receiver(root: Path) -> Iterator[Receiver]:
     root.mkdir()
     settings = ReceiverSettings(root=root, secret=SECRET.encode())
     port = free_port()
@@ -143,6 +141,18 @@ def receiver(tmp_path: Path) -> Iterator[Receiver]:
         yield Receiver(f"http://127.0.0.1:{port}", root, root / ".dm-memory", client)
     server.should_exit = True
     thread.join(timeout=30)
+
+
+@pytest.fixture
+def receiver(tmp_path: Path) -> Iterator[Receiver]:
+    """A fresh receiver on loopback, in this process."""
+    yield from _receiver(tmp_path / "runtime")
+
+
+@pytest.fixture(scope="module")
+def shared_receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]:
+    """One receiver for a module's tests that only check what does not change."""
+    yield from _receiver(tmp_path_factory.mktemp("shared") / "runtime")
 
 
 @pytest.fixture
@@ -155,3 +165,8 @@ def make_envelope() -> Any:
 def sign() -> Any:
     """``sign(body, secret=..., ts=...)`` -> signed request headers."""
     return signed
+
+
+@pytest.fixture
+def secret() -> str:
+    return SECRET

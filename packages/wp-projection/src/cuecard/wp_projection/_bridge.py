@@ -31,6 +31,7 @@ def render_settings(
     endpoint: str,
     secret: str,
     agent_slug: str | None = None,
+    agent_slugs: dict[int, str] | None = None,
     timeout_s: float = 2.0,
     blocking: bool = False,
 ) -> str:
@@ -43,9 +44,17 @@ def render_settings(
         raise UsageError("the shared secret must be non-empty and free of control characters")
     if agent_slug is not None and not _SLUG.fullmatch(agent_slug):
         raise UsageError(f"--agent-slug {agent_slug!r} must match [a-z0-9][a-z0-9-]*")
+    for agent_id, slug in (agent_slugs or {}).items():
+        if agent_id < 0 or not _SLUG.fullmatch(slug):
+            raise UsageError(
+                f"--agent {agent_id}={slug!r}: ID must be >= 0, SLUG [a-z0-9][a-z0-9-]*"
+            )
     if not 0 < timeout_s <= 30:
         raise UsageError("--timeout must be between 0 and 30 seconds")
     slug = "null" if agent_slug is None else _php_string(agent_slug)
+    slugs = ", ".join(
+        f"{_php_string(str(k))} => {_php_string(v)}" for k, v in sorted((agent_slugs or {}).items())
+    )
     return (
         "<?php\n"
         "// Written by `cuecard wp bridge`; holds the shared secret: keep it private (mode 0600).\n"
@@ -54,6 +63,7 @@ def render_settings(
         f"\t'endpoint'   => {_php_string(endpoint)},\n"
         f"\t'secret'     => {_php_string(secret)},\n"
         f"\t'agent_slug' => {slug},\n"
+        f"\t'agent_slugs' => array({slugs}),\n"
         f"\t'timeout'    => {timeout_s!r},\n"
         f"\t'blocking'   => {'true' if blocking else 'false'},\n"
         ");\n"

@@ -79,7 +79,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					$envelope             = self::base( 'memory.updated' );
 					$envelope['scope']    = self::scope( $scope );
 					$envelope            += self::content( (string) $content );
-					$envelope['metadata'] = is_array( $metadata ) ? $metadata : array();
+					$envelope['metadata'] = ( is_array( $metadata ) && $metadata ) ? $metadata : new \stdClass();
 					self::enqueue( $envelope );
 				}
 			);
@@ -166,7 +166,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			$body = self::encode( $envelope );
 			if ( false !== $body && strlen( $body ) > self::MAX_BODY && isset( $envelope['content'] ) ) {
 				unset( $envelope['content'], $envelope['content_encoding'] );
-				$envelope['metadata']['cuecard_content_omitted'] = 'larger than the receiver accepts';
+				$metadata                             = isset( $envelope['metadata'] ) ? (array) $envelope['metadata'] : array();
+				$metadata['cuecard_content_omitted'] = 'larger than the receiver accepts';
+				$envelope['metadata']                 = $metadata;
 				$body = self::encode( $envelope );
 			}
 			if ( false === $body ) {

@@ -26,6 +26,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_secret(parser)
     parser.add_argument("--agent-slug", help="slug sent for scopes with agent id 0")
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="ID=SLUG",
+        help="slug sent for scopes with this agent id (repeatable)",
+    )
     parser.add_argument("--timeout", type=float, default=2.0, help="delivery timeout, seconds")
     parser.add_argument(
         "--blocking", action="store_true", help="wait for the receiver's answer (default: no)"
@@ -35,12 +42,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cuecard.core import UsageError
     from cuecard.wp_projection._bridge import render_settings, write_bridge
 
+    slugs: dict[int, str] = {}
+    for item in args.agent:
+        agent_id, sep, slug = item.partition("=")
+        if not sep or not agent_id.isdigit():
+            raise UsageError(f"--agent {item!r} must be ID=SLUG")
+        slugs[int(agent_id)] = slug
     settings = render_settings(
         endpoint=args.endpoint,
         secret=load_secret(args),
         agent_slug=args.agent_slug,
+        agent_slugs=slugs,
         timeout_s=args.timeout,
         blocking=args.blocking,
     )

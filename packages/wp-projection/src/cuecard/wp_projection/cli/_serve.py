@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--host/--port: cannot bind {args.host}:{args.port} ({exc.strerror})"
         ) from None
+    sock.listen(2048)  # connections wait in the backlog until the app is ready
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         app,

@@ -1,0 +1,293 @@
+"""The PHP bridge, run by a real `php` against the real receiver on loopback.
+
+tests/wp_projection/php/harness.php stands in for WordPress (see its header for the functions
+it fakes), loads the plugin written by `cuecard wp bridge`, fires Data Machine's actions and
+runs `shutdown`, when the plugin delivers.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuecard.wp_projection import render_settings, write_bridge
+
+HARNESS = Path(__file__).parent / "php" / "harness.php"
+HOME = "http://127.0.0.1:8089"
+PHP = shutil.which("php")
+
+pytestmark = pytest.mark.skipif(PHP is None, reason="php-cli missing: run scripts/deps/php.sh")
+
+
+def scope(filename: str = "MEMORY.md", layer: str = "agent", user: int = 1, agent: int = 0):
+    return {
+        "__scope": {
+            "layer": layer,
+            "workspace_type": "site",
+            "workspace_id": HOME,
+            "user_id": user,
+            "agent_id": agent,
+            "filename": filename,
+        }
+    }
+
+
+@pytest.fixture
+def bridge(tmp_path: Path, receiver, secret) -> Path:
+    out = tmp_path / "mu-plugins"
+    settings = render_settings(
+        endpoint=receiver.url + "/events",
+        secret=secret,
+        agent_slug="admin",
+        agent_slugs={1: "admin"},
+        blocking=True,
+    )
+    write_bridge(out, settings)
+    return out
+
+
+def run_php(tmp_path: Path, plugin_dir: Path, events: list[dict], **script: Any) -> dict:
+    spec = {
+        "home_url": HOME + "/",
+        "options_file": str(tmp_path / "options.json"),
+        "substrate": False,
+        "transport": "wp",
+        "events": events,
+        **script,
+    }
+    path = tmp_path / f"script-{uuid.uuid4().hex[:8]}.json"
+    path.write_text(json.dumps(spec))
+    result = subprocess.run(
+        [PHP, "-d", "display_errors=stderr", str(HARNESS), str(plugin_dir), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
+def test_bridge_writes_the_plugin_and_private_settings(bridge: Path, secret) -> None:
+    settings = bridge / "cuecard-bridge-settings.php"
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert secret in settings.read_text()
+    assert "datamachine_agent_memory_updated" in (bridge / "cuecard-bridge.php").read_text()
+    for php_file in bridge.iterdir():
+        lint = subprocess.run([PHP, "-l", str(php_file)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout
+
+
+def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver) -> None:
+    composed = tmp_path / "SITE.md"
+    composed.write_text("# SITE.md\ncomposed\n")
+    content = "# MEMORY.md\n\n## Facts\n- e2e probe — ünïcode\n"
+    metadata = {
+        "layer": "agent",
+        "user_id": 1,
+        "agent_id": 0,
+        "filename": "MEMORY.md",
+        "hash": hashlib.sha1(content.encode()).hexdigest(),
+        "bytes": len(content.encode()),
+    }
+    out = run_php(
+        tmp_path,
+        bridge,
+        [
+            {"action": "datamachine_agent_memory_updated", "args": [scope(), content, metadata]},
+            {
+                "action": "datamachine_agent_memory_updated",
+                "args": [scope("scratch.md", agent=1), "temp\n", {}],
+            },
+            {"action": "datamachine_agent_memory_deleted", "args": [scope("scratch.md")]},
+            {"action": "datamachine_guideline_updated", "args": [100, "memory"]},
+            {
+                "action": "datamachine_composable_regenerated",
+                "args": ["SITE.md", str(composed), {"mode": "auto"}],
+            },
+        ],
+        substrate=True,
+    )
+    assert out["errors"] == []
+    delivered = out["delivered"]
+    assert [d["result"]["status"] for d in delivered] == [202] * 5
+    envs = [d["envelope"] for d in delivered]
+    assert [e["type"] for e in envs] == [
+        "memory.updated",
+        "memory.updated",
+        "memory.deleted",
+        "guideline.updated",
+        "composable.regenerated",
+    ]
+    assert [e["seq"] for e in envs] == [1, 2, 3, 4, 5]
+    assert len({e["event_id"] for e in envs}) == 5
+    first = envs[0]
+    assert first["schema"] == "dm-memory-projection/v1"
+    assert str(uuid.UUID(first["event_id"])) == first["event_id"]
+    assert first["site"] == {"home_url": HOME, "blog_id": 1}
+    assert first["scope"] == {
+        "layer": "agent",
+        "workspace_type": "site",
+        "workspace_id": HOME,
+        "user_id": 1,
+        "agent_id": 0,
+        "agent_slug": "admin",
+        "filename": "MEMORY.md",
+        "key": f"agent:site:{HOME}:1:0:MEMORY.md",
+    }
+    assert first["content"] == content and first["content_encoding"] == "utf-8"
+    assert first["hash"] == hashlib.sha1(content.encode()).hexdigest()
+    assert first["bytes"] == len(content.encode())
+    assert first["metadata"] == metadata
+    assert "content" not in envs[2] and envs[2]["scope"]["filename"] == "scratch.md"
+    assert envs[3]["post_id"] == 100 and envs[3]["guideline_type"] == "memory"
+    assert envs[4]["scope"]["layer"] == "shared"
+    assert envs[4]["content"] == "# SITE.md\ncomposed\n"
+    headers = delivered[0]["headers"]
+    assert headers["X-Cuecard-Signature"].startswith("sha256=")
+    assert headers["X-Cuecard-Timestamp"].isdigit()
+    # The receiver applied all of it: agent 0 and agent 1 name the same agent folder.
+    receiver.wait_idle(applied=5)
+    files = receiver.files()
+    site = next(iter(receiver.status()["sites"]))
+    assert files == {
+        f"{site}/agents/admin/MEMORY.md": content.encode(),
+        f"{site}/shared/SITE.md": b"# SITE.md\ncomposed\n",
+    }
+
+
+def test_the_sequence_survives_requests(tmp_path, bridge, receiver) -> None:
+    first = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), "one\n", {}]}],
+    )
+    second = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), "two\n", {}]}],
+    )
+    assert first["delivered"][0]["envelope"]["seq"] == 1
+    assert second["delivered"][0]["envelope"]["seq"] == 2
+
+
+def test_guideline_events_need_the_substrate(tmp_path, bridge, receiver) -> None:
+    out = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_guideline_updated", "args": [100, "memory"]}],
+        substrate=False,
+    )
+    assert out["delivered"] == [] and out["errors"] == []
+    assert not (tmp_path / "options.json").exists()  # no sequence number was spent
+
+
+def test_a_signed_request_is_accepted_and_a_changed_byte_refused(tmp_path, bridge, receiver):
+    out = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), "signed\n", {}]}],
+        options={"cuecard_bridge_settings": {"blocking": True}},
+    )
+    sent = out["delivered"][0]
+    assert sent["result"]["status"] == 202
+    body = sent["body"].encode()
+    headers = {**sent["headers"]}
+    changed = body.replace(b"signed", b"signeD")
+    refused = receiver.client.post(receiver.url + "/events", content=changed, headers=headers)
+    assert refused.status_code == 401
+    assert "does not match the body" in refused.json()["error"]
+    again = receiver.client.post(receiver.url + "/events", content=body, headers=headers)
+    assert again.status_code == 409  # the same signed request, replayed
+
+
+def test_without_wp_remote_post_the_stream_fallback_delivers(tmp_path, bridge, receiver) -> None:
+    out = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), "native\n", {}]}],
+        transport="native",
+    )
+    assert out["delivered"][0]["result"]["transport"] == "stream"
+    assert out["delivered"][0]["result"]["status"] == 202
+    receiver.wait_idle(applied=1)
+    assert list(receiver.files().values()) == [b"native\n"]
+
+
+def test_bytes_that_are_not_utf8_travel_as_base64(tmp_path, bridge, receiver) -> None:
+    raw = b"caf\xe9 latin-1\n\xff"
+    out = run_php(
+        tmp_path,
+        bridge,
+        [
+            {
+                "action": "datamachine_agent_memory_updated",
+                "args": [scope("latin.md"), {"__bytes_b64": base64.b64encode(raw).decode()}, {}],
+            }
+        ],
+    )
+    env = out["delivered"][0]["envelope"]
+    assert env["content_encoding"] == "base64"
+    assert env["hash"] == hashlib.sha1(raw).hexdigest()
+    receiver.wait_idle(applied=1)
+    assert list(receiver.files().values()) == [raw]
+
+
+def test_an_unreachable_receiver_never_fails_the_write(tmp_path, bridge) -> None:
+    settings = bridge / "cuecard-bridge-settings.php"
+    text = settings.read_text()
+    start = text.index("'endpoint'")
+    end = text.index("\n", start)
+    settings.write_text(text[:start] + "'endpoint'   => 'http://127.0.0.1:9/events'," + text[end:])
+    out = run_php(
+        tmp_path,
+        bridge,
+        [
+            {"action": "datamachine_agent_memory_updated", "args": [scope(), "lost\n", {}]},
+            {"action": "datamachine_agent_memory_deleted", "args": [scope()]},
+        ],
+    )
+    assert out["errors"] == []
+    assert [d["result"]["ok"] for d in out["delivered"]] == [False, False]
+
+
+def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(tmp_path, cli) -> None:
+    env = {"CUECARD_WP_SECRET": "s" * 20}
+    bad = cli(
+        "wp", "bridge", "--out", str(tmp_path / "o"), "--endpoint", "ftp://x", cwd=tmp_path, env=env
+    )
+    assert bad.returncode == 2 and "--endpoint 'ftp://x' must be an http(s) URL" in bad.stderr
+    missing = cli(
+        "wp", "bridge", "--out", str(tmp_path / "o"), cwd=tmp_path, env={"CUECARD_WP_SECRET": ""}
+    )
+    assert missing.returncode == 2 and "shared secret" in missing.stderr
+    good = cli("wp", "bridge", "--out", str(tmp_path / "o"), "--json", cwd=tmp_path, env=env)
+    assert good.returncode == 0, good.stderr
+    assert set(json.loads(good.stdout)) == {"files", "endpoint"}
+    assert os.access(tmp_path / "o" / "cuecard-bridge.php", os.R_OK)
+
+
+def test_content_too_large_to_send_becomes_a_hint_to_pull(tmp_path, bridge, receiver) -> None:
+    big = "z" * (1024 * 1024 + 100)
+    out = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), big, {}]}],
+    )
+    env = out["delivered"][0]["envelope"]
+    assert "content" not in env
+    assert env["metadata"] == {"cuecard_content_omitted": "larger than the receiver accepts"}
+    assert out["delivered"][0]["result"]["status"] == 202
+    report = receiver.wait_idle(applied=1)
+    assert receiver.files() == {}
+    assert next(iter(report["sites"].values()))["reconcile_needed"] is True
