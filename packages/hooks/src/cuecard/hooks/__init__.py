@@ -7,11 +7,13 @@ imports it does not use.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from cuecard.hooks.__about__ import __version__
 
+TYPE_CHECKING = False  # cuecard-hook imports this package: typing is not worth its import time
 if TYPE_CHECKING:
+    from typing import Any
+
     from cuecard.hooks._harness import HARNESSES as HARNESSES
     from cuecard.hooks._harness import Harness as Harness
     from cuecard.hooks._hook import main as main

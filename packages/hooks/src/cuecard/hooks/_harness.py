@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 __all__ = ["EVENTS", "HARNESSES", "Harness", "event_name"]
 
 
-@dataclass(frozen=True, slots=True)
 class Harness:
-    """How one harness calls the hook and reads its answer."""
+    """How one harness calls the hook and reads its answer (a plain class: ``dataclasses`` costs
+    the hook process more to import than all of its own work)."""
 
-    name: str
-    title: str
-    inline_limit: int
-    """Most characters of the whole hook output the harness keeps inline (JSON included)."""
+    __slots__ = ("inline_limit", "name", "title")
+
+    def __init__(self, name: str, title: str, inline_limit: int) -> None:
+        self.name = name
+        self.title = title
+        self.inline_limit = inline_limit
+        """Most characters of the whole hook output the harness keeps inline (JSON included)."""
+
+    def __repr__(self) -> str:
+        return f"Harness({self.name!r}, {self.title!r}, {self.inline_limit})"
 
 
 HARNESSES: dict[str, Harness] = {

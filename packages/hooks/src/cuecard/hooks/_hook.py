@@ -16,12 +16,15 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from cuecard.core._event import Event
 from cuecard.core._paths import locate_root, repo_relative
 from cuecard.hooks._harness import HARNESSES, Harness, event_name
 from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_call
+
+TYPE_CHECKING = False  # importing typing costs a hook process more than its work
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_INPUT", "main", "respond"]
 

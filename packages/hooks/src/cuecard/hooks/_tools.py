@@ -11,8 +11,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
+if TYPE_CHECKING:
+    from typing import Any
+
+    _ContentsBase = Mapping[str, Any]
+else:
+    _ContentsBase = Mapping
 
 __all__ = ["Call", "Contents", "command_text", "patch_files", "tool_call"]
 
@@ -121,7 +127,7 @@ def _glob_dir(pattern: str) -> str:
     return "/".join(literal)
 
 
-class Contents(Mapping[str, Any]):
+class Contents(_ContentsBase):
     """Each path's content before or after an edit, computed only when a check asks.
 
     ``len`` and iteration name the paths without reading anything, so the engine pays for the
@@ -146,26 +152,42 @@ class Contents(Mapping[str, Any]):
         return len(self._paths)
 
 
-@dataclass
 class Call:
     """A tool call as cuecard sees it."""
 
-    tool: str
-    """The normalised tool: read, list, write, edit, multiedit, notebook, grep, glob, shell,
-    patch."""
-    kind: str
-    """The event kind: read, edit, write, run or search (shell commands are classified later)."""
-    raw_paths: list[str] = field(default_factory=list)
-    """Paths as the harness gave them (absolute, relative or Windows-style)."""
-    command: str = ""
-    patterns: list[str] = field(default_factory=list)
-    symbols: tuple[str, ...] = ()
-    edits: list[tuple[str, str, bool]] = field(default_factory=list)
-    """For edits: ``(old, new, replace_all)`` in order."""
-    content: str | None = None
-    """For a whole-file write: the new content."""
-    added: dict[str, str] = field(default_factory=dict)
-    """For a patch: the content of each added file, by raw path."""
+    __slots__ = ("added", "command", "content", "edits", "kind", "patterns", "raw_paths", "symbols",
+                 "tool")  # fmt: skip
+
+    def __init__(
+        self,
+        tool: str,
+        kind: str,
+        raw_paths: list[str] | None = None,
+        *,
+        command: str = "",
+        patterns: list[str] | None = None,
+        symbols: tuple[str, ...] = (),
+        edits: list[tuple[str, str, bool]] | None = None,
+        content: str | None = None,
+        added: dict[str, str] | None = None,
+    ) -> None:
+        self.tool = tool
+        """The normalised tool: read, list, write, edit, multiedit, notebook, grep, glob, shell,
+        patch."""
+        self.kind = kind
+        """The event kind: read, edit, write, run or search (shell commands are classified
+        later)."""
+        self.raw_paths = raw_paths or []
+        """Paths as the harness gave them (absolute, relative or Windows-style)."""
+        self.command = command
+        self.patterns = patterns or []
+        self.symbols = symbols
+        self.edits = edits or []
+        """For edits: ``(old, new, replace_all)`` in order."""
+        self.content = content
+        """For a whole-file write: the new content."""
+        self.added = added or {}
+        """For a patch: the content of each added file, by raw path."""
 
 
 def tool_call(name: Any, args: Any) -> Call | None:
