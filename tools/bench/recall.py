@@ -41,37 +41,50 @@ def log(message: str) -> None:
     print(f"[recall-bench] {message}", file=sys.stderr, flush=True)
 
 
+def _sentences(doc: str) -> list[str]:
+    text = " ".join(doc.split())
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+
 def stdlib_lines(count: int) -> list[str]:
-    """Distinct docstring lines of the standard library, 30-200 characters, secret-free."""
+    """Distinct sentences of the standard library's docstrings and comments (then of the
+    installed packages'), 20-200 characters, at least four words, secret-free and safe."""
     from cuecard.core._text import find_secret, unsafe_reason
 
-    root = Path(sysconfig.get_paths()["stdlib"])
+    roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
     seen: set[str] = set()
     lines: list[str] = []
-    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
-    for path in files:
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if not isinstance(
-                node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
-            ):
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            if root == roots[0] and "site-packages" in path.parts:
                 continue
-            doc = ast.get_docstring(node)
-            if not doc:
+            try:
+                source = path.read_text(encoding="utf-8")
+                tree = ast.parse(source)
+            except (SyntaxError, UnicodeDecodeError, OSError, ValueError, RecursionError):
                 continue
-            for raw in doc.splitlines():
-                line = " ".join(raw.split())
-                if not 30 <= len(line) <= 200 or line in seen or line.startswith(("#", ">>>")):
-                    continue
-                if len(WORD.findall(line)) < 5 or find_secret(line) or unsafe_reason(line):
-                    continue
-                seen.add(line)
-                lines.append(line)
-                if len(lines) >= count:
-                    return lines
+            texts = [
+                doc
+                for node in ast.walk(tree)
+                if isinstance(
+                    node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+                )
+                and (doc := ast.get_docstring(node))
+            ]
+            # Then the comments: real prose too, when the docstrings run out.
+            texts.append(
+                " ".join(x.strip()[1:] for x in source.splitlines() if x.strip().startswith("# "))
+            )
+            for text in texts:
+                for line in _sentences(text):
+                    if not 16 <= len(line) <= 240 or line in seen or ">>>" in line:
+                        continue
+                    if len(WORD.findall(line)) < 3 or find_secret(line) or unsafe_reason(line):
+                        continue
+                    seen.add(line)
+                    lines.append(line)
+                    if len(lines) >= count:
+                        return lines
     raise SystemExit(f"only {len(lines)} docstring lines found, {count} wanted")
 
 
@@ -149,8 +162,14 @@ def main() -> int:
     rng = random.Random(20261130)
     work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
     try:
-        log(f"collecting {args.lines} docstring lines")
-        lines = stdlib_lines(args.lines)
+        cache = REPO / ".bench" / f"recall-lines-{args.lines}.txt"
+        if cache.is_file():
+            lines = cache.read_text(encoding="utf-8").splitlines()
+        else:
+            log(f"collecting {args.lines} docstring lines")
+            lines = stdlib_lines(args.lines)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text("\n".join(lines) + "\n", encoding="utf-8")
         ours = work / "ours"
         theirs = work / "theirs"
         write_notes(ours / "notes", lines)

@@ -106,12 +106,16 @@ class RecallIndex:
         extract: Extractor,
         *,
         now_ns: Callable[[], int] = time.time_ns,
+        rules: str = "",
     ) -> None:
         self.db_path = os.fspath(db_path)
         self.root = os.fspath(root)
         self._list_files = list_files
         self._extract = extract
         self._now_ns = now_ns
+        # The stored version names the schema and the extraction rules (redaction included):
+        # a change of either rebuilds the index, so no row keeps an older redaction.
+        self._version_tag = f"{SCHEMA_VERSION}/{rules}"
         self._conn: sqlite3.Connection | None = None
 
     # -- connection ---------------------------------------------------------------------------
@@ -155,10 +159,10 @@ class RecallIndex:
     def _ensure_schema(self) -> bool:
         """Create or rebuild the tables when the stored schema is not ours; ``True`` if so."""
         conn = self._connect()
-        if self._version(conn) == SCHEMA_VERSION:
+        if self._version(conn) == self._version_tag:
             return False
         with self._write() as w:
-            if self._version(w) == SCHEMA_VERSION:
+            if self._version(w) == self._version_tag:
                 return False
             for (name,) in w.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
@@ -167,7 +171,7 @@ class RecallIndex:
                 w.execute(f'DROP TABLE IF EXISTS "{name}"')
             for statement in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
                 w.execute(statement)
-            w.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            w.execute("INSERT INTO meta VALUES ('schema', ?)", (self._version_tag,))
         return True
 
     # -- synchronisation ----------------------------------------------------------------------
@@ -308,7 +312,7 @@ class RecallIndex:
         if not os.path.isfile(self.db_path):
             return {"files": 0, "entries": 0}
         conn = self._connect()
-        if self._version(conn) != SCHEMA_VERSION:
+        if self._version(conn) != self._version_tag:
             return {"files": 0, "entries": 0}
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]

@@ -41,7 +41,8 @@ def _list(memories: str) -> list[str]:
 def _extract(rel: str, text: str) -> list[Entry]:
     import json
 
-    from cuecard.core._text import neutralise, redact
+    from cuecard.core._text import neutralise
+    from cuecard.core.vault._secrets import redact_credentials as redact
 
     try:
         raw = json.loads(text)
@@ -73,4 +74,5 @@ def project_index(root: str) -> RecallIndex:
         memories,
         lambda: _list(memories),
         _extract,
+        rules="project-1",
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuecard.core._fsio import atomic_write
-from cuecard.core._text import neutralise, redact
+from cuecard.core._text import neutralise
+from cuecard.core.vault._secrets import redact_credentials as redact
 from cuecard.core.vault._vault import Vault
 
 __all__ = ["archive_session", "render_block"]

@@ -20,11 +20,12 @@ from pathlib import Path
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, crash_point
-from cuecard.core._text import find_secret, neutralise, redact
+from cuecard.core._text import neutralise
 from cuecard.core.vault._conflicts import Conflict, queue_conflicts
 from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts, note_facts
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
+from cuecard.core.vault._secrets import find_credential, redact_credentials
 from cuecard.core.vault._vault import Vault
 
 __all__ = [
@@ -101,7 +102,7 @@ def review(vault: Vault) -> Review:
     for path in vault.inbox_files():
         result.sources.append(path.name)
         for raw in inbox_facts(_read(path)):
-            fact = neutralise(redact(raw)).strip()
+            fact = neutralise(redact_credentials(raw)).strip()
             if not fact:
                 continue
             note_id = vault.layout.classify(fact)
@@ -195,7 +196,7 @@ def _check(vault: Vault, entries: list[Pending]) -> None:
             refusals.append(f"pending item {i}: note {p.note!r} is not one of {', '.join(known)}")
         if not p.fact:
             refusals.append(f"pending item {i}: the fact is empty")
-        secret = find_secret(p.fact)
+        secret = find_credential(p.fact)
         if secret is not None:
             refusals.append(f"pending item {i}: looks like a plaintext credential ({secret})")
     if refusals:

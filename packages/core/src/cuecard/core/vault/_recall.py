@@ -12,6 +12,10 @@ from cuecard.core.recall._index import Entry, RecallIndex
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._location import cache_home
 
+# Version of what ``extract`` stores (fact parsing, redaction, neutralising): bump it when those
+# rules change and every vault index is rebuilt on its next use.
+RULES = "vault-1"
+
 __all__ = ["cache_dir", "extract", "last_uses", "note_paths", "notes_index", "record_use"]
 
 
@@ -53,8 +57,9 @@ def note_paths(root: str, layout: Layout) -> list[str]:
 
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here."""
-    from cuecard.core._text import neutralise, redact
+    from cuecard.core._text import neutralise
     from cuecard.core.vault._facts import fact_id, note_facts
+    from cuecard.core.vault._secrets import redact_credentials as redact
 
     entries = []
     for fact in note_facts(text):
@@ -71,6 +76,7 @@ def notes_index(root: str, layout: Layout) -> RecallIndex:
         root,
         lambda: note_paths(root, layout),
         extract,
+        rules=RULES,
     )
 
 

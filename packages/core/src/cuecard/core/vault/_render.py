@@ -33,9 +33,10 @@ def safe(text: str) -> str:
 
 def clean(text: str) -> str:
     """Redacted, with controls dropped and wrapper tags defused: safe to print."""
-    from cuecard.core._text import neutralise, redact
+    from cuecard.core._text import neutralise
+    from cuecard.core.vault._secrets import redact_credentials
 
-    return neutralise(redact(text))
+    return neutralise(redact_credentials(text))
 
 
 def wrap(body: str, source: str) -> str:
@@ -65,6 +66,8 @@ def render_hits(hits: list[Hit], *, source: str = "vault", header: str = DATA_LI
 
 def render_note(name: str, text: str) -> str:
     """A whole note, redacted, with a header naming it (never its host path)."""
-    from cuecard.core._text import redact, wrap_memory_data
+    from cuecard.core._text import wrap_memory_data
+    from cuecard.core.vault._secrets import redact_credentials
 
-    return wrap_memory_data(f"{DATA_LINE}\n\n# {name}\n\n{redact(text)}", source="vault")
+    body = f"{DATA_LINE}\n\n# {name}\n\n{redact_credentials(text)}"
+    return wrap_memory_data(body, source="vault")

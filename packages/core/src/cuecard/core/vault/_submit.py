@@ -11,9 +11,10 @@ import re
 
 from cuecard.core._errors import UsageError, ValidationError
 from cuecard.core._fsio import exclusive_create
-from cuecard.core._text import find_secret, unsafe_reason
+from cuecard.core._text import unsafe_reason
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._facts import inbox_facts
+from cuecard.core.vault._secrets import find_credential
 from cuecard.core.vault._vault import Vault
 
 __all__ = ["AGENT_RULE", "MAX_FACTS", "MAX_FACT_CHARS", "check_agent", "check_facts", "submit"]
@@ -42,7 +43,7 @@ def check_facts(lines: list[str]) -> list[str]:
     if len(facts) > MAX_FACTS:
         refusals.append(f"submission: {len(facts)} facts, at most {MAX_FACTS} per submission")
     for number, fact in enumerate(facts, 1):
-        secret = find_secret(fact)
+        secret = find_credential(fact)
         if secret is not None:
             refusals.append(
                 f"fact {number}: looks like a plaintext credential ({secret}); store a label or "

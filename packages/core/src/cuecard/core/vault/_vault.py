@@ -115,7 +115,11 @@ class Vault:
     def index(self) -> RecallIndex:
         if self._index is None:
             self._index = RecallIndex(
-                self.cache_dir / "recall.sqlite3", self.root, self.note_paths, _recall.extract
+                self.cache_dir / "recall.sqlite3",
+                self.root,
+                self.note_paths,
+                _recall.extract,
+                rules=_recall.RULES,
             )
         return self._index
 
