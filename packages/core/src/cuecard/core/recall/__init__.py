@@ -8,9 +8,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cuecard.core.recall._index import Entry, Hit, RecallIndex, SyncReport
-    from cuecard.core.recall._project import project_index, project_root
-    from cuecard.core.recall._tokens import query_tokens, tokens
+    from cuecard.core.recall._index import Entry as Entry
+    from cuecard.core.recall._index import Hit as Hit
+    from cuecard.core.recall._index import RecallIndex as RecallIndex
+    from cuecard.core.recall._index import SyncReport as SyncReport
+    from cuecard.core.recall._project import project_index as project_index
+    from cuecard.core.recall._project import project_root as project_root
+    from cuecard.core.recall._tokens import query_tokens as query_tokens
+    from cuecard.core.recall._tokens import tokens as tokens
 
 _EXPORTS: dict[str, str] = {
     "Entry": "cuecard.core.recall._index",

@@ -11,17 +11,28 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cuecard.core.vault._archive import archive_session
-    from cuecard.core.vault._conflicts import Conflict, adjudicate, queue
-    from cuecard.core.vault._errors import NotAVault, VaultBusy, VaultError, VaultExists
-    from cuecard.core.vault._forget import apply_forget, candidates
-    from cuecard.core.vault._init import init_vault
-    from cuecard.core.vault._layout import DEFAULT, LAYOUTS, UAM, Layout, detect_layout
-    from cuecard.core.vault._location import resolve_vault_path
-    from cuecard.core.vault._lock import vault_lock
-    from cuecard.core.vault._promote import apply_pending, review
-    from cuecard.core.vault._submit import submit
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.vault._archive import archive_session as archive_session
+    from cuecard.core.vault._conflicts import Conflict as Conflict
+    from cuecard.core.vault._conflicts import adjudicate as adjudicate
+    from cuecard.core.vault._conflicts import queue as queue
+    from cuecard.core.vault._errors import NotAVault as NotAVault
+    from cuecard.core.vault._errors import VaultBusy as VaultBusy
+    from cuecard.core.vault._errors import VaultError as VaultError
+    from cuecard.core.vault._errors import VaultExists as VaultExists
+    from cuecard.core.vault._forget import apply_forget as apply_forget
+    from cuecard.core.vault._forget import candidates as candidates
+    from cuecard.core.vault._init import init_vault as init_vault
+    from cuecard.core.vault._layout import DEFAULT as DEFAULT
+    from cuecard.core.vault._layout import LAYOUTS as LAYOUTS
+    from cuecard.core.vault._layout import UAM as UAM
+    from cuecard.core.vault._layout import Layout as Layout
+    from cuecard.core.vault._layout import detect_layout as detect_layout
+    from cuecard.core.vault._location import resolve_vault_path as resolve_vault_path
+    from cuecard.core.vault._lock import vault_lock as vault_lock
+    from cuecard.core.vault._promote import apply_pending as apply_pending
+    from cuecard.core.vault._promote import review as review
+    from cuecard.core.vault._submit import submit as submit
+    from cuecard.core.vault._vault import Vault as Vault
 
 _EXPORTS: dict[str, str] = {
     "Conflict": "cuecard.core.vault._conflicts",
