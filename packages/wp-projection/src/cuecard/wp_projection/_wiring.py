@@ -78,7 +78,7 @@ def render_claude(current: str | None, paths: list[str] | None) -> str | None:
         before = text[:start]
         if not block:
             before, after = before.rstrip("\n"), after.lstrip("\n")
-            joined = before + ("\n" if before and after else "") + after
+            joined = before + ("\n\n" if before and after else "") + after
             return (joined.rstrip("\n") + "\n") if joined.strip() else ""
         return before + block + after
     if not block:
