@@ -32,6 +32,12 @@ BUILTINS: dict[str, str] = {
     "compile": "cuecard.core.cli._compile",
     "match": "cuecard.core.cli._match",
     "ingest": "cuecard.core.cli._ingest",
+    "maintain": "cuecard.core.cli._maintain",
+    "health": "cuecard.core.cli._health",
+    "doctor": "cuecard.core.cli._doctor",
+    "import": "cuecard.core.cli._import",
+    "migrate": "cuecard.core.cli._migrate",
+    "export": "cuecard.core.cli._export",
 }
 
 ENTRY_POINT_GROUP = "cuecard.commands"

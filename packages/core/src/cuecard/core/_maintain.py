@@ -1,0 +1,290 @@
+"""Maintenance: roll session files up, prune them, retire unused memories, refresh similarity.
+
+``maintain(store)`` does the work (``cuecard maintain`` by hand); ``maintain_if_due(root)`` is what
+a harness's session start calls: at most once a day it spawns ``cuecard maintain`` detached from
+the session and returns at once. It imports only the standard library.
+
+Retirement: an active memory whose trigger paths were touched in at least
+``retire.after_sessions`` sessions since it was created (or last fired) without it firing is
+archived; the file stays. Never retired this way: a memory a person reviewed (``review.reviewed_at``
+or ``review.reviewed_by`` set), one a person wrote (origin ``user_explicit``), one that a pending
+candidate revises, and one without path triggers (its opportunities cannot be seen).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from cuecard.core._memory import Memory
+    from cuecard.core._store import Store
+    from cuecard.core._telemetry import History
+
+__all__ = [
+    "DUE_EVERY",
+    "MaintainReport",
+    "last_run",
+    "maintain",
+    "maintain_if_due",
+    "retirement",
+    "session_fires",
+]
+
+DUE_EVERY = 24 * 3600
+_STAMP = "maintain.json"
+_SPAWN = "maintain.spawn"
+
+
+@dataclass
+class MaintainReport:
+    """What one maintenance run did."""
+
+    ran_at: float = 0.0
+    """When the run started (Unix seconds)."""
+    sessions_rolled: int = 0
+    """Session folders summarised into ``telemetry.sqlite``."""
+    sessions_pruned: int = 0
+    """Session folders deleted after ``PRUNE_AFTER`` idle seconds (their summary stays)."""
+    deliveries_rolled: int = 0
+    """Ledger lines moved into the database."""
+    ingestions_rolled: int = 0
+    """Ingestion telemetry lines moved into the database."""
+    retired: list[dict[str, Any]] = field(default_factory=list)
+    """Memories archived for disuse: ``id``, ``title``, ``sessions``."""
+    similarity: int = 0
+    """Live memories in the refreshed similarity index."""
+    compiled: bool = False
+    """Whether the trigger index was rebuilt (after a retirement)."""
+    seconds: float = 0.0
+
+
+def _local(root: str) -> str:
+    return os.path.join(root, ".cuecard", "local")
+
+
+def last_run(root: str) -> float | None:
+    """When maintenance last finished in the project at ``root`` (Unix seconds), or ``None``."""
+    try:
+        with open(os.path.join(_local(root), _STAMP), encoding="utf-8") as handle:
+            value = json.load(handle).get("ran_at")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _spawn_detached(command: Sequence[str], root: str) -> None:
+    import subprocess
+
+    env = {**os.environ, "CUECARD_PROJECT_DIR": root}
+    subprocess.Popen(
+        list(command),
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
+def maintain_if_due(
+    root: str,
+    *,
+    clock: Callable[[], float] = time.time,
+    spawn: Callable[[Sequence[str], str], None] | None = None,
+) -> bool:
+    """Spawn a detached ``cuecard maintain`` when the last run (or spawn) is a day old.
+
+    Returns whether it spawned one. Never raises: a session start must not fail on this.
+    """
+    try:
+        local = _local(root)
+        if not os.path.isfile(os.path.join(root, ".cuecard", "config.json")):
+            return False
+        now = clock()
+        ran = last_run(root)
+        if ran is not None and now - ran < DUE_EVERY:
+            return False
+        marker = os.path.join(local, _SPAWN)
+        try:
+            if now - os.stat(marker).st_mtime < DUE_EVERY:
+                return False
+            os.unlink(marker)
+        except FileNotFoundError:
+            pass
+        os.makedirs(local, exist_ok=True)
+        try:
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False  # another session start claimed this run
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(f"{now}\n")
+        os.utime(marker, (now, now))
+        command = [
+            sys.executable,
+            "-c",
+            "import sys; from cuecard.core.cli import main; "
+            "sys.exit(main(['maintain', '--quiet']))",
+        ]
+        (spawn or _spawn_detached)(command, root)
+        return True
+    except Exception:
+        return False
+
+
+# -- pure parts -----------------------------------------------------------------------------------
+
+
+def session_fires(history: History) -> dict[str, dict[str, float]]:
+    """For each memory id, the sessions (folder names) it fired in and when it last did there."""
+    from cuecard.core._ledger import safe_name
+
+    fires: dict[str, dict[str, float]] = {}
+    for line in history.deliveries:
+        session = safe_name(str(line.get("session", "")))
+        t = line.get("t")
+        when = float(t) if isinstance(t, int | float) else 0.0
+        for item in line.get("ids") or []:
+            if isinstance(item, list) and item and isinstance(item[0], str):
+                if item[0].startswith("check:"):
+                    continue
+                seen = fires.setdefault(item[0], {})
+                seen[session] = max(seen.get(session, 0.0), when)
+    return fires
+
+
+def _path_globs(memory: Memory) -> list[str]:
+    return [glob for clause in memory.triggers for glob in clause.paths]
+
+
+def _protected(memory: Memory, revised: set[str]) -> bool:
+    from cuecard.core._memory import Origin
+
+    review = memory.review
+    return (
+        review.reviewed_at is not None
+        or review.reviewed_by is not None
+        or memory.origin == Origin.USER_EXPLICIT
+        or memory.id in revised
+    )
+
+
+def retirement(
+    memories: Sequence[Memory], history: History, after_sessions: int
+) -> list[tuple[Memory, int]]:
+    """The active memories to retire, each with the sessions that touched its paths unfired."""
+    from cuecard.core._memory import Status
+    from cuecard.core._repofiles import GlobSet
+
+    revised = {m.revises for m in memories if m.status == Status.CANDIDATE and m.revises}
+    fires = session_fires(history)
+    out: list[tuple[Memory, int]] = []
+    for memory in memories:
+        if memory.status != Status.ACTIVE or _protected(memory, revised):
+            continue
+        globs = GlobSet(_path_globs(memory))
+        if not globs:
+            continue
+        fired = fires.get(memory.id, {})
+        since = max([memory.created_at.timestamp(), *fired.values()])
+        unfired = 0
+        for name, summary in history.sessions.items():
+            last = summary.get("last_t") or 0.0
+            if name in fired or last <= since:
+                continue
+            if any(globs.match(path) for path in summary.get("touched", {})):
+                unfired += 1
+        if unfired >= after_sessions:
+            out.append((memory, unfired))
+    return out
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+def maintain(
+    store: Store,
+    *,
+    clock: Callable[[], float] = time.time,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> MaintainReport:
+    """Run maintenance once for ``store``'s project (under its own lock)."""
+    import shutil
+
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._fsio import atomic_write, locked
+    from cuecard.core._memory import Status
+    from cuecard.core._similarity import SimilarityIndex
+    from cuecard.core._telemetry import (
+        PRUNE_AFTER,
+        Telemetry,
+        read_history,
+        session_folders,
+        summarise_session,
+    )
+
+    def step(name: str, done: int, total: int) -> None:
+        if progress is not None:
+            progress(name, done, total)
+
+    started = time.perf_counter()
+    report = MaintainReport(ran_at=clock())
+    local = store.local_dir
+    local.mkdir(parents=True, exist_ok=True)
+    config = store.config()
+    with locked(local / "maintain.lock", timeout=60), Telemetry(local / "telemetry.sqlite") as db:
+        folders = session_folders(local)
+        for done, folder in enumerate(folders, 1):
+            summary = summarise_session(folder)
+            db.put_session(summary, report.ran_at)
+            report.sessions_rolled += 1
+            if report.ran_at - float(summary["last_t"] or 0.0) > PRUNE_AFTER:
+                shutil.rmtree(folder, ignore_errors=True)
+                report.sessions_pruned += 1
+            step("sessions", done, len(folders))
+        report.deliveries_rolled = db.drain(local / "ledger.jsonl", "deliveries")
+        report.ingestions_rolled = db.drain(local / "telemetry" / "inbox.jsonl", "ingestions")
+        step("telemetry", 1, 1)
+        history = read_history(local)
+        memories = store.memories()
+        retire = retirement(memories, history, config.retire.after_sessions)
+        if retire:
+            with store.transaction() as tx:
+                for memory, sessions in retire:
+                    current = tx.get(memory.id)
+                    if current.status != Status.ACTIVE:
+                        continue
+                    reason = (
+                        f"retired by maintenance: its paths were touched in {sessions} sessions "
+                        "without it firing"
+                    )
+                    tx.put(
+                        current.model_copy(
+                            update={"status": Status.ARCHIVED, "archived_reason": reason}
+                        )
+                    )
+                    report.retired.append(
+                        {"id": memory.id, "title": memory.title, "sessions": sessions}
+                    )
+            compile_index(store)
+            report.compiled = True
+            memories = store.memories()
+        step("retirement", 1, 1)
+        live = [m for m in memories if m.live]
+        SimilarityIndex(local / "similarity.json").refresh(live)
+        report.similarity = len(live)
+        step("similarity", 1, 1)
+        report.seconds = round(time.perf_counter() - started, 3)
+        payload = asdict(report)
+        db.record_run(report.ran_at, payload)
+        atomic_write(local / _STAMP, json.dumps(payload, indent=2) + "\n", durable=False)
+    return report

@@ -1,0 +1,89 @@
+"""``cuecard maintain``: roll sessions up and prune them, retire unused memories, refresh."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cuecard.core.cli._output import emit_json
+
+_KEYS = (
+    "ran_at (Unix seconds), sessions_rolled, sessions_pruned, deliveries_rolled, "
+    "ingestions_rolled, retired (list of {id, title, sessions}), similarity (live memories "
+    "indexed), compiled (whether the trigger index was rebuilt), seconds"
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "maintain",
+        help="roll up and prune session files, retire unused memories, refresh similarity",
+        description=(
+            "Maintenance, run detached from session start at most once a day and by hand: session "
+            "files under .cuecard/local/ are rolled up into .cuecard/local/telemetry.sqlite and "
+            "pruned after seven idle days; an active memory whose paths were touched in at least "
+            "retire.after_sessions sessions (config.json, default 20) without it firing is "
+            "archived (the file stays) unless a person reviewed or wrote it or a pending "
+            "candidate revises it; the similarity index used by ingestion and the review UI is "
+            f"refreshed. --json prints keys: {_KEYS}."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quiet", action="store_true", help="print nothing (for detached runs)")
+    parser.add_argument(
+        "--if-due",
+        action="store_true",
+        dest="if_due",
+        help="run only when the last run is at least a day old (exit 0 either way)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _bar(name: str, done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    print(
+        f"\r\033[K{name:<11} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from cuecard.core._maintain import DUE_EVERY, last_run, maintain
+    from cuecard.core._store import Store
+
+    store = Store.open()
+    if args.if_due:
+        ran = last_run(str(store.root))
+        if ran is not None and time.time() - ran < DUE_EVERY:
+            if not args.quiet and not args.json:
+                print("maintenance is not due: it ran less than a day ago", file=sys.stderr)
+            if args.json:
+                emit_json({"ran": False})
+            return 0
+    show = sys.stderr.isatty() and not (args.json or args.quiet)
+    report = maintain(store, progress=_bar if show else None)
+    if show:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    if args.quiet:
+        return 0
+    if args.json:
+        from dataclasses import asdict
+
+        emit_json(asdict(report))
+        return 0
+    print(
+        f"rolled up {report.sessions_rolled} sessions ({report.sessions_pruned} pruned), "
+        f"{report.deliveries_rolled} deliveries, {report.ingestions_rolled} ingestions"
+    )
+    for item in report.retired:
+        print(
+            f"retired {item['id'][:8]} {item['title']!r}: paths touched in {item['sessions']} "
+            "sessions without it firing"
+        )
+    print(f"similarity index: {report.similarity} live memories ({report.seconds:.2f} s)")
+    return 0
