@@ -11,7 +11,6 @@ import contextlib
 import io
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -49,6 +48,8 @@ def vault_location(vault: str | None, env: Mapping[str, str] | None = None) -> s
         return vault
     if env.get("CUECARD_VAULT"):
         return env["CUECARD_VAULT"]
+    import tomllib  # only on this path: it costs the per-call path milliseconds
+
     config = user_config_file(env)
     with contextlib.suppress(OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         value = tomllib.loads(config.read_text(encoding="utf-8")).get("vault")
