@@ -104,17 +104,15 @@ def build_repo(root: Path) -> Path:
         (root / rel).write_text(text, encoding="utf-8")
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
     subprocess.run([*GIT, "commit", "-qm", "app"], cwd=root, check=True)
-    result = subprocess.run([str(BIN / "cuecard"), "init"], cwd=root, capture_output=True,
-                            text=True)  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._store import Store
+
+    store, _ = Store.init(root)
     for memory in MEMORIES:
         path = root / ".cuecard" / "memories" / f"{memory['id']}.json"
         path.write_text(json.dumps(memory, indent=2), encoding="utf-8")
-    result = subprocess.run([str(BIN / "cuecard"), "compile", "--json"], cwd=root,
-                            capture_output=True, text=True)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
-    assert report["memories"] == len(MEMORIES) and not report["left_out"], report
+    report = compile_index(store)
+    assert report.memories == len(MEMORIES) and not report.left_out, report
     return root
 
 

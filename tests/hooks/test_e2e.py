@@ -39,32 +39,32 @@ def context(result: subprocess.CompletedProcess[bytes]) -> str:
     return str(answer["hookSpecificOutput"]["additionalContext"])
 
 
-def test_once_per_epoch_and_again_after_a_compaction(fresh_repo: Path) -> None:
-    first = context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo))
+def test_once_per_epoch_and_again_after_a_compaction(repo: Path) -> None:
+    first = context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo))
     assert TRAP in first and first.count("(memory ") == 1
-    assert context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo)) == ""
-    resumed = {"session_id": "s1", "cwd": str(fresh_repo), "source": "resume"}
-    line = run_hook("claude", "SessionStart", resumed, cwd=fresh_repo)
+    assert context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo)) == ""
+    resumed = {"session_id": "e2e-s1", "cwd": str(repo), "source": "resume"}
+    line = run_hook("claude", "SessionStart", resumed, cwd=repo)
     assert json.loads(line.stdout)["systemMessage"].startswith("cuecard: 13 live memories")
-    assert context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo)) == ""
-    compact = {"session_id": "s1", "cwd": str(fresh_repo), "source": "compact"}
-    assert run_hook("claude", "SessionStart", compact, cwd=fresh_repo).stdout == b""
-    again = context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s1"), cwd=fresh_repo))
+    assert context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo)) == ""
+    compact = {"session_id": "e2e-s1", "cwd": str(repo), "source": "compact"}
+    assert run_hook("claude", "SessionStart", compact, cwd=repo).stdout == b""
+    again = context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo))
     assert TRAP in again
     # another session has its own ledger
-    assert TRAP in context(run_hook("claude", "PreToolUse", edit(fresh_repo, "s2"), cwd=fresh_repo))
+    assert TRAP in context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s2"), cwd=repo))
 
 
-def test_eight_parallel_hooks_deliver_once(fresh_repo: Path) -> None:
+def test_eight_parallel_hooks_deliver_once(repo: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
-    data = json.dumps(edit(fresh_repo, "parallel")).encode()
+    data = json.dumps(edit(repo, "parallel")).encode()
     procs = [
         subprocess.Popen(
             [HOOK, "claude", "PreToolUse"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=fresh_repo,
+            cwd=repo,
             env=env,
         )
         for _ in range(8)
@@ -77,21 +77,21 @@ def test_eight_parallel_hooks_deliver_once(fresh_repo: Path) -> None:
     assert TRAP in json.loads(delivered[0])["hookSpecificOutput"]["additionalContext"]
 
 
-def test_what_does_not_fit_arrives_at_the_next_event(fresh_repo: Path) -> None:
+def test_what_does_not_fit_arrives_at_the_next_event(repo: Path) -> None:
     read = {
-        "session_id": "big",
-        "cwd": str(fresh_repo),
+        "session_id": "e2e-big",
+        "cwd": str(repo),
         "tool_name": "Read",
         "tool_input": {"file_path": "big/file.txt"},
     }
-    first = run_hook("claude", "PreToolUse", read, cwd=fresh_repo)
+    first = run_hook("claude", "PreToolUse", read, cwd=repo)
     assert len(first.stdout.decode()) <= 10_000
     text = context(first)
     assert text.count("## procedure: Big procedure") == 2
     assert "Held back for lack of room" in text and '"Big procedure 3"' in text
-    second = context(run_hook("claude", "PreToolUse", read, cwd=fresh_repo))
+    second = context(run_hook("claude", "PreToolUse", read, cwd=repo))
     assert second.count("## procedure: Big procedure") == 1 and "Big procedure 3" in second
-    assert context(run_hook("claude", "PreToolUse", read, cwd=fresh_repo)) == ""
+    assert context(run_hook("claude", "PreToolUse", read, cwd=repo)) == ""
 
 
 def test_silent_when_the_store_is_broken(fresh_repo: Path) -> None:
@@ -145,13 +145,13 @@ print("|" + ",".join(m for m in {HEAVY!r} if m in sys.modules))
 """
 
 
-def test_the_hot_path_imports_nothing_heavy(fresh_repo: Path) -> None:
+def test_the_hot_path_imports_nothing_heavy(repo: Path) -> None:
     code = PROBE
     result = subprocess.run(
         [sys.executable, "-c", code],
-        input=json.dumps(edit(fresh_repo, "probe")).encode(),
+        input=json.dumps(edit(repo, "probe")).encode(),
         capture_output=True,
-        cwd=fresh_repo,
+        cwd=repo,
     )
     out = result.stdout.decode()
     assert TRAP in out, result.stderr.decode()
