@@ -1,0 +1,275 @@
+"""Maintenance: roll-up into telemetry.sqlite, pruning, each retirement rule, the daily spawn."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import sqlite3
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from cuecard.core import Store
+from cuecard.core._health import health_report
+from cuecard.core._maintain import maintain, maintain_if_due
+from tests.conftest import BIN
+from tests.core.engine_helpers import add, make_project
+from tests.core.lifecycle_helpers import DAY, cli, record_session
+
+NOW = time.time()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return make_project(tmp_path / "repo")
+
+
+def _old(days: float) -> str:
+    return datetime.fromtimestamp(NOW - days * DAY, UTC).isoformat()
+
+
+def _set_retire(store: Store, after: int) -> None:
+    path = store.dir / "config.json"
+    config = json.loads(path.read_text())
+    config["retire"] = {"after_sessions": after}
+    path.write_text(json.dumps(config))
+
+
+def _db(store: Store, query: str) -> list[tuple]:
+    with sqlite3.connect(store.local_dir / "telemetry.sqlite") as conn:
+        return list(conn.execute(query))
+
+
+def _status(store: Store, memory_id: str) -> str:
+    return json.loads((store.memories_dir / f"{memory_id}.json").read_text())["status"]
+
+
+# -- roll-up and pruning -------------------------------------------------------------------------
+
+
+def test_sessions_roll_up_and_only_idle_ones_are_pruned(store: Store) -> None:
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/**"]}], created_at=_old(30))
+    record_session(store, "old", at=NOW - 10 * DAY, calls=[("edit", "src/a.py")], asks=1)
+    record_session(store, "fresh", at=NOW - DAY, calls=[("read", "src/b.py")], corrections=2)
+    report = maintain(store, clock=lambda: NOW)
+    assert report.sessions_rolled == 2 and report.sessions_pruned == 1
+    assert not (store.local_dir / "sessions" / "old").exists()
+    assert (store.local_dir / "sessions" / "fresh" / "footprint.jsonl").is_file()
+    names = {row[0] for row in _db(store, "SELECT name FROM sessions")}
+    assert names == {"old", "fresh"}
+    assert not (store.local_dir / "ledger.jsonl").exists()
+    assert report.deliveries_rolled == 1
+    # The pruned session still counts: its summary and deliveries live in the database.
+    health = health_report(store)
+    assert health["sessions"] == 2
+    entry = next(e for e in health["memories"] if e["id"] == m)
+    assert entry["fires"] == {"paths": 1}
+    assert health["funnel"]["asks"] == 1 and health["funnel"]["corrections"] == 2
+
+
+def test_rolled_up_ledger_lines_are_never_counted_twice(store: Store) -> None:
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/**"]}])
+    record_session(store, "s1", at=NOW - DAY, calls=[("edit", "src/a.py")])
+    ledger = store.local_dir / "ledger.jsonl"
+    lines = ledger.read_text()
+    maintain(store, clock=lambda: NOW)
+    # A roll-up interrupted after its insert leaves the renamed file behind; the next run must
+    # not insert the same lines again.
+    (store.local_dir / "ledger.jsonl.rolling").write_text(lines)
+    maintain(store, clock=lambda: NOW)
+    assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
+    entry = next(e for e in health_report(store)["memories"] if e["id"] == m)
+    assert entry["fires"] == {"paths": 1}
+
+
+def test_torn_and_foreign_lines_are_skipped(store: Store) -> None:
+    store.local_dir.mkdir(parents=True, exist_ok=True)
+    (store.local_dir / "ledger.jsonl").write_text('{"t": 1, "ids": [["x", "paths"]]}\n{torn\n[1]\n')
+    folder = store.local_dir / "sessions" / "s"
+    folder.mkdir(parents=True)
+    (folder / "footprint.jsonl").write_bytes(
+        b'\xff\xfe{"e": "tool", "paths": [1, "a"]}\nnot json\n'
+    )
+    report = maintain(store, clock=lambda: NOW)
+    assert report.deliveries_rolled == 1 and report.sessions_rolled == 1
+
+
+# -- retirement ----------------------------------------------------------------------------------
+
+
+def _unfired_sessions(
+    store: Store, count: int, *, start: float, path: str = "src/pay/x.py"
+) -> None:
+    for n in range(count):
+        record_session(store, f"s{n}", at=start + n * 100, calls=[("read", path)])
+
+
+def test_retires_after_the_configured_number_of_unfired_sessions(store: Store) -> None:
+    _set_retire(store, 3)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    _unfired_sessions(store, 2, start=NOW - 5 * DAY)
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == "active"
+    record_session(store, "s9", at=NOW - 3 * DAY, calls=[("read", "src/pay/y.py")])
+    report = maintain(store, clock=lambda: NOW)
+    assert [r["id"] for r in report.retired] == [m] and report.compiled
+    saved = json.loads((store.memories_dir / f"{m}.json").read_text())
+    assert saved["status"] == "archived"
+    assert "touched in 3 sessions without it firing" in saved["archived_reason"]
+
+
+def test_default_threshold_is_twenty_sessions(store: Store) -> None:
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    _unfired_sessions(store, 19, start=NOW - 6 * DAY)
+    assert maintain(store, clock=lambda: NOW).retired == []
+    record_session(store, "s19", at=NOW - DAY, calls=[("read", "src/pay/z.py")])
+    assert [r["id"] for r in maintain(store, clock=lambda: NOW).retired] == [m]
+
+
+def test_a_fire_restarts_the_count(store: Store) -> None:
+    _set_retire(store, 2)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    _unfired_sessions(store, 3, start=NOW - 5 * DAY)
+    record_session(store, "fired", at=NOW - 4 * DAY, calls=[("edit", "src/pay/x.py")])
+    record_session(store, "after", at=NOW - 3 * DAY, calls=[("read", "src/pay/x.py")])
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == "active"
+
+
+def test_sessions_before_the_memory_existed_do_not_count(store: Store) -> None:
+    _set_retire(store, 2)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(1))
+    _unfired_sessions(store, 3, start=NOW - 5 * DAY)
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == "active"
+
+
+def test_sessions_that_touch_other_paths_do_not_count(store: Store) -> None:
+    _set_retire(store, 2)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    _unfired_sessions(store, 3, start=NOW - 5 * DAY, path="src/other/x.py")
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == "active"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"review": {"reviewed_by": "ana", "reviewed_at": _old(2)}},
+        {"origin": "user_explicit"},
+        {"status": "contested"},
+    ],
+    ids=["reviewed-by-a-person", "written-by-a-person", "contested"],
+)
+def test_exempt_memories_are_never_retired(store: Store, fields: dict) -> None:
+    _set_retire(store, 2)
+    m = add(
+        store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30), **fields
+    )
+    _unfired_sessions(store, 4, start=NOW - 5 * DAY)
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == fields.get("status", "active")
+
+
+def test_a_memory_a_pending_candidate_revises_is_not_retired(store: Store) -> None:
+    _set_retire(store, 2)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    add(store, topic="other/topic", status="candidate", revises=m, created_at=_old(3))
+    _unfired_sessions(store, 4, start=NOW - 5 * DAY)
+    assert maintain(store, clock=lambda: NOW).retired == []
+    assert _status(store, m) == "active"
+
+
+def test_retired_memories_stop_firing_and_keep_their_file(store: Store) -> None:
+    _set_retire(store, 1)
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30))
+    _unfired_sessions(store, 1, start=NOW - 2 * DAY)
+    maintain(store, clock=lambda: NOW)
+    assert (store.memories_dir / f"{m}.json").is_file()
+    from cuecard.core._engine import handle
+    from cuecard.core._event import Event
+
+    delivery = handle(str(store.root), Event("edit", paths=("src/pay/x.py",), session="new"))
+    assert delivery.delivered == []
+
+
+# -- similarity, the command, the daily spawn ---------------------------------------------------
+
+
+def test_similarity_index_is_refreshed_with_live_memories(store: Store) -> None:
+    live = add(store, title="charge retries need the idempotency key")
+    gone = add(store, status="archived", archived_reason="old")
+    report = maintain(store, clock=lambda: NOW)
+    cached = json.loads((store.local_dir / "similarity.json").read_text())
+    assert live in cached and gone not in cached and report.similarity == 1
+
+
+def test_cli_json_keys_are_documented(store: Store, monkeypatch, capsys) -> None:
+    assert cli(monkeypatch, store.root, "maintain", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    with pytest.raises(SystemExit):
+        cli(monkeypatch, store.root, "maintain", "--help")
+    helptext = " ".join(capsys.readouterr().out.split())
+    for key in out:
+        assert key in helptext, key
+    stamp = json.loads((store.local_dir / "maintain.json").read_text())
+    assert stamp["ran_at"] == out["ran_at"]
+
+
+def test_if_due_skips_a_recent_run(store: Store, monkeypatch, capsys) -> None:
+    cli(monkeypatch, store.root, "maintain", "--quiet")
+    assert capsys.readouterr().out == ""
+    assert cli(monkeypatch, store.root, "maintain", "--if-due", "--json") == 0
+    assert json.loads(capsys.readouterr().out) == {"ran": False}
+
+
+def test_progress_bar_on_a_terminal(store: Store) -> None:
+    record_session(store, "s1", at=NOW - DAY, calls=[("read", "src/a.py")])
+    master, slave = pty.openpty()
+    result = subprocess.run(
+        [str(BIN / "cuecard"), "maintain"],
+        cwd=store.root,
+        stderr=slave,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    os.close(slave)
+    shown = os.read(master, 65536).decode()
+    os.close(master)
+    assert result.returncode == 0
+    assert "sessions" in shown and "[" in shown and "1/1" in shown
+    assert "rolled up 1 sessions" in result.stdout
+
+
+def test_maintain_if_due_spawns_once_a_day(store: Store) -> None:
+    spawned: list[list[str]] = []
+
+    def spawn(command, root) -> None:
+        spawned.append(list(command))
+        subprocess.run(command, cwd=root, check=True, timeout=120)
+
+    root = str(store.root)
+    assert maintain_if_due(root, clock=lambda: NOW, spawn=spawn) is True
+    assert (store.local_dir / "maintain.json").is_file()  # the spawned command really ran
+    assert maintain_if_due(root, clock=lambda: NOW + 3600, spawn=spawn) is False
+    assert maintain_if_due(root, clock=lambda: time.time() + 2 * DAY, spawn=spawn) is True
+    assert len(spawned) == 2
+
+
+def test_a_claimed_spawn_is_not_repeated_even_if_the_run_never_finished(store: Store) -> None:
+    calls: list[str] = []
+    root = str(store.root)
+    assert maintain_if_due(root, clock=lambda: NOW, spawn=lambda c, r: calls.append(r))
+    assert not maintain_if_due(root, clock=lambda: NOW + 60, spawn=lambda c, r: calls.append(r))
+    assert calls == [root]
+
+
+def test_maintain_if_due_creates_nothing_in_a_project_that_did_not_opt_in(tmp_path: Path) -> None:
+    assert maintain_if_due(str(tmp_path), spawn=lambda c, r: None) is False
+    assert list(tmp_path.iterdir()) == []
