@@ -241,7 +241,7 @@ SEGMENT = st.lists(st.sampled_from(TOKENS), max_size=8).map("".join)
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     layer=st.sampled_from(["shared", "agent", "user", "principal", "network", "other"]),

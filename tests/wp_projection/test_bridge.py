@@ -261,20 +261,23 @@ def test_an_unreachable_receiver_never_fails_the_write(tmp_path, bridge) -> None
     assert [d["result"]["ok"] for d in out["delivered"]] == [False, False]
 
 
-def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(tmp_path, cli) -> None:
-    env = {"CUECARD_WP_SECRET": "s" * 20}
-    bad = cli(
-        "wp", "bridge", "--out", str(tmp_path / "o"), "--endpoint", "ftp://x", cwd=tmp_path, env=env
-    )
-    assert bad.returncode == 2 and "--endpoint 'ftp://x' must be an http(s) URL" in bad.stderr
-    missing = cli(
-        "wp", "bridge", "--out", str(tmp_path / "o"), cwd=tmp_path, env={"CUECARD_WP_SECRET": ""}
-    )
-    assert missing.returncode == 2 and "shared secret" in missing.stderr
-    good = cli("wp", "bridge", "--out", str(tmp_path / "o"), "--json", cwd=tmp_path, env=env)
-    assert good.returncode == 0, good.stderr
-    assert set(json.loads(good.stdout)) == {"files", "endpoint"}
+def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    from cuecard.core.cli import main
+
+    out = str(tmp_path / "o")
+    monkeypatch.setenv("CUECARD_WP_SECRET", "s" * 20)
+    assert main(["wp", "bridge", "--out", out, "--endpoint", "ftp://x"]) == 2
+    assert "--endpoint 'ftp://x' must be an http(s) URL" in capsys.readouterr().err
+    assert main(["wp", "bridge", "--out", out, "--agent", "x=admin"]) == 2
+    assert "--agent 'x=admin' must be ID=SLUG" in capsys.readouterr().err
+    assert main(["wp", "bridge", "--out", out, "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"files", "endpoint"}
     assert os.access(tmp_path / "o" / "cuecard-bridge.php", os.R_OK)
+    monkeypatch.setenv("CUECARD_WP_SECRET", "")
+    assert main(["wp", "bridge", "--out", out]) == 2
+    assert "shared secret" in capsys.readouterr().err
 
 
 def test_content_too_large_to_send_becomes_a_hint_to_pull(tmp_path, bridge, receiver) -> None:

@@ -307,30 +307,17 @@ def test_a_crash_between_queue_and_apply_loses_nothing(
         proc.stderr.close()
 
 
-def test_serve_refuses_a_non_loopback_address_and_a_secret_on_the_command_line(tmp_path, cli):
-    result = cli(
-        "wp",
-        "serve",
-        "--root",
-        str(tmp_path),
-        "--host",
-        "0.0.0.0",
-        cwd=tmp_path,
-        env={"CUECARD_WP_SECRET": "x" * 20},
-    )
-    assert result.returncode == 2
-    assert "--host 0.0.0.0: not a loopback address" in result.stderr
-    result = cli("wp", "serve", "--root", str(tmp_path), "--secret", "x" * 20, cwd=tmp_path)
-    assert result.returncode == 2
-    result = cli(
-        "wp",
-        "serve",
-        "--root",
-        str(tmp_path),
-        "--port",
-        "0",
-        cwd=tmp_path,
-        env={"CUECARD_WP_SECRET": ""},
-    )
-    assert result.returncode == 2
-    assert "must be at least 16 characters" in result.stderr
+def test_serve_refuses_a_non_loopback_address_and_a_secret_on_the_command_line(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    from cuecard.core.cli import main
+
+    monkeypatch.setenv("CUECARD_WP_SECRET", "x" * 20)
+    assert main(["wp", "serve", "--root", str(tmp_path), "--host", "0.0.0.0"]) == 2
+    assert "--host 0.0.0.0: not a loopback address" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:
+        main(["wp", "serve", "--root", str(tmp_path), "--secret", "x" * 20])
+    assert caught.value.code == 2
+    monkeypatch.setenv("CUECARD_WP_SECRET", "short")
+    assert main(["wp", "serve", "--root", str(tmp_path), "--port", "0"]) == 2
+    assert "must be at least 16 characters" in capsys.readouterr().err

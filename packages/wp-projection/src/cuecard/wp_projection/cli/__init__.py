@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "wp",
+        allow_abbrev=False,
         help="project WordPress Data Machine agent memory to local files",
         description=(
             "One-way projection of Data Machine agent memory: a signed WordPress bridge, a "

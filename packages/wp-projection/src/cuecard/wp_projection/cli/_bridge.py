@@ -12,6 +12,7 @@ from cuecard.wp_projection.cli._common import add_secret, load_secret
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "bridge",
+        allow_abbrev=False,
         help="write the WordPress bridge plugin with its settings",
         description=(
             "Write cuecard-bridge.php and cuecard-bridge-settings.php (mode 0600, holds the "

@@ -16,6 +16,7 @@ from cuecard.wp_projection.cli._common import add_root, add_secret, load_secret,
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "serve",
+        allow_abbrev=False,
         help="receive the bridge's signed events and project them",
         description=(
             "Serve POST /events and GET /status (both signed) on loopback. Events are queued "

@@ -11,6 +11,7 @@ from cuecard.wp_projection.cli._common import add_root
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "status",
+        allow_abbrev=False,
         help="what is projected, from which site and sequence, what waits, what was preserved",
         description=(
             "--json prints keys: root, managed, sites (last sequence, reconcile needed), "

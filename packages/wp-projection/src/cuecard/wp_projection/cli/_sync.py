@@ -12,6 +12,7 @@ from cuecard.wp_projection.cli._common import add_root, add_sync_options
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "sync",
+        allow_abbrev=False,
         help="pull the current records through Data Machine's REST API and repair the projection",
         description=(
             "Fetch every record through /wp-json/datamachine/v1/files/agent (and the daily "

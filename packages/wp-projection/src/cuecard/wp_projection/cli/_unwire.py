@@ -11,6 +11,7 @@ from cuecard.wp_projection.cli._wire import run
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "unwire",
+        allow_abbrev=False,
         help="remove the projection from a runtime's configuration",
         description=(
             "Remove only what `cuecard wp wire` owns: the CLAUDE.md block or the owned "

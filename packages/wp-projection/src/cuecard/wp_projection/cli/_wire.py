@@ -11,6 +11,7 @@ from cuecard.wp_projection.cli._common import add_root
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "wire",
+        allow_abbrev=False,
         help="include the projected files in Claude Code, OpenCode or Kimaki configuration",
         description=(
             "claude: an include block in the root CLAUDE.md between cuecard's markers. "
