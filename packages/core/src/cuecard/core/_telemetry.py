@@ -53,6 +53,9 @@ CREATE INDEX IF NOT EXISTS deliveries_t ON deliveries (t);
 
 
 def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(key, record)`` per JSON object line; the key is the line's hash and, for a line
+    repeated within the file, its occurrence number, so identical lines stay distinct."""
+    seen: dict[str, int] = {}
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -62,13 +65,11 @@ def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                 except ValueError:
                     continue
                 if isinstance(record, dict):
-                    yield line, record
+                    digest = hashlib.sha256(line.encode("utf-8", "replace")).hexdigest()[:32]
+                    seen[digest] = seen.get(digest, 0) + 1
+                    yield f"{digest}.{seen[digest]}", record
     except OSError:
         return
-
-
-def _digest(line: str) -> str:
-    return hashlib.sha256(line.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 def _number(value: Any) -> float | None:
@@ -100,7 +101,7 @@ def summarise_session(folder: Path) -> dict[str, Any]:
     symbols: list[str] = []
     times: list[float] = []
     asks = corrections = calls = 0
-    for _line, record in _lines(folder / "footprint.jsonl"):
+    for _key, record in _lines(folder / "footprint.jsonl"):
         t = _number(record.get("t"))
         if t is not None:
             times.append(t)
@@ -187,12 +188,13 @@ class Telemetry:
                     break
                 os.replace(path, rolling)
             rows: list[tuple[Any, ...]] = []
-            for line, record in _lines(rolling):
+            for key, record in _lines(rolling):
                 t = _number(record.get("t"))
+                line = json.dumps(record, separators=(",", ":"))
                 if table == "deliveries":
-                    rows.append((_digest(line), t, str(record.get("session", "")), line))
+                    rows.append((key, t, str(record.get("session", "")), line))
                 else:
-                    rows.append((_digest(line), t, line))
+                    rows.append((key, t, line))
             marks = "?, ?, ?, ?" if table == "deliveries" else "?, ?, ?"
             cursor = self.conn.executemany(
                 f"INSERT OR IGNORE INTO {table} VALUES ({marks})",  # noqa: S608 - fixed names
@@ -240,8 +242,8 @@ class History:
 def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for candidate in (path.with_name(path.name + ".rolling"), path):
-        for line, record in _lines(candidate):
-            out[_digest(line)] = record
+        for key, record in _lines(candidate):
+            out[key] = record
     return out
 
 
