@@ -421,3 +421,31 @@ def test_searches_run_concurrently_with_an_apply(tmp_path: Path) -> None:
         json.loads(result.stdout)
     final = json.loads(run("vault", "search", "heron", "--json", "--limit", "100").stdout)
     assert final["count"] == promoted
+
+
+def test_redaction_hides_short_values_and_keeps_ordinary_text(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v", "default")
+    add_lines(
+        note(root, "env"),
+        "gateway api_key: abc123",
+        "gateway auth_token: abcd",
+        "gateway password: pass",
+        "gateway runs on 127.0.0.1:8080",
+        "gateway api is a common word",
+        "gateway deploy key deadbeefdeadbeefdeadbeefdeadbeef00",
+    )
+    shown = "\n".join(texts(search(cc, root, "gateway", limit=10)))
+    for value in ("abc123", "abcd", ": pass", "deadbeefdeadbeefdeadbeefdeadbeef00"):
+        assert value not in shown
+    assert "127.0.0.1:8080" in shown and "api is a common word" in shown
+    code, out, _ = cc("vault", "show", "--vault", str(root), "env")
+    assert code == 0 and "abc123" not in out and "127.0.0.1:8080" in out
+
+
+def test_each_vault_has_its_own_index(cc: Run, tmp_path: Path) -> None:
+    a = make_vault(cc, tmp_path / "a", "default")
+    b = make_vault(cc, tmp_path / "b", "default")
+    add_lines(note(a, "env"), "only in vault a: the otter")
+    assert texts(search(cc, a, "otter"))
+    assert not texts(search(cc, b, "otter"))
+    assert len(list((tmp_path / "cache" / "cuecard" / "vaults").iterdir())) == 2

@@ -336,3 +336,54 @@ def test_vault_writers_wait_for_the_lock_file(
         )  # fmt: skip
         assert done.returncode == 1 and f"held by pid {os.getpid()}" in done.stderr
     assert not (root / ".lock").exists()
+
+
+def test_eight_concurrent_archivers_lose_nothing(tmp_path: Path) -> None:
+    """Read-modify-write under the vault lock: every writer's block survives."""
+    root = tmp_path / "v"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "CUECARD_VAULT": str(root)}
+    cuecard = str(BIN / "cuecard")
+    assert subprocess.run([cuecard, "vault", "init"], env=env).returncode == 0
+
+    def archive(i: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [cuecard, "vault", "archive", "--agent", f"agent{i}", "--json"],
+            input=f"session line from writer {i}\n",
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(archive, range(8)))
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    files = {json.loads(r.stdout)["file"] for r in results}
+    text = "".join((root / f).read_text(encoding="utf-8") for f in files)
+    for i in range(8):
+        assert f"- session line from writer {i}\n" in text
+        assert f"[agent{i}]" in text
+    assert not (root / ".lock").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["init", "submit", "search", "show", "status", "review", "apply", "conflicts",
+     "adjudicate", "forget", "archive"],
+)  # fmt: skip
+def test_every_vault_command_documents_vault_and_json_keys(command: str) -> None:
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "vault", command, "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "--vault PATH" in text and "--json prints keys:" in text
+
+
+def test_vault_and_recall_packages_list_their_public_names() -> None:
+    import cuecard.core.recall
+    import cuecard.core.vault
+
+    for package in (cuecard.core.vault, cuecard.core.recall):
+        assert package.__all__ == sorted(package.__all__)
+        for name in package.__all__:
+            assert getattr(package, name) is not None

@@ -7,6 +7,7 @@ import re
 
 from cuecard.core.cli._vault import add_common
 
+NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
 _NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
 
 
@@ -42,13 +43,14 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.core.vault._render import clean, render_note
 
     name: str = args.note.strip()
+    if name not in NOTE_IDS:
+        check_name(name)  # before any file is touched
     vault = open_vault(args)
     ids = (*vault.layout.notes, "other")
     if name in ids:
         path = vault.note_file(name)
         note_id: str | None = name
     else:
-        check_name(name)
         path = vault.root / vault.layout.notes_dir / name
         catch_all = vault.root / vault.layout.catch_all
         if not path.is_file() and catch_all.name == name:
