@@ -6,12 +6,13 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from cuecard.dsh_adapter import BEGIN, END
-from tests.dsh_adapter.helpers import dsh
+from cuecard.dsh_adapter._commands import main
 
 USER_TEXT = "# My rules\n\nAlways answer in English.\n\n## Other section\n\nKeep this.\n"
 
@@ -26,10 +27,39 @@ def user_home(tmp_path: Path) -> Path:
     return home
 
 
-def deploy(verb: str, home: Path, *args: str) -> tuple[int, dict[str, object]]:
-    done = dsh("deploy", verb, "--home", str(home), "--vault", "/srv/vault", "--json", *args)
-    assert done.stdout, done.stderr
-    return done.returncode, json.loads(done.stdout)
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class Cli:
+    """``python -m cuecard.dsh_adapter`` run in this process (its ``main``), output captured."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self._capsys = capsys
+
+    def dsh(self, *argv: str) -> Done:
+        self._capsys.readouterr()
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+        out, err = self._capsys.readouterr()
+        return Done(code, out, err)
+
+    def deploy(self, verb: str, home: Path, *args: str) -> tuple[int, dict[str, object]]:
+        done = self.dsh(
+            "deploy", verb, "--home", str(home), "--vault", "/srv/vault", "--json", *args
+        )
+        assert done.stdout, done.stderr
+        return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(capsys)
 
 
 def targets(report: dict[str, object]) -> list[dict[str, object]]:
@@ -42,15 +72,15 @@ def backups(path: Path) -> list[Path]:
     return sorted(path.parent.glob(path.name + ".bak-cuecard-*"))
 
 
-def test_detect_lists_only_existing_allowlisted_files(user_home: Path) -> None:
-    code, report = deploy("detect", user_home)
+def test_detect_lists_only_existing_allowlisted_files(cli: Cli, user_home: Path) -> None:
+    code, report = cli.deploy("detect", user_home)
     assert code == 0
     assert {t["agent"] for t in targets(report)} == {"dsh", "claude"}
     assert set(report) == {"verb", "home", "targets"}
 
 
-def test_preview_writes_nothing(user_home: Path) -> None:
-    code, report = deploy("preview", user_home)
+def test_preview_writes_nothing(cli: Cli, user_home: Path) -> None:
+    code, report = cli.deploy("preview", user_home)
     assert code == 0
     [first, _second] = targets(report)
     assert first["changed"] is True and first["written"] is False
@@ -60,10 +90,11 @@ def test_preview_writes_nothing(user_home: Path) -> None:
 
 
 def test_apply_writes_one_block_keeps_user_text_backs_up_and_is_idempotent(
+    cli: Cli,
     user_home: Path,
 ) -> None:
     agents = user_home / ".dsh/AGENTS.md"
-    code, report = deploy("apply", user_home)
+    code, report = cli.deploy("apply", user_home)
     assert code == 0
     assert all(t["written"] for t in targets(report))
     text = agents.read_text()
@@ -75,51 +106,51 @@ def test_apply_writes_one_block_keeps_user_text_backs_up_and_is_idempotent(
     assert backup.read_text() == USER_TEXT
     assert not (user_home / ".codex/AGENTS.md").exists()
 
-    code, again = deploy("apply", user_home)
+    code, again = cli.deploy("apply", user_home)
     assert code == 0
     assert not any(t["written"] for t in targets(again))
     assert agents.read_text() == text
     assert len(backups(agents)) == 1
 
-    code, checked = deploy("selfcheck", user_home)
+    code, checked = cli.deploy("selfcheck", user_home)
     assert code == 0 and not any(t["problem"] for t in targets(checked))
 
 
-def test_apply_replaces_an_old_block_in_place(user_home: Path) -> None:
+def test_apply_replaces_an_old_block_in_place(cli: Cli, user_home: Path) -> None:
     agents = user_home / ".dsh/AGENTS.md"
     agents.write_text(f"before\n{BEGIN}\nold rules\n{END}\nafter\n")
-    code, _ = deploy("apply", user_home, "--target", "dsh")
+    code, _ = cli.deploy("apply", user_home, "--target", "dsh")
     assert code == 0
     text = agents.read_text()
     assert text.startswith(f"before\n{BEGIN}\n## cuecard") and text.endswith(f"{END}\nafter\n")
     assert "old rules" not in text
 
 
-def test_rollback_restores_the_state_before_apply(user_home: Path) -> None:
+def test_rollback_restores_the_state_before_apply(cli: Cli, user_home: Path) -> None:
     agents = user_home / ".dsh/AGENTS.md"
-    deploy("apply", user_home, "--target", "dsh")
-    code, report = deploy("rollback", user_home, "--target", "dsh")
+    cli.deploy("apply", user_home, "--target", "dsh")
+    code, report = cli.deploy("rollback", user_home, "--target", "dsh")
     assert code == 0 and targets(report)[0]["written"] is True
     assert agents.read_text() == USER_TEXT
-    code, report = deploy("rollback", user_home, "--target", "claude")
+    code, report = cli.deploy("rollback", user_home, "--target", "claude")
     assert code == 1 and targets(report)[0]["problem"] == "no backup to restore"
 
 
-def test_selfcheck_fails_on_missing_or_duplicated_markers(user_home: Path) -> None:
-    code, report = deploy("selfcheck", user_home, "--target", "dsh")
+def test_selfcheck_fails_on_missing_or_duplicated_markers(cli: Cli, user_home: Path) -> None:
+    code, report = cli.deploy("selfcheck", user_home, "--target", "dsh")
     assert code == 1 and "found 0 and 0" in str(targets(report)[0]["problem"])
-    deploy("apply", user_home, "--target", "dsh")
+    cli.deploy("apply", user_home, "--target", "dsh")
     agents = user_home / ".dsh/AGENTS.md"
     agents.write_text(agents.read_text() + f"\n{BEGIN}\n")
-    code, report = deploy("selfcheck", user_home, "--target", "dsh")
+    code, report = cli.deploy("selfcheck", user_home, "--target", "dsh")
     assert code == 1 and "found 2 and 1" in str(targets(report)[0]["problem"])
 
 
-def test_broken_markers_refuse_apply_and_change_nothing(user_home: Path) -> None:
+def test_broken_markers_refuse_apply_and_change_nothing(cli: Cli, user_home: Path) -> None:
     agents = user_home / ".dsh/AGENTS.md"
     broken = f"{END}\nuser text\n{BEGIN}\n"
     agents.write_text(broken)
-    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
     assert done.returncode == 1
     assert "markers are broken" in done.stderr
     assert agents.read_text() == broken and backups(agents) == []
@@ -129,43 +160,43 @@ def test_broken_markers_refuse_apply_and_change_nothing(user_home: Path) -> None
     "target",
     ["/etc/passwd", "../home/.dsh/AGENTS.md.evil", "notes.md", "~/.bashrc", "gemini"],
 )
-def test_targets_outside_the_allowlist_are_refused(user_home: Path, target: str) -> None:
-    done = dsh("deploy", "apply", "--home", str(user_home), "--target", target)
+def test_targets_outside_the_allowlist_are_refused(cli: Cli, user_home: Path, target: str) -> None:
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", target)
     assert done.returncode == 2
     assert "outside the allowlisted agent instruction files" in done.stderr
 
 
-def test_a_path_to_an_allowlisted_file_is_accepted(user_home: Path) -> None:
-    code, report = deploy("apply", user_home, "--target", str(user_home / ".claude/CLAUDE.md"))
+def test_a_path_to_an_allowlisted_file_is_accepted(cli: Cli, user_home: Path) -> None:
+    code, report = cli.deploy("apply", user_home, "--target", str(user_home / ".claude/CLAUDE.md"))
     assert code == 0 and [t["agent"] for t in targets(report)] == ["claude"]
 
 
-def test_a_missing_target_is_never_created(user_home: Path) -> None:
-    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "codex")
+def test_a_missing_target_is_never_created(cli: Cli, user_home: Path) -> None:
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "codex")
     assert done.returncode == 1 and "does not exist" in done.stderr
     assert not (user_home / ".codex/AGENTS.md").exists()
 
 
-def test_a_symlinked_target_is_refused(user_home: Path, tmp_path: Path) -> None:
+def test_a_symlinked_target_is_refused(cli: Cli, user_home: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.md"
     elsewhere.write_text("keep me\n")
     agents = user_home / ".dsh/AGENTS.md"
     agents.unlink()
     agents.symlink_to(elsewhere)
-    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
     assert done.returncode == 1 and "symbolic link" in done.stderr
     assert elsewhere.read_text() == "keep me\n"
-    assert [t["agent"] for t in targets(deploy("detect", user_home)[1])] == ["claude"]
+    assert [t["agent"] for t in targets(cli.deploy("detect", user_home)[1])] == ["claude"]
 
 
-def test_a_symlinked_folder_is_refused(user_home: Path, tmp_path: Path) -> None:
+def test_a_symlinked_folder_is_refused(cli: Cli, user_home: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "CLAUDE.md").write_text("outside\n")
     (user_home / ".claude/CLAUDE.md").unlink()
     (user_home / ".claude").rmdir()
     (user_home / ".claude").symlink_to(outside)
-    done = dsh("deploy", "apply", "--home", str(user_home), "--target", "claude")
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "claude")
     assert done.returncode == 1 and "outside" in done.stderr
     assert (outside / "CLAUDE.md").read_text() == "outside\n"
 
@@ -182,7 +213,7 @@ def test_concurrent_applies_leave_one_block(user_home: Path) -> None:
     assert len(backups(user_home / ".dsh/AGENTS.md")) == 1
 
 
-def test_a_vault_path_cannot_inject_markers(user_home: Path) -> None:
-    done = dsh("deploy", "apply", "--home", str(user_home), "--vault", "/x -->\n<!-- y")
+def test_a_vault_path_cannot_inject_markers(cli: Cli, user_home: Path) -> None:
+    done = cli.dsh("deploy", "apply", "--home", str(user_home), "--vault", "/x -->\n<!-- y")
     assert done.returncode == 1 and "must not contain" in done.stderr
     assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT
