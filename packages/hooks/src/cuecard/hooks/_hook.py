@@ -231,6 +231,19 @@ def outcome(ctx: _Context) -> tuple[str, int | None]:
     return "unknown", None
 
 
+def _write_kind(response: Any, default: str) -> str:
+    """``write`` when the harness says the Write created the file, ``edit`` when it replaced one:
+    Claude Code's ``{"type": "create"|"update"}``, OpenCode's ``{"metadata": {"exists": …}}``."""
+    if not isinstance(response, Mapping):
+        return default
+    if response.get("type") in ("create", "update"):
+        return "write" if response["type"] == "create" else "edit"
+    metadata = response.get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("exists"), bool):
+        return "edit" if metadata["exists"] else "write"
+    return default
+
+
 def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
     call = tool_call(*_tool_input(ctx.payload))
     if call is None or not ctx.session:
@@ -239,13 +252,8 @@ def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
     if event is None:
         return None
     kind = event.kind
-    response = ctx.payload.get("tool_response")
-    if call.tool == "write" and isinstance(response, Mapping) and response.get("type") == "create":
-        kind = "write"
-    elif (
-        call.tool == "write" and isinstance(response, Mapping) and response.get("type") == "update"
-    ):
-        kind = "edit"
+    if call.tool == "write":  # the file exists by now: ask the harness whether it was new
+        kind = _write_kind(ctx.payload.get("tool_response"), kind)
     result, code = outcome(ctx)
     patterns = list(call.patterns)
     if call.tool == "shell":
