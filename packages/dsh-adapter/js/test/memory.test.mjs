@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -196,6 +196,22 @@ test('the interpreter comes only from the allowlist', async (t) => {
   assert.equal(res.value.ok, false)
   assert.match(res.value.error, /no interpreter recorded[\s\S]*cuecard dsh install/)
   assert.match(logText(logs, 'warn'), /not configured yet/)
+})
+
+test('uv312 runs `uv run --python 3.12 python -m cuecard.dsh_adapter` from PATH', async (t) => {
+  const bin = join(fake.dir, 'uvbin')
+  mkdirSync(bin, { recursive: true })
+  const log = join(fake.dir, 'uv.log')
+  writeFileSync(join(bin, 'uv'), `#!/bin/sh\nprintf '%s\\n' "$*" > '${log}'\ncat > /dev/null\nprintf '{"ok": true, "output": "via uv"}'\n`)
+  chmodSync(join(bin, 'uv'), 0o755)
+  const saved = process.env.PATH
+  process.env.PATH = `${bin}:${saved}`
+  t.after(() => { process.env.PATH = saved })
+  const { root } = await boot(plugin, { python: 'uv312' })
+  t.after(() => root.fiber.dispose())
+  const res = await run(root, 'memory_status', {})
+  assert.equal(res.value.ok, true, res.value.error)
+  assert.equal(readFileSync(log, 'utf8'), 'run --python 3.12 python -m cuecard.dsh_adapter call status\n')
 })
 
 function get(port, { method = 'GET', localAddress } = {}) {

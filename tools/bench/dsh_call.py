@@ -1,0 +1,161 @@
+"""DSH adapter benchmark: what one memory tool call and one turn's recall cost.
+
+Builds a vault of N fact lines (default 10,000) from the standard library's docstrings, builds
+its index with one search, then measures cold processes, median over R runs each, interleaved:
+
+- `python -c pass` (the floor every spawned Python pays);
+- `cuecard vault search` (what memory_search wraps);
+- `python -m cuecard.dsh_adapter call search` (the process the memory plugin spawns);
+- `python -m cuecard.dsh_adapter recall` with the topic gate shut (the discipline plugin's cost on
+  an unrelated turn in auto mode) and open (a recall);
+- memory_search end to end through the plugin's runner in Node (spawn, parse, redact, bound).
+
+Each figure is a median wall time (`*_ms`) and CPU time, user + system (`*_cpu_ms`): on a shared
+machine under load the CPU times are the steadier ones. Bytecode is cached, as in an installed
+wheel (the checkout's PYTHONDONTWRITEBYTECODE is dropped).
+
+Usage: python tools/bench/dsh_call.py [--lines N] [--runs R] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1].parent
+JS = REPO / "packages" / "dsh-adapter" / "js"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+NODE_LOOP = """
+import { callTool } from './cuecard-dsh-memory/lib/runner.js'
+const runs = Number(process.argv[1]); const times = []
+for (let i = 0; i < runs; i++) {
+  const t = performance.now()
+  const r = await callTool({ tool: 'search', request: { query: 'thread lock timeout', limit: 8 } })
+  if (!r.ok) { console.error(r.error); process.exit(1) }
+  times.push(performance.now() - t)
+}
+times.sort((a, b) => a - b); console.log(JSON.stringify(times[Math.floor(times.length / 2)]))
+"""
+
+
+def log(message: str) -> None:
+    print(f"[dsh-bench] {message}", file=sys.stderr, flush=True)
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], env: dict[str, str], stdin: str = "") -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one cold process."""
+    cpu = _child_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, input=stdin, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:5]} failed: {done.stderr[-500:]}")
+    return elapsed, (_child_cpu() - cpu) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    from recall import stdlib_lines, write_notes
+
+    work = Path(tempfile.mkdtemp(prefix="cuecard-dsh-bench-"))
+    try:
+        vault = work / "vault"
+        log(f"building a vault of {args.lines} lines")
+        write_notes(vault / "notes", stdlib_lines(args.lines))
+        (vault / "inbox").mkdir()
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("CUECARD") and k != "PYTHONDONTWRITEBYTECODE"
+        }
+        env |= {
+            "CUECARD_VAULT": str(vault),
+            "XDG_CACHE_HOME": str(work / "cache"),
+            "XDG_CONFIG_HOME": str(work / "config"),
+        }
+        py = sys.executable
+        cuecard = str(Path(py).with_name("cuecard"))
+        subprocess.run(
+            [py, "-m", "cuecard.dsh_adapter", "install", "--no-add", "--out", str(work / "t")],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        timed([cuecard, "vault", "search", "warmup"], env)  # builds the index
+        cases = {
+            "python_ms": ([py, "-c", "pass"], ""),
+            "vault_search_ms": ([cuecard, "vault", "search", "thread lock timeout"], ""),
+            "call_search_ms": (
+                [py, "-m", "cuecard.dsh_adapter", "call", "search"],
+                '{"query": "thread lock timeout", "limit": 8}',
+            ),
+            "recall_shut_ms": (
+                [py, "-m", "cuecard.dsh_adapter", "recall"],
+                "Write a haiku about autumn leaves",
+            ),
+            "recall_open_ms": (
+                [py, "-m", "cuecard.dsh_adapter", "recall"],
+                "Which thread lock timeout does the server use?",
+            ),
+        }
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for _ in range(args.runs):
+            for name, (argv, stdin) in cases.items():
+                samples[name].append(timed(argv, env, stdin))
+        result: dict[str, float | int | None] = {}
+        for name, values in samples.items():
+            result[name] = round(statistics.median(v[0] for v in values), 1)
+            result[name.replace("_ms", "_cpu_ms")] = round(
+                statistics.median(v[1] for v in values), 1
+            )
+        node = shutil.which("node")
+        if node and (JS / "node_modules").is_dir():
+            done = subprocess.run(
+                [node, "--input-type=module", "-e", NODE_LOOP, str(args.runs)],
+                cwd=JS,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            result["plugin_search_ms"] = round(json.loads(done.stdout), 1)
+        else:
+            result["plugin_search_ms"] = None
+        base = float(result["python_ms"] or 1.0)
+        result["call_ratio"] = round(float(result["call_search_ms"] or 0) / base, 2)
+        vault = float(result["vault_search_cpu_ms"] or 1.0)
+        result["call_overhead_cpu_ms"] = round(float(result["call_search_cpu_ms"] or 0) - vault, 1)
+        result["lines"] = args.lines
+        result["runs"] = args.runs
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:18} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
