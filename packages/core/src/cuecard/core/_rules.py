@@ -228,7 +228,10 @@ def cut_body(body: str, file: str, limit: int = BODY_LIMIT) -> tuple[str, bool]:
         if cut >= room // 3:
             head = head[:cut]
             break
-    return head.rstrip() + note, True
+    paragraphs = head.rstrip().split("\n\n")
+    while len(paragraphs) > 1 and paragraphs[-1].lstrip().startswith("#"):
+        paragraphs.pop()  # a heading whose section was cut away
+    return "\n\n".join(paragraphs).rstrip() + note, True
 
 
 def _title(fields: dict[str, Value], body: str, file: str) -> str:
