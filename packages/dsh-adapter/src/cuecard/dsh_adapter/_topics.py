@@ -39,7 +39,21 @@ DEFAULT_TOPICS: tuple[str, ...] = (
     "流程", "部署", "协作", "记忆", "记得", "上次", "之前", "以前",
 )  # fmt: skip
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Kana, CJK ideographs, Hangul. Tested by code point: compiling this as a regex character class
+# costs the per-turn recall process tens of milliseconds.
+_CJK_RANGES = (
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+
+
+def _is_cjk(word: str) -> bool:
+    return any(low <= ord(c) <= high for c in word for low, high in _CJK_RANGES)
+
+
 _SUFFIX = r"(?:s|es|ed|d|ing|ies|red|ring|ence|ences)?"
 
 
@@ -49,8 +63,8 @@ class TopicGate:
     def __init__(self, topics: Iterable[str]) -> None:
         words = sorted({t.strip().lower() for t in topics if t.strip()}, key=len, reverse=True)
         self.topics: tuple[str, ...] = tuple(words)
-        latin = [w for w in words if not _CJK.search(w)]
-        self._cjk = [w for w in words if _CJK.search(w)]
+        latin = [w for w in words if not _is_cjk(w)]
+        self._cjk = [w for w in words if _is_cjk(w)]
         self._latin = (
             re.compile(
                 r"(?<![\w])("
