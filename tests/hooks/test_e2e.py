@@ -107,33 +107,63 @@ def test_silent_on_bad_arguments(tmp_path: Path) -> None:
         assert (result.returncode, result.stdout) == (0, b"")
 
 
-def test_an_inbox_proposal_is_ingested_by_the_write(fresh_repo: Path) -> None:
-    proposal = {
-        "topic": "billing/charge-tests",
-        "kind": "procedure",
-        "title": "The charge tests assert the idempotency key on every retry",
-        "body": "tests fail unless every retry of provider.charge passes the order's key.",
-        "not_derivable": "The failure message does not say why.",
-        "triggers": [{"on": ["edit"], "paths": ["src/billing/charge.py"]}],
-        "evidence": [{"kind": "file", "ref": "src/billing/charge.py"}],
-    }
-    target = fresh_repo / ".cuecard" / "inbox" / "charge-tests.json"
+def write_proposal(root: Path, name: str, proposal: dict[str, Any]) -> str:
+    """Write a proposal as the agent would, then run the PostToolUse of that Write."""
+    target = root / ".cuecard" / "inbox" / name
     target.write_text(json.dumps(proposal), encoding="utf-8")
     payload = {
         "session_id": "ingest",
-        "cwd": str(fresh_repo),
+        "cwd": str(root),
         "hook_event_name": "PostToolUse",
         "tool_name": "Write",
         "tool_input": {"file_path": str(target), "content": json.dumps(proposal)},
         "tool_response": {"type": "create", "filePath": str(target)},
     }
-    result = run_hook("claude", "PostToolUse", payload, cwd=fresh_repo)
-    answer = json.loads(result.stdout)
+    answer = json.loads(run_hook("claude", "PostToolUse", payload, cwd=root).stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
-    message = answer["hookSpecificOutput"]["additionalContext"]
-    found = re.search(r"memory ([0-9a-f]{8}) \(\.cuecard/memories/([0-9a-f-]{36})\.json\)", message)
-    assert found, message
-    assert (fresh_repo / ".cuecard" / "memories" / f"{found.group(2)}.json").is_file()
+    return str(answer["hookSpecificOutput"]["additionalContext"])
+
+
+PROPOSAL = {
+    "topic": "billing/charge-tests",
+    "kind": "procedure",
+    "title": "The charge tests assert the idempotency key on every retry",
+    "body": "tests fail unless every retry of provider.charge passes the order's key.",
+    "not_derivable": "The failure message does not say why.",
+    "triggers": [{"on": ["edit"], "paths": ["src/billing/charge.py"]}],
+}
+STORED = r"([0-9a-f]{8}) \(\.cuecard/memories/([0-9a-f-]{36})\.json\)"
+
+
+def test_inbox_proposals_are_ingested_by_the_write(fresh_repo: Path) -> None:
+    grounded = {**PROPOSAL, "evidence": [{"kind": "file", "ref": "src/billing/charge.py"}]}
+    message = write_proposal(fresh_repo, "grounded.json", grounded)
+    found = re.search(STORED, message)
+    assert found and message.startswith("cuecard activated memory"), message
+    stored = json.loads((fresh_repo / f".cuecard/memories/{found.group(2)}.json").read_text())
+    assert stored["status"] == "active" and stored["review"]["auto_accepted"] is True
+    # the same knowledge again is a duplicate of the live memory
+    message = write_proposal(fresh_repo, "again.json", {**PROPOSAL, "topic": "billing/again"})
+    assert message.startswith("cuecard refused again.json: it duplicates live memory"), message
+    # without evidence cuecard verified itself, it waits for a person
+    ungrounded = {
+        **PROPOSAL,
+        "topic": "migrations/numbering",
+        "kind": "fact",
+        "title": "Migration numbers come from migrations/NEXT, never from the newest file",
+        "body": "Two branches that both took the newest number collided in production in May.",
+        "triggers": [{"on": ["write"], "paths": ["migrations/**"]}],
+    }
+    message = write_proposal(fresh_repo, "ungrounded.json", ungrounded)
+    found = re.search(STORED, message)
+    assert found and message.startswith("cuecard stored candidate"), message
+    stored = json.loads((fresh_repo / f".cuecard/memories/{found.group(2)}.json").read_text())
+    assert stored["status"] == "candidate"
+    # the new active memory is delivered at its trigger in the same session
+    delivered = context(
+        run_hook("claude", "PreToolUse", edit(fresh_repo, "ingest"), cwd=fresh_repo)
+    )
+    assert "The charge tests assert the idempotency key" in delivered
 
 
 HEAVY = ("pydantic", "re2", "pathspec", "httpx", "numpy", "importlib.metadata")

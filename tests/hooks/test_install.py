@@ -134,7 +134,11 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
     hooks = settings(tmp_path / ".codex/hooks.json")["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}  # type: ignore[arg-type]
     assert any("hooks = true" in note for note in codex.notes)
-    install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    grok_report = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    assert not any("also runs the hooks" in note for note in grok_report.notes)
+    install("claude", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    again = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    assert any("Grok Build also runs the hooks in" in note for note in again.notes)
     grok = settings(tmp_path / ".grok/hooks/cuecard.json")
     assert commands(grok)[0] == "'/opt/cuecard hook/cuecard-hook' grok SessionStart"
     install("opencode", project=tmp_path, home=tmp_path / "h", hook_path=hook)

@@ -287,6 +287,17 @@ def install(
             "Codex runs hooks only when they are enabled: add `hooks = true` under `[features]` "
             "in ~/.codex/config.toml (older releases: `codex_hooks = true`), then trust the hooks."
         )
+    claude_settings = (home if user else project) / ".claude" / "settings.json"
+    if (
+        harness == "grok"
+        and claude_settings.is_file()
+        and MARK in claude_settings.read_text("utf-8")
+    ):
+        report.notes.append(
+            f"Grok Build also runs the hooks in {claude_settings}, where cuecard's Claude Code "
+            "hooks are installed: keep one of the two (`cuecard uninstall claude` or "
+            "`cuecard uninstall grok`) so that each tool call runs cuecard once."
+        )
     if harness == "grok" and not user:
         report.notes.append(
             "Grok Build runs project hooks once you trust the folder (/hooks-trust)."
