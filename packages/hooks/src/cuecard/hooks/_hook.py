@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # importing typing costs a hook process more than its wor
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MAX_INPUT", "main", "respond"]
+__all__ = ["MAX_INPUT", "USAGE", "main", "respond"]
 
 MAX_INPUT = 32 * 1024 * 1024
 """A payload larger than this is not read (the hook stays silent)."""
@@ -334,6 +334,14 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
     return {"decision": "block", "reason": "\n\n".join(parts)} if parts else None
 
 
+USAGE = """usage: cuecard-hook HARNESS EVENT < payload.json
+
+Run by a coding-agent harness at its hooks: reads the harness's JSON payload on stdin and prints
+what the harness expects (or nothing). HARNESS is one of claude, codex, opencode, grok; EVENT one
+of SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop. It always
+exits 0 and prints nothing when anything is wrong. `cuecard install HARNESS` sets it up.
+"""
+
 _HANDLERS = {
     "SessionStart": on_session_start,
     "UserPromptSubmit": on_prompt,
@@ -368,6 +376,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``cuecard-hook``. Always exits 0."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        if args in (["-h"], ["--help"]):
+            sys.stdout.write(USAGE)
+            return 0
         if len(args) != 2:
             return 0
         data = sys.stdin.buffer.read(MAX_INPUT + 1)
