@@ -197,7 +197,7 @@ class Projector:
         Files are durable (fsync'd, directories too) before the manifest is saved, and the
         manifest is saved once, at the end of the batch.
         """
-        with self.root.lock():
+        with self.root.lock(), self.root.batch():
             manifest = self.load().copy()
             before = manifest.live_paths()
             plan = _Plan(self.root)

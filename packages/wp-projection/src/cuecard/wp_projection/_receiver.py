@@ -33,7 +33,7 @@ from cuecard.wp_projection._errors import (
     SignatureRefused,
 )
 from cuecard.wp_projection._paths import site_key
-from cuecard.wp_projection._projector import Projector, change_from_envelope
+from cuecard.wp_projection._projector import Change, Projector, change_from_envelope
 from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue
 from cuecard.wp_projection._reconcile import SyncSettings, reconcile
 from cuecard.wp_projection._safefs import SafeRoot
@@ -84,6 +84,7 @@ class Worker(threading.Thread):
         projector: Projector,
         *,
         client_factory: Callable[[], httpx.Client] = httpx.Client,
+        checked: dict[str, Change] | None = None,
     ) -> None:
         super().__init__(name="cuecard-wp-worker", daemon=True)
         self.settings = settings
@@ -93,6 +94,7 @@ class Worker(threading.Thread):
         self.stopping = threading.Event()
         self.idle = threading.Event()
         self.error: str | None = None
+        self.checked = {} if checked is None else checked
 
     def run(self) -> None:
         self._reconcile_if_needed(at_start=True)
@@ -107,6 +109,10 @@ class Worker(threading.Thread):
             changes, ids = [], []
             for row in rows:
                 ids.append(row.id)
+                known = self.checked.pop(row.event_id, None)
+                if known is not None:
+                    changes.append(known)
+                    continue
                 try:
                     envelope = parse_envelope(json.loads(row.body))
                     changes.append(
@@ -158,6 +164,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
     root = SafeRoot(settings.root, settings.managed)
     projector = Projector(root, on_change=refresh)
     state: dict[str, Any] = {}
+    checked: dict[str, Change] = {}  # event id -> change checked at intake, for the worker
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -165,7 +172,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             pass  # creates the managed folder, refusing a planted symlink
         queue = DurableQueue(root.managed_path / QUEUE_NAME)
         queue.start()
-        worker = Worker(settings, queue, projector)
+        worker = Worker(settings, queue, projector, checked=checked)
         worker.start()
         state.update(queue=queue, worker=worker)
         try:
@@ -218,7 +225,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             return _refuse(400, "body: not valid JSON")
         try:
             envelope = parse_envelope(data)
-            change_from_envelope(
+            change = change_from_envelope(
                 envelope, aliases=settings.aliases, default_agent=settings.default_agent
             )
         except EnvelopeRefused as exc:
@@ -235,6 +242,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         except PathRefused as exc:
             return _refuse(422, str(exc))
         queue: DurableQueue = state["queue"]
+        checked[envelope.event_id] = change
         future = queue.submit(
             envelope.event_id, site_key(envelope.home_url, settings.aliases), envelope.seq, body
         )
@@ -243,6 +251,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         except Exception as exc:
             return _refuse(503, f"queue: could not store the event ({exc})")
         if not fresh:
+            checked.pop(envelope.event_id, None)
             return _refuse(409, f"event_id: {envelope.event_id} was already received (replay)")
         return JSONResponse(
             {"queued": True, "event_id": envelope.event_id, "seq": envelope.seq}, status_code=202
@@ -255,6 +264,8 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         snapshot = projector.snapshot or projector.load()
         report = await asyncio.to_thread(status_report, root, state["queue"].counts(), snapshot)
         worker: Worker = state["worker"]
+        if request.query_params.get("brief"):
+            report["projected"] = len(report["projected"])
         report["worker_error"] = worker.error
         report["idle"] = worker.idle.is_set() and report["queue"]["waiting"] == 0
         return JSONResponse(report)

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import stat
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -42,6 +43,8 @@ class SafeRoot:
         normalise_relative(managed)
         self.root = real
         self.managed = managed
+        self._cache: dict[tuple[str, ...], int] | None = None
+        self._cache_lock = threading.Lock()
 
     @property
     def managed_path(self) -> Path:
@@ -52,37 +55,83 @@ class SafeRoot:
     def _open_root(self) -> int:
         return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
-    def _walk(self, parts: list[str], *, create: bool, private: bool = False) -> int | None:
-        """Open the directory ``root/parts...``; ``None`` if a part is missing and not created."""
-        fd = self._open_root()
-        shown = ""
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Within the block, directories verified once are reused through their descriptors.
+
+        A descriptor keeps naming the directory that was checked (opened without following
+        symlinks), so reuse adds no way out of the root; all of them close at the end.
+        """
+        with self._cache_lock:
+            self._cache = {}
         try:
-            for part in parts:
-                shown = f"{shown}/{part}" if shown else part
-                created = False
-                if create:
+            yield
+        finally:
+            with self._cache_lock:
+                cache, self._cache = self._cache or {}, None
+            for fd in cache.values():
+                os.close(fd)
+
+    def _cached_prefix(self, parts: list[str]) -> tuple[int, int] | None:
+        if self._cache is None:
+            return None
+        with self._cache_lock:
+            if self._cache is None:
+                return None
+            for i in range(len(parts), 0, -1):
+                hit = self._cache.get(tuple(parts[:i]))
+                if hit is not None:
+                    return os.dup(hit), i
+        return None
+
+    def _remember(self, parts: list[str], fd: int) -> None:
+        if self._cache is None:
+            return
+        with self._cache_lock:
+            if self._cache is not None and tuple(parts) not in self._cache:
+                self._cache[tuple(parts)] = os.dup(fd)
+
+    def _open_child(self, fd: int, part: str, shown: str, *, create: bool, private: bool) -> int:
+        created = False
+        while True:
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                break
+            except OSError as exc:
+                if exc.errno == errno.ENOENT and create and not created:
                     try:
                         os.mkdir(part, 0o700 if private else 0o755, dir_fd=fd)
                         created = True
                     except FileExistsError:
-                        pass
+                        created = True  # another writer made it; open it (and check it)
+                    continue
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise PathRefused(
+                        f"{shown!r} is a symlink or not a directory; nothing is written "
+                        "through it (rule 14)"
+                    ) from None
+                raise
+        if created:
+            with contextlib.suppress(OSError):
+                os.fchmod(child, 0o700 if private else 0o755)
+            os.fsync(fd)
+        return child
+
+    def _walk(self, parts: list[str], *, create: bool, private: bool = False) -> int | None:
+        """Open the directory ``root/parts...``; ``None`` if a part is missing and not created."""
+        cached = self._cached_prefix(parts)
+        fd, start = cached if cached is not None else (self._open_root(), 0)
+        try:
+            for i in range(start, len(parts)):
+                shown = "/".join(parts[: i + 1])
                 try:
-                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno == errno.ENOENT and not create:
-                        os.close(fd)
-                        return None
-                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                        raise PathRefused(
-                            f"{shown!r} is a symlink or not a directory; nothing is written "
-                            "through it (rule 14)"
-                        ) from None
-                    raise
-                if created:
-                    os.fchmod(child, 0o700 if private else 0o755)
-                    os.fsync(fd)
+                    child = self._open_child(fd, parts[i], shown, create=create, private=private)
+                except FileNotFoundError:
+                    os.close(fd)
+                    return None
                 os.close(fd)
                 fd = child
+                self._remember(parts[: i + 1], fd)
             return fd
         except BaseException:
             with contextlib.suppress(OSError):
@@ -176,14 +225,18 @@ class SafeRoot:
                 raise
             if sync_dir:
                 os.fsync(dfd)
+            self._check_contained(rel, dfd, top=top)
         finally:
             os.close(dfd)
-        self._check_contained(rel, top=top)
 
-    def _check_contained(self, rel: str, *, top: bool) -> None:
-        """Rule 16: after creation the real path must still lie under the root."""
-        base = self.root if top else self.root / self.managed
-        real = os.path.realpath(base / rel)
+    def _check_contained(self, rel: str, dfd: int, *, top: bool) -> None:
+        """Rule 16: after creation the real path must still lie under the root (read from the
+        directory descriptor on Linux, else by ``realpath``)."""
+        try:
+            real = os.readlink(f"/proc/self/fd/{dfd}") + "/" + rel.rsplit("/", 1)[-1]
+        except OSError:
+            base = self.root if top else self.root / self.managed
+            real = os.path.realpath(base / rel)
         if not real.startswith(str(self.root) + "/"):
             raise PathRefused(f"{rel!r} resolved outside the runtime root (rule 16)")
 
