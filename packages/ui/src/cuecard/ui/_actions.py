@@ -1,0 +1,342 @@
+"""The changes a person makes, as JSON routes. Each one validates first, writes through the store's
+transaction (or the vault's lock), journals what it did, and recompiles the trigger index.
+
+Answers: 200 ``{"ok": true, "message": …}``; 422 ``{"error": "invalid", "errors": [{field,
+message}]}`` when a field breaks a rule (nothing written); 409 ``{"error": "refused", "message"}``
+when the store refuses; 400 for a body that is not one JSON object; 404 for an unknown id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from cuecard.core import CuecardError, Memory, NotFound, ProjectConfig, ValidationError
+from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors, with_status
+from cuecard.ui._project import Project
+
+__all__ = ["routes"]
+
+Handler = Callable[[Request], Awaitable[JSONResponse]]
+
+
+class _BadRequest(CuecardError):
+    pass
+
+
+def _ok(message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"ok": True, "message": message, **extra})
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError as exc:
+        raise _BadRequest(f"the body is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise _BadRequest("the body must be one JSON object")
+    return data
+
+
+def _guarded(work: Callable[[Request, dict[str, Any]], JSONResponse]) -> Handler:
+    async def handler(request: Request) -> JSONResponse:
+        try:
+            return work(request, await _body(request))
+        except _BadRequest as exc:
+            return JSONResponse({"error": "bad_request", "message": str(exc)}, status_code=400)
+        except EditRefused as exc:
+            errors = [e.as_json() for e in exc.errors]
+            return JSONResponse({"error": "invalid", "errors": errors}, status_code=422)
+        except ValidationError as exc:
+            errors = [e.as_json() for e in field_errors(exc.refusals)]
+            return JSONResponse({"error": "invalid", "errors": errors}, status_code=422)
+        except NotFound as exc:
+            return JSONResponse({"error": "not_found", "message": str(exc)}, status_code=404)
+        except CuecardError as exc:
+            return JSONResponse({"error": "refused", "message": str(exc)}, status_code=409)
+
+    return handler
+
+
+def _memory(project: Project, request: Request) -> Memory:
+    return project.store.get(str(request.path_params["ident"]))
+
+
+def _text(data: dict[str, Any], key: str, limit: int = 1000) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise _BadRequest(f"{key} must be a string")
+    return value.strip()[:limit]
+
+
+def routes(project: Project) -> list[tuple[str, Handler]]:
+    """``(path, handler)`` for every change route."""
+    store = project.store
+
+    def edit(request: Request, data: dict[str, Any]) -> JSONResponse:
+        changes = data.get("changes")
+        if not isinstance(changes, dict) or not changes:
+            raise _BadRequest("changes must be a non-empty JSON object of fields")
+        with store.transaction() as tx:
+            memory = tx.get(store.resolve_id(str(request.path_params["ident"])))
+            others = [m for m in store.memories() if m.id != memory.id]
+            updated = edited(memory, changes, others)
+            changed = sorted(
+                k for k in changes if getattr(updated, k, None) != getattr(memory, k, None)
+            )
+            saved = tx.put(updated)
+        project.record(saved.id, "edit", fields=changed)
+        compiled = project.recompile()
+        said = f"saved {', '.join(changed) or 'no changes'}; the index was recompiled"
+        return _ok(said, id=saved.id, fields=changed, compile=compiled)
+
+    def status(request: Request, data: dict[str, Any]) -> JSONResponse:
+        target = _text(data, "status", 20)
+        note = _text(data, "note", 500)
+        memory = _memory(project, request)
+        before = memory.status.value
+        if memory.status == "candidate" and target == "active":
+            saved = store.accept(memory.id, reviewer=project.reviewer)
+        else:
+            with store.transaction() as tx:
+                current = tx.get(memory.id)
+                saved = tx.put(
+                    with_status(
+                        current, target, reviewer=project.reviewer, now=store.now(), note=note
+                    )
+                )
+        project.record(saved.id, "status", before=before, after=saved.status.value)
+        compiled = project.recompile()
+        return _ok(f"memory {saved.id[:8]} is now {saved.status.value}", compile=compiled)
+
+    def reviewed(request: Request, data: dict[str, Any]) -> JSONResponse:
+        note = _text(data, "note", 1000)
+        with store.transaction() as tx:
+            memory = tx.get(_memory(project, request).id)
+            update: dict[str, Any] = {"reviewed_by": project.reviewer, "reviewed_at": store.now()}
+            if note:
+                update["note"] = note
+            saved = tx.put(
+                memory.model_copy(update={"review": memory.review.model_copy(update=update)})
+            )
+        project.record(saved.id, "reviewed")
+        compiled = project.recompile()
+        return _ok(f"memory {saved.id[:8]} marked reviewed", compile=compiled)
+
+    def dryrun(request: Request, data: dict[str, Any]) -> JSONResponse:
+        from cuecard.core._dryrun import dry_run, recorded_sessions
+
+        memory = _memory(project, request)
+        triggers = data.get("triggers")
+        if triggers is not None:
+            if not isinstance(triggers, list):
+                raise _BadRequest("triggers must be a list of clauses")
+            raw = {**memory.model_dump(mode="json"), "triggers": triggers}
+            from cuecard.core import validate_memory
+
+            memory = validate_memory(raw)
+        result = dry_run(memory, recorded_sessions(str(store.local_dir)))
+        said = (
+            f"{result.matched} of {result.events} recorded events in {result.sessions} "
+            f"session(s) would fire this memory"
+        )
+        return _ok(said, dryrun=result.as_json())
+
+    def batch(request: Request, data: dict[str, Any]) -> JSONResponse:
+        name = _text(data, "batch", 100)
+        decision = _text(data, "decision", 20)
+        if not name or decision not in ("accept", "reject"):
+            raise _BadRequest("give batch and decision (accept or reject)")
+        members = [m for m in store.memories() if m.batch == name and m.status == "candidate"]
+        requests = [r for r in project.requests() if r.get("batch") == name]
+        if not members and not requests:
+            raise NotFound(f"batch {name!r} has nothing waiting")
+        done: list[str] = []
+        refused: list[dict[str, Any]] = []
+        left: list[dict[str, Any]] = []
+        for memory in members:
+            if memory.revises:
+                left.append({"id": memory.id, "reason": "a revision: decide it on its own"})
+                continue
+            try:
+                if decision == "accept":
+                    store.accept(memory.id, reviewer=project.reviewer)
+                else:
+                    with store.transaction() as tx:
+                        tx.put(
+                            with_status(
+                                tx.get(memory.id),
+                                "archived",
+                                reviewer=project.reviewer,
+                                now=store.now(),
+                                note=f"rejected with batch {name}",
+                            )
+                        )
+            except (CuecardError, EditRefused) as exc:
+                reasons = exc.refusals if isinstance(exc, ValidationError) else [str(exc)]
+                refused.append({"id": memory.id, "title": memory.title, "reasons": reasons})
+                continue
+            project.record(memory.id, "batch-" + decision, batch=name)
+            done.append(memory.id)
+        for item in requests:
+            try:
+                if decision == "accept":
+                    _carry_out(project, item)
+                else:
+                    _resolve(project, item, "dismissed")
+                done.append(str(item.get("id")))
+            except CuecardError as exc:
+                refused.append(
+                    {"id": item.get("id"), "title": "archive request", "reasons": [str(exc)]}
+                )
+        compiled = project.recompile()
+        verb = "accepted" if decision == "accept" else "rejected"
+        said = f"batch {name}: {len(done)} {verb}, {len(refused)} refused, {len(left)} left to you"
+        return _ok(said, done=done, refused=refused, left=left, compile=compiled)
+
+    def request_decision(request: Request, data: dict[str, Any]) -> JSONResponse:
+        decision = _text(data, "decision", 20)
+        item = project.request(str(request.path_params["ident"]))
+        if item is None or item.get("resolved"):
+            raise NotFound(f"no open request {request.path_params['ident']}")
+        if decision == "archive":
+            said = _carry_out(project, item)
+        elif decision == "dismiss":
+            _resolve(project, item, "dismissed")
+            said = "request dismissed; the memory stays as it is"
+        else:
+            raise _BadRequest("decision must be archive or dismiss")
+        compiled = project.recompile()
+        return _ok(said, compile=compiled)
+
+    def settings(request: Request, data: dict[str, Any]) -> JSONResponse:
+        unknown = sorted(set(data) - {"auto_accept", "delivery_limit"})
+        if unknown:
+            raise EditRefused(
+                [FieldError(k, f"{k} is not a setting this page changes") for k in unknown]
+            )
+        config = store.config()
+        raw = {**config.model_dump(mode="json"), **data}
+        import pydantic
+
+        try:
+            new = ProjectConfig.model_validate(raw)
+        except pydantic.ValidationError as error:
+            raise EditRefused(
+                [
+                    FieldError(str(e["loc"][0]) if e["loc"] else "(record)", e["msg"].lower())
+                    for e in error.errors(include_url=False, include_input=False)
+                ]
+            ) from None
+        project.write_config(new)
+        project.record("", "settings", **{k: data[k] for k in sorted(data)})
+        compiled = project.recompile()
+        state = "on" if new.auto_accept else "off"
+        return _ok(
+            f"saved: auto-accept {state}, delivery limit {new.delivery_limit:,}", compile=compiled
+        )
+
+    def vault_conflict(request: Request, data: dict[str, Any]) -> JSONResponse:
+        from cuecard.core.vault import adjudicate
+
+        vault = _vault(project)
+        decision = _text(data, "decision", 20)
+        conflict = adjudicate(vault, str(request.path_params["ident"]), decision)
+        return _ok(f"conflict {conflict.id}: {decision}")
+
+    def vault_review(request: Request, data: dict[str, Any]) -> JSONResponse:
+        from cuecard.core.vault._promote import review, write_review
+
+        vault = _vault(project)
+        result = review(vault)
+        queued = write_review(vault, result, "cuecard ui")
+        return _ok(
+            f"reviewed the inbox: {len(result.pending)} pending, {queued} new conflict(s), "
+            f"{result.duplicates} duplicate(s)"
+        )
+
+    def vault_apply(request: Request, data: dict[str, Any]) -> JSONResponse:
+        from cuecard.core.vault import apply_pending
+
+        done = apply_pending(_vault(project), "cuecard ui")
+        return _ok(
+            f"promoted {len(done.promoted)} fact(s); {len(done.archived)} inbox file(s) archived"
+        )
+
+    def vault_forget(request: Request, data: dict[str, Any]) -> JSONResponse:
+        from cuecard.core.vault import apply_forget
+
+        moved = apply_forget(_vault(project), today=project.today(), days=project.forget_days)
+        return _ok(f"moved {len(moved)} fact(s) to the forgotten folder")
+
+    table: list[tuple[str, Callable[[Request, dict[str, Any]], JSONResponse]]] = [
+        ("/api/memories/{ident}/edit", edit),
+        ("/api/memories/{ident}/status", status),
+        ("/api/memories/{ident}/reviewed", reviewed),
+        ("/api/memories/{ident}/dryrun", dryrun),
+        ("/api/batch", batch),
+        ("/api/requests/{ident}", request_decision),
+        ("/api/settings", settings),
+        ("/api/vault/conflicts/{ident}", vault_conflict),
+        ("/api/vault/review", vault_review),
+        ("/api/vault/apply", vault_apply),
+        ("/api/vault/forget", vault_forget),
+    ]
+    return [(path, _guarded(work)) for path, work in table]
+
+
+def _vault(project: Project) -> Any:
+    from cuecard.core.vault import Vault
+
+    if project.vault_path is None:
+        raise NotFound("no vault is configured (pass --vault, set CUECARD_VAULT or config `vault`)")
+    return Vault.open(project.vault_path)
+
+
+def _resolve(project: Project, item: dict[str, Any], decision: str) -> None:
+    store = project.store
+    resolved = {
+        **item,
+        "resolved": decision,
+        "resolved_by": project.reviewer,
+        "resolved_at": store.now().isoformat(),
+    }
+    with store.transaction() as tx:
+        tx.put_request(resolved)
+
+
+def _carry_out(project: Project, item: dict[str, Any]) -> str:
+    """Archive the request's target if it is still live, and close the request."""
+    store = project.store
+    target_id = str(item.get("target", ""))
+    with store.transaction() as tx:
+        try:
+            target = tx.get(target_id)
+        except NotFound:
+            target = None
+        if target is not None and target.live:
+            reason = str(item.get("reason") or "archived on request")
+            tx.put(
+                with_status(
+                    target, "archived", reviewer=project.reviewer, now=store.now(), note=reason
+                )
+            )
+            said = f"memory {target.id[:8]} archived"
+        else:
+            said = "the target is no longer live; request closed"
+        tx.put_request(
+            {
+                **item,
+                "resolved": "archived",
+                "resolved_by": project.reviewer,
+                "resolved_at": store.now().isoformat(),
+            }
+        )
+    if target is not None:
+        project.record(target.id, "status", before=target.status.value, after="archived")
+    return said

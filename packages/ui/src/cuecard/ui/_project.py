@@ -1,0 +1,253 @@
+"""The I/O edge of the review UI: what it reads from the project store, the ledger, the requests,
+the vault and the health report, and the journal of the changes a person made here.
+
+Everything else in the UI works on the values this module returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from cuecard.core import Memory, ProjectConfig, Store
+from cuecard.core._fsio import atomic_write, locked
+
+__all__ = ["Project", "Snapshot"]
+
+MAX_LEDGER_BYTES = 16 * 1024 * 1024
+HISTORY_FILE = "ui-history.jsonl"
+
+
+@dataclass
+class Snapshot:
+    """Everything the pages show, read once per request."""
+
+    memories: list[Memory]
+    problems: list[str]
+    config: ProjectConfig
+    requests: list[dict[str, Any]]
+    """Open person-facing requests (``.cuecard/requests/*.json`` not yet resolved)."""
+    ledger: list[dict[str, Any]]
+    health: dict[str, Any] | None
+    """``cuecard health --json``'s object."""
+    stale: dict[str, list[str]] = field(default_factory=dict)
+    """Memory id -> evidence files whose content changed since they were recorded."""
+    vault: VaultView | None = None
+
+    def by_id(self) -> dict[str, Memory]:
+        return {m.id: m for m in self.memories}
+
+
+@dataclass
+class VaultView:
+    """The vault's queues, as read now."""
+
+    root: str
+    pending: list[dict[str, str]]
+    inbox: list[str]
+    conflicts: list[dict[str, str]]
+    forget: list[dict[str, str]]
+    error: str = ""
+
+
+class Project:
+    """One project (and optionally its vault) as the UI reads and changes it."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        vault_path: Path | None = None,
+        reviewer: str = "person",
+        today: Callable[[], date] = date.today,
+        forget_days: int = 90,
+    ) -> None:
+        self.store = store
+        self.vault_path = vault_path
+        self.reviewer = reviewer
+        self.today = today
+        self.forget_days = forget_days
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        memories, problems = self.store.load()
+        snap = Snapshot(
+            memories=memories,
+            problems=problems,
+            config=self.store.config(),
+            requests=self.requests(),
+            ledger=self.ledger(),
+            health=self.health(),
+        )
+        snap.stale = self.stale_evidence(memories)
+        snap.vault = self.vault_view()
+        return snap
+
+    def requests(self, *, resolved: bool = False) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        folder = self.store.requests_dir
+        if not folder.is_dir():
+            return out
+        for path in sorted(folder.glob("*.json")):
+            with contextlib.suppress(OSError, ValueError):
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(raw, dict) and (resolved or not raw.get("resolved")):
+                    out.append(raw)
+        out.sort(key=lambda r: str(r.get("created_at", "")))
+        return out
+
+    def request(self, ident: str) -> dict[str, Any] | None:
+        return next((r for r in self.requests(resolved=True) if r.get("id") == ident), None)
+
+    def ledger(self) -> list[dict[str, Any]]:
+        path = self.store.local_dir / "ledger.jsonl"
+        try:
+            with path.open(encoding="utf-8", errors="replace") as handle:
+                size = path.stat().st_size
+                if size > MAX_LEDGER_BYTES:
+                    handle.seek(size - MAX_LEDGER_BYTES)
+                    handle.readline()
+                lines = handle.read().splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    out.append(record)
+        return out
+
+    def health(self) -> dict[str, Any] | None:
+        from cuecard.core._health import health_report
+
+        return health_report(self.store)
+
+    def stale_evidence(self, memories: list[Memory]) -> dict[str, list[str]]:
+        """Memories (of any status) whose hashed evidence files changed or went away."""
+        from cuecard.core._health import stale_refs
+
+        stale: dict[str, list[str]] = {}
+        for memory in memories:
+            refs = stale_refs(self.store.root, memory)
+            if refs:
+                stale[memory.id] = refs
+        return stale
+
+    def vault_view(self) -> VaultView | None:
+        if self.vault_path is None:
+            return None
+        from cuecard.core.vault import Vault, candidates, queue
+        from cuecard.core.vault._promote import parse_pending
+
+        try:
+            vault = Vault.open(self.vault_path)
+            text = ""
+            with contextlib.suppress(OSError):
+                text = vault.path(vault.layout.pending).read_text(encoding="utf-8")
+            entries, _sources = parse_pending(vault.layout, text)
+            forget = candidates(vault, today=self.today(), days=self.forget_days)
+            return VaultView(
+                root=str(vault.root),
+                pending=[
+                    {"fact": p.fact, "note": p.note, "source": p.source, "replaces": p.replaces}
+                    for p in entries
+                ],
+                inbox=[p.name for p in vault.inbox_files()],
+                conflicts=[c.as_json() for c in queue(vault)],
+                forget=[
+                    {
+                        "id": c.id,
+                        "note": c.note,
+                        "line": c.line,
+                        "stamped": c.stamped.isoformat(),
+                        "last_used": c.last_used.isoformat() if c.last_used else "",
+                    }
+                    for c in forget
+                ],
+            )
+        except Exception as exc:  # a broken vault must not take the project's pages down
+            return VaultView(str(self.vault_path), [], [], [], [], error=str(exc))
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """This UI's journal of changes to one memory, then the git commits of its file."""
+        out = []
+        path = self.store.local_dir / HISTORY_FILE
+        with contextlib.suppress(OSError):
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                with contextlib.suppress(ValueError):
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("id") == memory_id:
+                        out.append(entry)
+        return out
+
+    def commits(self, memory_id: str) -> list[dict[str, str]]:
+        rel = f".cuecard/memories/{memory_id}.json"
+        try:
+            result = subprocess.run(
+                ["git", "log", "-n", "20", "--format=%h%x09%aI%x09%an%x09%s", "--", rel],
+                cwd=self.store.root,
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return []
+        if result.returncode != 0:
+            return []
+        commits = []
+        for line in result.stdout.decode("utf-8", "replace").splitlines():
+            parts = line.split("\t", 3)
+            if len(parts) == 4:
+                commits.append(
+                    dict(zip(("commit", "date", "author", "subject"), parts, strict=True))
+                )
+        return commits
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def record(self, memory_id: str, action: str, **details: Any) -> None:
+        """Append one line to the UI's change journal (who, when, what; never the text)."""
+        line = {
+            "t": round(time.time(), 3),
+            "id": memory_id,
+            "action": action,
+            "by": self.reviewer,
+            **details,
+        }
+        self.store.local_dir.mkdir(parents=True, exist_ok=True)
+        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+        fd = os.open(
+            self.store.local_dir / HISTORY_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
+        )
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def write_config(self, config: ProjectConfig) -> None:
+        """Replace ``config.json`` under the store lock (the file other writers also take)."""
+        text = json.dumps(config.model_dump(mode="json"), indent=2) + "\n"
+        with locked(self.store.dir / ".lock"):
+            atomic_write(self.store.dir / "config.json", text)
+
+    def recompile(self) -> dict[str, Any]:
+        """Rebuild the trigger index after a change; what the compile reported."""
+        from cuecard.core._compiler import compile_index
+
+        report = compile_index(self.store)
+        return {
+            "memories": report.memories,
+            "clauses": report.clauses,
+            "left_out": report.left_out,
+            "problems": report.problems,
+        }

@@ -1,0 +1,288 @@
+"""Edits, status changes, batches, requests, settings and the vault, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.ui.conftest import Seeded, Server
+
+
+@pytest.fixture
+def client(live: Server) -> Iterator[httpx.Client]:
+    c = live.client()
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def generation(root: Path) -> str:
+    current = root / ".cuecard/local/index/CURRENT"
+    return current.read_text().strip() if current.exists() else ""
+
+
+def edit(client: httpx.Client, ident: str, **changes: Any) -> httpx.Response:
+    return client.post(f"/api/memories/{ident}/edit", json={"changes": changes})
+
+
+def test_an_invalid_edit_names_the_field_and_writes_nothing(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    before = seeded.memory_bytes("candidate")
+    triggers = [{"on": ["edit"], "paths": ["billing/**", "../outside/**"]}]
+    answer = edit(client, seeded.ids["candidate"], triggers=triggers, title="Refunds")
+    assert answer.status_code == 422
+    errors = {e["field"]: e["message"] for e in answer.json()["errors"]}
+    assert list(errors) == ["triggers[0].paths[1]"]
+    assert errors["triggers[0].paths[1]"].startswith('triggers[0].paths[1] "../outside/**"')
+    assert "leaves the repository" in errors["triggers[0].paths[1]"]
+    empty = edit(client, seeded.ids["candidate"], title="")
+    assert [e["field"] for e in empty.json()["errors"]] == ["title"]
+    assert seeded.memory_bytes("candidate") == before
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"triggers": [{"on": ["edit"]}]}, "triggers[0]", "would fire on every event"),
+        ({"triggers": [{"on": ["edit"], "keywords": ["refund"]}]}, "triggers[0].keywords", ""),
+        ({"kind": "rumour"}, "kind", ""),
+        ({"topic": "Billing Refunds"}, "topic", ""),
+        (
+            {"check": {"if_content": r"(a)\1", "violates": ["aa"], "passes": ["b"]}},
+            "check.if_content",
+            "RE2",
+        ),
+        ({"status": "active"}, "status", "cannot be changed here"),
+        (
+            {
+                "title": "Best practices",
+                "body": "Write tests and handle errors.",
+                "triggers": [{"on": ["prompt"], "keywords": ["tests"]}],
+            },
+            "body",
+            "generic advice",
+        ),
+    ],
+    ids=["no-narrowing", "keywords-need-prompt", "kind", "topic", "check", "status", "generic"],
+)
+def test_edits_are_validated_as_ingestion_validates(
+    client: httpx.Client, seeded: Seeded, changes: dict[str, Any], field: str, words: str
+) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = edit(client, seeded.ids["candidate"], **changes)
+    assert answer.status_code == 422, answer.text
+    errors = answer.json()["errors"]
+    assert field in [e["field"] for e in errors], errors
+    assert words in " ".join(e["message"] for e in errors)
+    assert seeded.memory_bytes("candidate") == before
+
+
+def test_a_secret_in_an_edit_is_refused_and_never_echoed(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    secret = "AKIA" + "Z" * 16
+    before = seeded.memory_bytes("candidate")
+    answer = edit(client, seeded.ids["candidate"], body=f"Use the key {secret} for refunds.")
+    assert answer.status_code == 422
+    assert answer.json()["errors"][0]["field"] == "body"
+    assert secret not in answer.text
+    assert seeded.memory_bytes("candidate") == before
+
+
+def test_an_edit_that_duplicates_another_live_memory_is_refused(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    twin = seeded.memory("auto")
+    answer = edit(client, seeded.ids["candidate"], title=twin["title"], body=twin["body"])
+    assert answer.status_code == 422
+    assert "duplicates live memory" in answer.json()["errors"][0]["message"]
+
+
+def test_a_valid_edit_is_saved_journaled_and_recompiled(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    ident = seeded.ids["auto"]
+    old_generation = generation(seeded.root)
+    triggers = [{"on": ["read", "edit"], "paths": ["src/api/**", "src/routes/*.py"]}]
+    answer = edit(client, ident, triggers=triggers, not_derivable="The router shadows routes.")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["fields"] == ["not_derivable", "triggers"]
+    saved = seeded.memory("auto")
+    assert saved["triggers"][0]["paths"] == ["src/api/**", "src/routes/*.py"]
+    assert saved["not_derivable"] == "The router shadows routes."
+    assert generation(seeded.root) != old_generation, "the index was recompiled"
+    page = client.get(f"/memories/{ident}")
+    assert "edit (not_derivable, triggers) by tester" in page.text
+    assert "src/routes/*.py" in page.text
+
+
+def test_accepting_a_candidate_makes_it_active(client: httpx.Client, seeded: Seeded) -> None:
+    answer = client.post(
+        f"/api/memories/{seeded.ids['candidate']}/status", json={"status": "active"}
+    )
+    assert answer.status_code == 200, answer.text
+    saved = seeded.memory("candidate")
+    assert saved["status"] == "active" and saved["review"]["reviewed_by"] == "tester"
+    assert "refund() needs" not in client.get("/queues/candidates").text
+
+
+def test_accepting_a_revision_supersedes_what_it_revises(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    answer = client.post(
+        f"/api/memories/{seeded.ids['revision']}/status", json={"status": "active"}
+    )
+    assert answer.status_code == 200, answer.text
+    assert seeded.memory("revision")["status"] == "active"
+    old = seeded.memory("stale")
+    assert old["status"] == "superseded" and old["superseded_by"] == seeded.ids["revision"]
+
+
+def test_a_candidate_without_not_derivable_cannot_go_live(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    before = seeded.memory_bytes("unready")
+    answer = client.post(f"/api/memories/{seeded.ids['unready']}/status", json={"status": "active"})
+    assert answer.status_code == 422
+    assert answer.json()["errors"][0]["field"] == "not_derivable"
+    assert seeded.memory_bytes("unready") == before
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "code"),
+    [
+        ("contested", "active", 200),
+        ("auto", "contested", 200),
+        ("target", "archived", 200),
+        ("auto", "candidate", 422),
+        ("candidate", "superseded", 422),
+    ],
+    ids=["settle", "dispute", "archive", "live-to-candidate", "to-superseded"],
+)
+def test_status_changes_follow_the_lifecycle(
+    client: httpx.Client, seeded: Seeded, role: str, status: str, code: int
+) -> None:
+    answer = client.post(f"/api/memories/{seeded.ids[role]}/status", json={"status": status})
+    assert answer.status_code == code, answer.text
+    saved = seeded.memory(role)
+    assert (saved["status"] == status) == (code == 200)
+
+
+def test_marking_reviewed_empties_the_auto_accepted_queue(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    assert "routes.py order" in client.get("/queues/auto-accepted").text
+    answer = client.post(f"/api/memories/{seeded.ids['auto']}/reviewed", json={})
+    assert answer.status_code == 200
+    saved = seeded.memory("auto")
+    assert saved["review"]["reviewed_by"] == "tester" and saved["review"]["auto_accepted"]
+    assert (
+        "Every memory cuecard accepted on its own has been reviewed"
+        in client.get("/queues/auto-accepted").text
+    )
+
+
+def test_a_batch_is_accepted_whole_and_a_refused_member_is_reported(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    answer = client.post("/api/batch", json={"batch": "b1", "decision": "accept"})
+    assert answer.status_code == 200, answer.text
+    result = answer.json()
+    assert result["done"] == [seeded.ids["candidate"]]
+    assert [r["id"] for r in result["refused"]] == [seeded.ids["unready"]]
+    assert "not_derivable is required" in result["refused"][0]["reasons"][0]
+    assert seeded.memory("candidate")["status"] == "active"
+    assert seeded.memory("unready")["status"] == "candidate"
+
+
+def test_a_batch_is_rejected_whole(client: httpx.Client, seeded: Seeded) -> None:
+    answer = client.post("/api/batch", json={"batch": "b1", "decision": "reject"})
+    assert answer.status_code == 200, answer.text
+    for role in ("candidate", "unready"):
+        saved = seeded.memory(role)
+        assert saved["status"] == "archived" and "batch b1" in saved["archived_reason"]
+
+
+def test_an_unknown_batch_is_not_found(client: httpx.Client) -> None:
+    answer = client.post("/api/batch", json={"batch": "nope", "decision": "accept"})
+    assert answer.status_code == 404
+
+
+def test_an_archive_request_is_carried_out(client: httpx.Client, seeded: Seeded) -> None:
+    answer = client.post(f"/api/requests/{seeded.request}", json={"decision": "archive"})
+    assert answer.status_code == 200, answer.text
+    assert seeded.memory("target")["status"] == "archived"
+    request = json.loads((seeded.root / f".cuecard/requests/{seeded.request}.json").read_text())
+    assert request["resolved"] == "archived" and request["resolved_by"] == "tester"
+    again = client.post(f"/api/requests/{seeded.request}", json={"decision": "archive"})
+    assert again.status_code == 404
+
+
+def test_an_archive_request_can_be_dismissed(client: httpx.Client, seeded: Seeded) -> None:
+    answer = client.post(f"/api/requests/{seeded.request}", json={"decision": "dismiss"})
+    assert answer.status_code == 200
+    assert seeded.memory("target")["status"] == "active"
+    assert "finance moved" not in client.get("/queues/requests").text
+
+
+def test_settings_change_auto_accept_and_refuse_a_bad_limit(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    config = seeded.root / ".cuecard/config.json"
+    answer = client.post("/api/settings", json={"auto_accept": False, "delivery_limit": 4000})
+    assert answer.status_code == 200, answer.text
+    saved = json.loads(config.read_text())
+    assert saved["auto_accept"] is False and saved["delivery_limit"] == 4000
+    before = config.read_bytes()
+    for bad in ({"delivery_limit": 100}, {"auto_accept": "maybe"}, {"project_id": "x"}):
+        refused = client.post("/api/settings", json=bad)
+        assert refused.status_code == 422
+        assert refused.json()["errors"][0]["field"] == next(iter(bad))
+    assert config.read_bytes() == before
+
+
+def test_the_dry_run_replays_recorded_sessions(client: httpx.Client, seeded: Seeded) -> None:
+    url = f"/api/memories/{seeded.ids['candidate']}/dryrun"
+    saved = client.post(url, json={}).json()["dryrun"]
+    assert (saved["sessions"], saved["events"], saved["matched"]) == (2, 6, 3)
+    assert [h["event"] for h in saved["hits"]] == [
+        "read billing/charge.py",
+        "edit billing/charge.py",
+        "edit billing/tax.py",
+    ]
+    edited = client.post(url, json={"triggers": [{"on": ["run"], "commands": ["pytest"]}]})
+    assert edited.json()["dryrun"]["hits"][0]["event"] == "run pytest -q billing"
+    bad = client.post(url, json={"triggers": [{"on": ["edit"], "paths": ["/etc/**"]}]})
+    assert bad.status_code == 422
+    assert bad.json()["errors"][0]["field"] == "triggers[0].paths[0]"
+
+
+def test_a_vault_conflict_is_adjudicated(client: httpx.Client, seeded: Seeded) -> None:
+    page = client.get("/queues/vault-conflicts").text
+    marker = 'data-conflict="'
+    ident = page[page.index(marker) + len(marker) :].split('"', 1)[0]
+    wrong = client.post(f"/api/vault/conflicts/{ident}", json={"decision": "maybe"})
+    assert wrong.status_code == 409 and "choose one of" in wrong.json()["message"]
+    answer = client.post(f"/api/vault/conflicts/{ident}", json={"decision": "use-new"})
+    assert answer.status_code == 200, answer.text
+    note = (seeded.vault / "notes").glob("*.md")
+    text = "".join(p.read_text() for p in note)
+    assert "port 5434" in text and "port 5433" not in text
+    assert "No conflicts wait." in client.get("/queues/vault-conflicts").text
+
+
+def test_unknown_memories_and_queues_are_404(client: httpx.Client) -> None:
+    assert client.get("/memories/00000000-0000-4000-8000-000000000000").status_code == 404
+    assert client.get("/queues/nope").status_code == 404
+    assert client.get("/nowhere").status_code == 404
+    missing = client.post(
+        "/api/memories/00000000-0000-4000-8000-000000000000/status", json={"status": "active"}
+    )
+    assert missing.status_code == 404

@@ -1,0 +1,197 @@
+"""The guard, over real HTTP against `cuecard ui` on a loopback port."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.ui.conftest import Seeded, Server
+
+
+@pytest.fixture
+def seeded(shared: tuple[Seeded, Server]) -> Seeded:
+    return shared[0]
+
+
+@pytest.fixture
+def ui(shared: tuple[Seeded, Server]) -> Server:
+    """Every request here is refused (or only reads), so one server serves the module."""
+    return shared[1]
+
+
+@pytest.fixture
+def client(ui: Server) -> Iterator[httpx.Client]:
+    c = ui.client()
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def _edit_url(seeded: Seeded) -> str:
+    return f"/api/memories/{seeded.ids['candidate']}/edit"
+
+
+def test_the_printed_url_trades_its_key_for_a_strict_cookie(ui: Server) -> None:
+    with httpx.Client(base_url=ui.base) as c:
+        first = c.get(ui.url)
+        assert first.status_code == 303
+        assert first.headers["location"] == "/"
+        cookie = first.headers["set-cookie"]
+        assert cookie.startswith(f"cuecard_ui_{ui.port}={ui.key};")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        assert first.headers["referrer-policy"] == "no-referrer"
+        page = c.get("/")
+        assert page.status_code == 200
+        assert "cuecard review" in page.text
+        csp = page.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src 'self'" in csp
+        assert "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["cache-control"] == "no-store"
+
+
+def test_the_key_is_dropped_from_the_url_but_other_parameters_stay(ui: Server) -> None:
+    with httpx.Client(base_url=ui.base) as c:
+        answer = c.get(f"/memories?status=active&key={ui.key}")
+        assert answer.status_code == 303
+        assert answer.headers["location"] == "/memories?status=active"
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/memories", "/settings", "/static/app.js", "/queues/candidates"]
+)
+def test_no_key_no_page(ui: Server, path: str) -> None:
+    answer = httpx.get(ui.base + path)
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "ui_key_required"
+    assert "content-security-policy" in answer.headers
+
+
+def test_a_wrong_key_or_cookie_is_refused(ui: Server) -> None:
+    wrong = httpx.get(f"{ui.base}/?key=not-the-key", follow_redirects=False)
+    assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
+    forged = httpx.get(ui.base + "/", cookies={f"cuecard_ui_{ui.port}": "guess"})
+    assert forged.status_code == 403
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example", "evil.example:{port}", "127.0.0.1:1", "127.0.0.1", "[::1]:{port}"],
+    ids=["name", "name-port", "other-port", "no-port", "ipv6"],
+)
+def test_a_foreign_host_is_refused_even_with_the_key(
+    ui: Server, client: httpx.Client, host: str
+) -> None:
+    header = host.format(port=ui.port)
+    page = client.get("/", headers={"Host": header})
+    assert page.status_code == 403 and page.json()["error"] == "invalid_host"
+    keyed = httpx.get(f"{ui.base}/?key={ui.key}", headers={"Host": header})
+    assert keyed.status_code == 403 and "set-cookie" not in keyed.headers
+
+
+def test_localhost_is_its_own_host(ui: Server, client: httpx.Client) -> None:
+    assert client.get("/", headers={"Host": f"localhost:{ui.port}"}).status_code == 200
+
+
+def test_changes_need_the_key_too(ui: Server, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = httpx.post(ui.base + _edit_url(seeded), json={"changes": {"title": "x"}})
+    assert answer.status_code == 403
+    assert seeded.memory_bytes("candidate") == before
+
+
+def test_form_encoded_changes_are_refused(client: httpx.Client, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = client.post(_edit_url(seeded), data={"changes": "title"})
+    assert answer.status_code == 415 and answer.json()["error"] == "json_required"
+    plain = client.post(
+        _edit_url(seeded),
+        content=json.dumps({"changes": {"title": "a new title for refunds"}}),
+        headers={"Content-Type": "text/plain"},
+    )
+    assert plain.status_code == 415
+    assert seeded.memory_bytes("candidate") == before
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ],
+    ids=["origin", "null-origin", "cross-site", "same-site"],
+)
+def test_cross_site_changes_are_refused(
+    client: httpx.Client, seeded: Seeded, headers: dict[str, str]
+) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = client.post(
+        _edit_url(seeded), json={"changes": {"title": "a new title"}}, headers=headers
+    )
+    assert answer.status_code == 403 and answer.json()["error"] == "cross_site"
+    assert seeded.memory_bytes("candidate") == before
+
+
+def test_changes_need_the_page_token(ui: Server, client: httpx.Client, seeded: Seeded) -> None:
+    del client.headers["X-Cuecard-Token"]
+    answer = client.post(_edit_url(seeded), json={"changes": {"title": "x"}})
+    assert answer.status_code == 403 and answer.json()["error"] == "token_required"
+    wrong = client.post(
+        _edit_url(seeded), json={"changes": {"title": "x"}}, headers={"X-Cuecard-Token": "no"}
+    )
+    assert wrong.status_code == 403
+
+
+def test_an_oversize_body_is_refused(client: httpx.Client, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    big = json.dumps({"changes": {"body": "x" * 70_000}})
+    declared = client.post(
+        _edit_url(seeded), content=big, headers={"Content-Type": "application/json"}
+    )
+    assert declared.status_code == 413 and declared.json()["error"] == "request_too_large"
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the guard counts while reading
+        for _ in range(70):
+            yield b" " * 1000
+
+    streamed = client.post(
+        _edit_url(seeded), content=chunks(), headers={"Content-Type": "application/json"}
+    )
+    assert streamed.status_code == 413
+    assert seeded.memory_bytes("candidate") == before
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
+def test_only_get_and_post(client: httpx.Client, seeded: Seeded, method: str) -> None:
+    answer = client.request(method, _edit_url(seeded), json={"changes": {"title": "x"}})
+    assert answer.status_code == 405
+
+
+def test_malformed_json_is_a_bad_request(client: httpx.Client, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    for body in (b"{not json", b"[1, 2]", b'"text"'):
+        answer = client.post(
+            _edit_url(seeded), content=body, headers={"Content-Type": "application/json"}
+        )
+        assert answer.status_code == 400, body
+    assert seeded.memory_bytes("candidate") == before
+
+
+def test_ui_refuses_outside_a_project(tmp_path, cli) -> None:
+    result = cli("ui", "--no-browser", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "has not opted in" in result.stderr
+    assert result.stdout == ""
+
+
+def test_ui_help_names_its_options(tmp_path, cli) -> None:
+    result = cli("ui", "--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for option in ("--port", "--no-browser", "--vault", "--reviewer"):
+        assert option in result.stdout
