@@ -132,9 +132,9 @@ def start_server(app: Any, port: int) -> tuple[uvicorn.Server, threading.Thread]
     return server, thread
 
 
-def _receiver(root: Path) -> Iterator[Receiver]:
-    root.mkdir()
-    settings = ReceiverSettings(root=root, secret=SECRET.encode())
+def _receiver(root: Path, settings: ReceiverSettings | None = None) -> Iterator[Receiver]:
+    root.mkdir(exist_ok=True)
+    settings = settings or ReceiverSettings(root=root, secret=SECRET.encode())
     port = free_port()
     server, thread = start_server(build_app(settings), port)
     with httpx.Client(timeout=30) as client:
@@ -170,3 +170,19 @@ def sign() -> Any:
 @pytest.fixture
 def secret() -> str:
     return SECRET
+
+
+@pytest.fixture
+def start_receiver() -> Iterator[Any]:
+    """``start_receiver(settings) -> Receiver``; stopped at teardown."""
+    running: list[Iterator[Receiver]] = []
+
+    def start(settings: ReceiverSettings) -> Receiver:
+        gen = _receiver(settings.root, settings)
+        running.append(gen)
+        return next(gen)
+
+    yield start
+    for gen in running:
+        for _ in gen:
+            pass

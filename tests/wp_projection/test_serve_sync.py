@@ -1,0 +1,86 @@
+"""The receiver reconciles through REST at start, on the first event and on a sequence gap."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from pytest_httpserver import HTTPServer
+
+from cuecard.wp_projection import ReceiverSettings, SyncSettings
+
+API = "/wp-json/datamachine/v1"
+AUTH = "Basic " + base64.b64encode(b"admin:app pass").decode()
+
+
+def serve_site(server: HTTPServer, memory: str, site: str = "site\\n") -> None:
+    server.clear()
+    listing = [
+        {"filename": "MEMORY.md", "type": "core", "layer": "agent"},
+        {"filename": "SITE.md", "type": "core", "layer": "shared"},
+    ]
+    ok = {"success": True, "data": listing}
+    server.expect_request(f"{API}/files/agent").respond_with_json(ok)
+    for name, body in (("MEMORY.md", memory), ("SITE.md", site)):
+        server.expect_request(f"{API}/files/agent/{name}").respond_with_json(
+            {"success": True, "data": {"filename": name, "content": body}}
+        )
+    server.expect_request(f"{API}/files/agent/daily").respond_with_json(
+        {"success": True, "data": {}}
+    )
+
+
+def test_reconcile_at_start_on_first_contact_and_on_a_gap(
+    httpserver: HTTPServer, tmp_path: Path, secret, start_receiver, make_envelope
+) -> None:
+    home = httpserver.url_for("/").rstrip("/")
+    serve_site(httpserver, "v1\\n")
+    sync = SyncSettings(
+        site_url=home, authorization=AUTH, agent_slug="admin", aliases={home: "prod"}
+    )
+    root = tmp_path / "runtime"
+    receiver = start_receiver(
+        ReceiverSettings(root=root, secret=secret.encode(), aliases={home: "prod"}, sync=sync)
+    )
+    memory = root / ".dm-memory/prod/agents/admin/MEMORY.md"
+    report = receiver.wait_idle()
+    assert memory.read_text() == "v1\\n"  # pulled at start, before any push
+    assert report["sites"]["prod"]["last_sync_at"] is not None
+
+    serve_site(httpserver, "v2\\n")  # changed on the site without an event (a scaffold write)
+    receiver.post(
+        make_envelope(seq=1, filename="SITE.md", layer="shared", content="site\\n", home_url=home)
+    )
+    receiver.wait_idle(applied=1)
+    assert memory.read_text() == "v2\\n"  # the first event from a site asks for a pull
+
+    serve_site(httpserver, "v3\\n")
+    receiver.post(
+        make_envelope(seq=2, filename="SITE.md", layer="shared", content="site\\n", home_url=home)
+    )
+    receiver.wait_idle(applied=2)
+    assert memory.read_text() == "v2\\n"  # in sequence: push is trusted, no pull
+
+    receiver.post(
+        make_envelope(seq=5, filename="SITE.md", layer="shared", content="site\\n", home_url=home)
+    )
+    report = receiver.wait_idle(applied=3)
+    assert memory.read_text() == "v3\\n"  # the gap 2 -> 5 made it pull
+    assert report["sites"]["prod"]["reconcile_needed"] is False
+    assert report["worker_error"] is None
+
+
+def test_a_failing_reconcile_is_reported_in_status(
+    httpserver: HTTPServer, tmp_path: Path, secret, start_receiver
+) -> None:
+    httpserver.expect_request(f"{API}/files/agent").respond_with_json(
+        {"code": "rest_forbidden", "message": "You must be logged in to manage files."},
+        status=401,
+    )
+    home = httpserver.url_for("/").rstrip("/")
+    sync = SyncSettings(site_url=home, authorization=AUTH, agent_slug="admin")
+    receiver = start_receiver(
+        ReceiverSettings(root=tmp_path / "runtime", secret=secret.encode(), sync=sync)
+    )
+    report = receiver.wait_idle()
+    assert "reconcile:" in report["worker_error"] and "401 rest_forbidden" in report["worker_error"]
