@@ -270,3 +270,25 @@ def test_no_input_ever_writes_outside_the_managed_folder(
     for item in everything:
         assert item in (managed, root, base / "sibling") or managed in item.parents, item
     assert os.path.realpath(managed / path).startswith(str(managed) + "/")
+
+
+def test_concurrent_writers_on_one_root_lose_nothing(root) -> None:
+    import threading
+
+    def writer(name: str) -> None:
+        projector = Projector(SafeRoot(root))  # its own lock descriptor, as another process has
+        for i in range(15):
+            projector.apply([update(f"s/agents/{name}/f{i}.md", f"{name}{i}\n".encode(), seq=i)])
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    records = manifest(root)["records"]
+    assert len(records) == 45
+    for name in ("a", "b", "c"):
+        for i in range(15):
+            path = f"s/agents/{name}/f{i}.md"
+            assert records[path]["seq"] == i
+            assert (root / ".dm-memory" / path).read_text() == f"{name}{i}\n"
