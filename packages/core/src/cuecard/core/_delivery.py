@@ -5,10 +5,11 @@ Pure functions, standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from cuecard.core._text import ADVISORY, neutralise
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Block", "Delivery", "compose", "render_memory"]
 
@@ -16,27 +17,52 @@ _OPEN = '<memory-data source="cuecard">'
 _CLOSE = "</memory-data>"
 
 
-@dataclass(frozen=True, slots=True)
 class Block:
-    """One piece of knowledge ready to deliver: a memory or a check report."""
+    """One piece of knowledge ready to deliver: a memory or a check report.
 
-    key: str
-    """The memory id (or ``check:<id>:<path>`` for a check report)."""
-    title: str
-    text: str
-    dimension: str = ""
+    ``key`` is the memory id (``check:<id>:<where>`` for a check report); ``dimension`` says what
+    fired it.
+    """
+
+    __slots__ = ("dimension", "key", "text", "title")
+
+    def __init__(self, key: str, title: str, text: str, dimension: str = "") -> None:
+        self.key = key
+        self.title = title
+        self.text = text
+        self.dimension = dimension
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Block):
+            return NotImplemented
+        return (self.key, self.text, self.dimension) == (other.key, other.text, other.dimension)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Block({self.key!r}, {self.title!r}, dimension={self.dimension!r})"
 
 
-@dataclass
 class Delivery:
-    """What one event gives the agent, and what waits for a later event."""
+    """What one event gives the agent, and what waits for a later event.
 
-    text: str = ""
-    """Everything to show the agent, advisory line included; empty when nothing applies."""
-    delivered: list[Block] = field(default_factory=list)
-    deferred: list[Block] = field(default_factory=list)
-    size: int = 0
-    """Characters of knowledge (the advisory line is not counted)."""
+    ``text`` is everything to show the agent, advisory line included (empty when nothing
+    applies); ``size`` counts the characters of knowledge, not the advisory line.
+    """
+
+    __slots__ = ("deferred", "delivered", "size", "text")
+
+    def __init__(
+        self,
+        text: str = "",
+        delivered: list[Block] | None = None,
+        deferred: list[Block] | None = None,
+        size: int = 0,
+    ) -> None:
+        self.text = text
+        self.delivered: list[Block] = delivered or []
+        self.deferred: list[Block] = deferred or []
+        self.size = size
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
 
 from cuecard.core._delivery import Block, Delivery, compose, render_memory
 from cuecard.core._event import Event
 from cuecard.core._index import Index
 from cuecard.core._ledger import Ledger
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
 __all__ = ["REPORTS_PER_FILE", "handle", "load_index", "stop"]
 

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
-from cuecard.core._event import Event
 from cuecard.core._table import Table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from cuecard.core._event import Event
 
 __all__ = ["INDEX_VERSION", "Index", "Match", "event_keys", "fingerprint"]
 
@@ -71,13 +74,18 @@ def event_keys(event: Event) -> list[str]:
     return list(dict.fromkeys(k.lower() for k in keys))
 
 
-@dataclass(frozen=True, slots=True)
 class Match:
     """A memory whose clause fired, and the dimensions that fired it."""
 
-    memory: str
-    clause: int
-    dimension: str
+    __slots__ = ("clause", "dimension", "memory")
+
+    def __init__(self, memory: str, clause: int, dimension: str) -> None:
+        self.memory = memory
+        self.clause = clause
+        self.dimension = dimension
+
+    def __repr__(self) -> str:
+        return f"Match({self.memory!r}, {self.clause}, {self.dimension!r})"
 
 
 def _words_prefix(pattern: list[str], words: tuple[str, ...]) -> bool:

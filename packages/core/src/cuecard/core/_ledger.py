@@ -12,8 +12,11 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["Ledger", "safe_name"]
 

@@ -13,8 +13,11 @@ import json
 import os
 import struct
 import zlib
-from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 __all__ = ["Table", "write_table"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import asdict
 
 from cuecard.core._errors import UsageError
 from cuecard.core.cli._output import emit_json
@@ -54,10 +53,7 @@ def _event(args: argparse.Namespace, root: str) -> object:
     kind = args.event or event.kind
     if args.prompt is not None and args.event not in (None, "prompt"):
         raise UsageError("--prompt makes a prompt event; leave out --event or use --event prompt")
-    from dataclasses import replace
-
-    return replace(
-        event,
+    return event.replace(
         kind=kind,
         paths=tuple(dict.fromkeys([*event.paths, *paths])),
         symbols=tuple(args.symbol),
@@ -75,10 +71,7 @@ def run(args: argparse.Namespace) -> int:
     assert isinstance(event, Event)
     delivery = handle(str(store.root), event)
     if args.json:
-        shown = asdict(event)
-        for key in ("after", "before", "parts", "session", "agent"):
-            shown.pop(key, None)
-        emit_json({"event": shown, **delivery.as_json(), "text": delivery.text})
+        emit_json({"event": event.as_dict(), **delivery.as_json(), "text": delivery.text})
         return 0
     print(f"event: {event.describe()}")
     if not delivery.delivered and not delivery.deferred:

@@ -1,0 +1,135 @@
+"""Credential detection and redaction: every write refuses secrets, every output redacts them.
+
+Standard library only (RE2 is used when installed for the one-pass prefilter). Kept apart from
+``_text`` so that the hook's hot path, which only neutralises and wraps, never compiles these.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+
+from cuecard.core._text import _INVISIBLE, _WRAPPER_TAG
+
+__all__ = ["find_secret", "needs_scrutiny", "redact"]
+
+# Credential shapes, each with the name a refusal gives it (never the value).
+_SECRET_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "private key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)"
+        ),
+    ),
+    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
+    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
+    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("Slack token", re.compile(r"\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})")),
+    ("API key (sk-)", re.compile(r"\bsk-[A-Za-z0-9_-]{12,}")),
+    ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (
+        "JSON Web Token",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ),
+    (
+        "bearer token",
+        re.compile(
+            r"\bBearer\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}=*", re.IGNORECASE
+        ),
+    ),
+    (
+        "URL with a password",
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@[^\s]+", re.IGNORECASE),
+    ),
+)
+
+# `password = value` and its kin. The label may end a longer name (``DB_PASSWORD``) but not run on
+# (``tokens``, ``api_key_id``); the value must look like a credential, not a number or a reference.
+_LABEL = (
+    r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|client[_-]?secret|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token)"
+)
+_ASSIGNED = re.compile(
+    rf"(?<![A-Za-z0-9])(?P<label>{_LABEL})(?![A-Za-z0-9_-])(?P<sep>[\"']?\s*(?::=|=|:)\s*)"
+    r"(?P<quote>[\"']?)(?P<value>[^\s\"',;]{6,})",
+    re.IGNORECASE,
+)
+_NOT_A_VALUE = re.compile(
+    r"^(?:\d+|\$.*|<.*>|\{.*\}|\[.*|%.*|\*+|x+|none|null|nil|true|false|undefined|"
+    r"os\.environ.*|process\.env.*|env\(.*|getenv.*|redacted|\[redacted\]|changeme)$",
+    re.IGNORECASE,
+)
+
+# One pass over a whole record finds nothing in the common case; only a hit pays for the
+# per-field walk that names the field.
+_PREFILTER = re.compile(
+    "|".join(
+        f"(?i:{p.pattern})" if p.flags & re.IGNORECASE else f"(?:{p.pattern})"
+        for _, p in (*_SECRET_SHAPES, ("", _ASSIGNED))
+    )
+)
+
+
+def _assignment_values(text: str) -> list[re.Match[str]]:
+    return [m for m in _ASSIGNED.finditer(text) if not _NOT_A_VALUE.match(m.group("value"))]
+
+
+# A looser form of every shape, without lookarounds, for RE2: one linear pass over a whole record.
+# A hit sends the text through the precise patterns above; no hit means nothing to find.
+_LOOSE = "|".join(
+    (
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
+        r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}",
+        r"\bglpat-[A-Za-z0-9_-]{20,}",
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
+        r"\bsk-[A-Za-z0-9_-]{12,}|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+        r"\bAIza[0-9A-Za-z_-]{35}|\bnpm_[A-Za-z0-9]{36}|\beyJ[A-Za-z0-9_-]{10,}\.eyJ",
+        r"(?i:\bbearer\s+[A-Za-z0-9._~+/-]{20,})",
+        r"(?i:[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@)",
+        rf"(?i:{_LABEL}[\"']?\s*(?::=|=|:)\s*[\"']?[^\s\"',;]{{6,}})",
+    )
+)
+
+
+@functools.cache
+def _loose() -> Callable[[str], object]:
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency of core
+        return _PREFILTER.search
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(_LOOSE, options).search  # type: ignore[no-any-return]
+
+
+def needs_scrutiny(text: str) -> bool:
+    """A quick test over a whole text: could any rule (secret or unsafe content) apply?"""
+    if _INVISIBLE.search(text) or _WRAPPER_TAG.search(text):
+        return True
+    return _loose()(text) is not None
+
+
+def find_secret(text: str) -> str | None:
+    """Name the first credential shape in ``text``, or ``None``. The value is never returned."""
+    for name, pattern in _SECRET_SHAPES:
+        if pattern.search(text):
+            return name
+    match = next(iter(_assignment_values(text)), None)
+    if match is not None:
+        return f"value assigned to {match.group('label')!r}"
+    return None
+
+
+def redact(text: str) -> str:
+    """Replace every credential-shaped value in ``text`` with ``[redacted]``."""
+    for _, pattern in _SECRET_SHAPES:
+        text = pattern.sub("[redacted]", text)
+    for match in reversed(_assignment_values(text)):
+        start, end = match.span("value")
+        text = text[:start] + "[redacted]" + text[end:]
+    return text
