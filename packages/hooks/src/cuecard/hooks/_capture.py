@@ -17,8 +17,10 @@ import os
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Evidence", "command_key", "evidence", "is_correction", "request_text"]
 
@@ -85,12 +87,17 @@ def command_key(command: str) -> str:
     return program
 
 
-@dataclass(frozen=True)
 class Evidence:
     """What in a turn deserves a memory, and the key that makes Stop ask only once for it."""
 
-    key: str
-    reasons: tuple[str, ...]
+    __slots__ = ("key", "reasons")
+
+    def __init__(self, key: str, reasons: tuple[str, ...]) -> None:
+        self.key = key
+        self.reasons = reasons
+
+    def __repr__(self) -> str:
+        return f"Evidence({self.key!r}, {self.reasons!r})"
 
 
 def _tool(record: dict[str, Any]) -> bool:
