@@ -50,7 +50,12 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
         for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
                   "PostToolUseFailure", "Stop")
     )  # fmt: skip
-    assert merged["hooks"]["PreToolUse"][1]["matcher"] == "*"  # type: ignore[index]
+    # no matcher: every tool ("*" is no valid regular expression for a matcher)
+    assert merged["hooks"]["PreToolUse"][1] == {  # type: ignore[index]
+        "hooks": [
+            {"type": "command", "command": "/opt/cc/cuecard-hook claude PreToolUse", "timeout": 10}
+        ]
+    }
     assert json.loads((tmp_path / ".claude/settings.json.cuecard.bak").read_text()) == FOREIGN
     assert str(target) in report.written
     for name in SKILLS:

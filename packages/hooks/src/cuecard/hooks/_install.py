@@ -47,21 +47,23 @@ __all__ = [
 
 SKILLS = ("cuecard-save", "cuecard-review")
 MARK = "cuecard-hook"
-# Event -> (matcher or None, timeout in seconds), per harness.
+# Event -> (matcher or None, timeout in seconds), per harness. No matcher means every tool (and
+# every SessionStart source): "*" is not a valid regular expression, and Codex and Claude Code's
+# plugin loader read matchers as regular expressions (a "*" group is dropped without a word).
 EVENTS: dict[str, dict[str, tuple[str | None, int]]] = {
     "claude": {
-        "SessionStart": ("startup|resume|clear|compact", 15),
+        "SessionStart": (None, 15),
         "UserPromptSubmit": (None, 10),
-        "PreToolUse": ("*", 10),
-        "PostToolUse": ("*", 30),
-        "PostToolUseFailure": ("*", 10),
+        "PreToolUse": (None, 10),
+        "PostToolUse": (None, 30),
+        "PostToolUseFailure": (None, 10),
         "Stop": (None, 15),
     },
     "codex": {
-        "SessionStart": ("startup|resume|clear", 15),
+        "SessionStart": (None, 15),
         "UserPromptSubmit": (None, 10),
-        "PreToolUse": ("*", 10),
-        "PostToolUse": ("*", 30),
+        "PreToolUse": (None, 10),
+        "PostToolUse": (None, 30),
         "Stop": (None, 15),
     },
     "grok": {
