@@ -97,7 +97,8 @@ def installed_hooks(
                 except ValueError as exc:
                     broken.append((str(path), f"is not valid JSON ({exc})"))
                     continue
-                hit = any(HOOK_MARK in s for s in _strings(data.get("hooks", data)))
+                hooks = data.get("hooks", data) if isinstance(data, dict) else data
+                hit = any(HOOK_MARK in s for s in _strings(hooks))
             else:
                 hit = HOOK_MARK in text or "__CUECARD_HOOK__" in text
             if hit:
@@ -167,7 +168,7 @@ def _store_checks(
     counts["candidates"] = by_status[Status.CANDIDATE]
     counts["conflicts"] = by_status[Status.CONTESTED]
     counts["dead_triggers"] = sum(
-        1 for m in live for c in m.triggers if c.paths and not GlobSet(c.paths).matching(files)
+        1 for m in live for c in m.triggers if c.paths and not GlobSet(c.paths).any_in(files)
     )
     counts["stale_evidence"] = sum(len(stale_refs(root, m)) for m in live)
     waiting = {*LIVE, Status.CANDIDATE}

@@ -135,8 +135,10 @@ class _Profile:
         self.symbols = {s for t in memory.triggers for s in t.symbols}
         self.observable = bool(self.globs or self.commands or self.symbols)
 
-    def chance(self, summary: dict[str, Any]) -> bool:
-        if self.globs and any(self.globs.match(p) for p in summary.get("touched", {})):
+    def chance(self, summary: dict[str, Any], touched: set[str]) -> bool:
+        """Whether the session gave the memory a chance; ``touched`` holds the session's paths
+        this memory's globs cover."""
+        if touched:
             return True
         if self.commands and any(
             _words_prefix(p, c) for p in self.commands for c in summary.get("commands", [])
@@ -232,25 +234,28 @@ def health_report(
                     last[item[0]] = max(last.get(item[0], 0.0), float(t))
     alarms = _false_alarms(history)
     central = _central_files(history)
+    files = sorted(files)
     touched_any: set[str] = set()
     for summary in history.sessions.values():
         touched_any.update(summary.get("touched", {}))
+    sessions = [(s, set(s.get("touched", {}))) for s in history.sessions.values()]
     hub_counts: dict[str, list[str]] = {}
     entries = []
     out: dict[str, Any] = {key: [] for key in KEYS}
     for memory in memories:
         profile = _Profile(memory)
         born = memory.created_at.timestamp()
+        reach = set(profile.globs.matching(touched_any))
         chances = sum(
             1
-            for s in history.sessions.values()
-            if (s.get("last_t") or 0.0) >= born and profile.chance(s)
+            for s, paths in sessions
+            if (s.get("last_t") or 0.0) >= born and profile.chance(s, reach & paths)
         )
-        covered = profile.globs.matching(files) if profile.globs else []
+        covered = profile.globs.matching_sorted(files)
         dead = [
             i
             for i, (g, c) in enumerate(zip(profile.clauses, memory.triggers, strict=True))
-            if c.paths and not any(g.match(f) for f in files)
+            if c.paths and not g.any_in(files)
         ]
         stale = stale_refs(store.root, memory)
         fired = fires.get(memory.id, Counter())
@@ -278,7 +283,7 @@ def health_report(
             out["unused"].append(memory.id)
         for path in covered:
             hub_counts.setdefault(path, []).append(memory.id)
-        reach = set(covered) | set(profile.globs.matching(touched_any)) if profile.globs else set()
+        reach |= set(covered)
         if central and reach and reach <= central:
             out["central_only"].append(memory.id)
         if alarms.get(memory.id):

@@ -107,7 +107,7 @@ def import_rules(
     base = (source or root).resolve()
     inside = base == root or root in base.parents
     report = ImportReport(dry_run=dry_run)
-    files = repository_files(root) if files is None else files
+    files = sorted(repository_files(root) if files is None else files)
     memories = store.memories()
     person = reviewer or _person(root)
     now = store.now()
@@ -132,7 +132,7 @@ def import_rules(
         if rule.skip:
             report.skipped.append({**entry, "reason": rule.skip, "notes": rule.notes})
             continue
-        globs = [g for g in rule.globs if GlobSet([g]).matching(files)]
+        globs = [g for g in rule.globs if GlobSet([g]).any_in(files)]
         if not globs:
             report.skipped.append(
                 {**entry, "reason": "its paths match no repository file", "paths": rule.globs}

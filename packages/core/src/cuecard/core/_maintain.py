@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from pathlib import Path
     from typing import Any
 
     from cuecard.core._memory import Memory
@@ -187,6 +188,12 @@ def retirement(
 
     revised = {m.revises for m in memories if m.status == Status.CANDIDATE and m.revises}
     fires = session_fires(history)
+    touched_any: set[str] = set()
+    sessions = []
+    for name, summary in history.sessions.items():
+        paths = set(summary.get("touched", {}))
+        touched_any |= paths
+        sessions.append((name, float(summary.get("last_t") or 0.0), paths))
     out: list[tuple[Memory, int]] = []
     for memory in memories:
         if memory.status != Status.ACTIVE or _protected(memory, revised):
@@ -196,13 +203,12 @@ def retirement(
             continue
         fired = fires.get(memory.id, {})
         since = max([memory.created_at.timestamp(), *fired.values()])
-        unfired = 0
-        for name, summary in history.sessions.items():
-            last = summary.get("last_t") or 0.0
-            if name in fired or last <= since:
-                continue
-            if any(globs.match(path) for path in summary.get("touched", {})):
-                unfired += 1
+        reach = set(globs.matching(touched_any))
+        unfired = sum(
+            1
+            for name, last, paths in sessions
+            if name not in fired and last > since and not reach.isdisjoint(paths)
+        )
         if unfired >= after_sessions:
             out.append((memory, unfired))
     return out
@@ -243,14 +249,18 @@ def maintain(
     config = store.config()
     with locked(local / "maintain.lock", timeout=60), Telemetry(local / "telemetry.sqlite") as db:
         folders = session_folders(local)
+        idle: list[Path] = []
         for done, folder in enumerate(folders, 1):
             summary = summarise_session(folder)
             db.put_session(summary, report.ran_at)
             report.sessions_rolled += 1
             if report.ran_at - float(summary["last_t"] or 0.0) > PRUNE_AFTER:
-                shutil.rmtree(folder, ignore_errors=True)
-                report.sessions_pruned += 1
+                idle.append(folder)
             step("sessions", done, len(folders))
+        db.commit()  # the summaries are safe before any folder goes
+        for folder in idle:
+            shutil.rmtree(folder, ignore_errors=True)
+            report.sessions_pruned += 1
         report.deliveries_rolled = db.drain(local / "ledger.jsonl", "deliveries")
         report.ingestions_rolled = db.drain(local / "telemetry" / "inbox.jsonl", "ingestions")
         step("telemetry", 1, 1)

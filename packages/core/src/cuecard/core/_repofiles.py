@@ -8,10 +8,11 @@ on.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 __all__ = ["MAX_FILES", "GlobSet", "repository_files"]
@@ -42,26 +43,63 @@ def repository_files(root: Path) -> list[str]:
 
 
 class GlobSet:
-    """A set of trigger globs compiled once; ``match(path)`` tells whether any covers ``path``."""
+    """A set of trigger globs compiled into one expression.
+
+    ``match(path)`` tells whether any glob covers ``path``; ``matching_sorted`` and ``any_in``
+    search a sorted file list and look only at the files under each glob's literal folder
+    prefix (``src/billing/**`` reads only ``src/billing...``), scanning everything only for a
+    glob with no literal prefix (``**/*.sql``).
+    """
 
     def __init__(self, globs: Iterable[str]) -> None:
-        from cuecard.core._compiler import glob_regex
+        from cuecard.core._compiler import glob_key, glob_regex
         from cuecard.core._globs import expand_braces
 
         self.globs = list(globs)
-        patterns: list[re.Pattern[str]] = []
+        parts: list[str] = []
+        prefixes: set[str] = set()
+        floating = False
         for glob in self.globs:
             try:
-                patterns += [re.compile(glob_regex(one)) for one in expand_braces(glob)]
-            except (ValueError, re.error):
+                for one in expand_braces(glob):
+                    parts.append(glob_regex(one))
+                    prefix = glob_key(one)[1]
+                    floating |= not prefix
+                    prefixes.add(prefix)
+            except ValueError:
                 continue
-        self._patterns = patterns
+        self._regex = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+        self._prefixes = None if floating else sorted(prefixes)
 
     def __bool__(self) -> bool:
-        return bool(self._patterns)
+        return self._regex is not None
 
     def match(self, path: str) -> bool:
-        return any(p.match(path) for p in self._patterns)
+        return self._regex is not None and self._regex.match(path) is not None
 
     def matching(self, paths: Iterable[str]) -> list[str]:
-        return [p for p in paths if self.match(p)]
+        regex = self._regex
+        return [] if regex is None else [p for p in paths if regex.match(p)]
+
+    def _candidates(self, files: Sequence[str]) -> Iterator[str]:
+        if self._prefixes is None:
+            yield from files
+            return
+        seen: set[str] = set()
+        for prefix in self._prefixes:
+            index = bisect.bisect_left(files, prefix)
+            while index < len(files) and files[index].startswith(prefix):
+                if files[index] not in seen:
+                    seen.add(files[index])
+                    yield files[index]
+                index += 1
+
+    def matching_sorted(self, files: Sequence[str]) -> list[str]:
+        """The files of the sorted list ``files`` that a glob covers."""
+        regex = self._regex
+        return [] if regex is None else [f for f in self._candidates(files) if regex.match(f)]
+
+    def any_in(self, files: Sequence[str]) -> bool:
+        """Whether a glob covers any file of the sorted list ``files``."""
+        regex = self._regex
+        return regex is not None and any(regex.match(f) for f in self._candidates(files))

@@ -176,6 +176,8 @@ class Telemetry:
                 rolled_at,
             ),
         )
+
+    def commit(self) -> None:
         self.conn.commit()
 
     def drain(self, path: Path, table: str) -> int:
