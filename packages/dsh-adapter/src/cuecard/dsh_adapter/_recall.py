@@ -57,8 +57,9 @@ def render_recall(
     from cuecard.core._text import neutralise, redact  # only once there is something to show
 
     attrs = ' source="cuecard recall"'
-    if topics:
-        attrs += f' topics="{neutralise(", ".join(topics[:5])).replace(chr(34), "")}"'
+    if topics:  # topic words come from the config: keep only what is safe in an attribute
+        words = ", ".join(topics[:5])
+        attrs += f' topics="{"".join(c for c in words if c.isalnum() or c in " ,-_")}"'
     head = f"<memory-data{attrs}>\n{HEADER}\n"
     tail = f"\n{CLOSE_TAG}"
     body: list[str] = []
