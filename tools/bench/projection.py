@@ -4,7 +4,8 @@ Starts the real receiver (`cuecard wp serve`, a separate process), posts N signe
 `memory.updated` events concurrently, then polls the signed `GET /status` until the worker has
 applied all of them. Every projected file is fsync'd (and its directory) before the worker marks
 its event applied, so the figure counts only durable files. Budget (ARCHITECTURE.md §10):
->= 500 events/s for 1,000 events.
+>= 500 events/s for 1,000 events. The receiver's CPU time (user + system, from /proc) is reported
+too: on a loaded machine the wall-clock rate says more about the neighbours than the receiver.
 
 Usage: python tools/bench/projection.py [--events 1000] [--concurrency 32] [--json]
 """
@@ -108,6 +109,15 @@ async def _post_all(url: str, bodies: list[bytes], concurrency: int) -> list[flo
     return latencies
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process used so far (Linux /proc), 0.0 elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(events: int, concurrency: int) -> dict[str, object]:
     cuecard = Path(sys.executable).parent / "cuecard"
     with tempfile.TemporaryDirectory(prefix="cuecard-bench-") as tmp:
@@ -131,6 +141,7 @@ def run(events: int, concurrency: int) -> dict[str, object]:
             with httpx.Client(timeout=30) as client:
                 while client.get(url + "/status", headers=_headers(b"")).status_code != 200:
                     time.sleep(0.05)
+                cpu_before = _cpu_s(proc.pid)
                 start = time.perf_counter()
                 latencies = asyncio.run(_post_all(url, bodies, concurrency))
                 acked = time.perf_counter() - start
@@ -140,6 +151,7 @@ def run(events: int, concurrency: int) -> dict[str, object]:
                         break
                     time.sleep(0.02)
                 elapsed = time.perf_counter() - start
+                cpu = _cpu_s(proc.pid) - cpu_before
             written = sum(1 for p in (root / ".dm-memory").rglob("*.md") if p.is_file())
         finally:
             proc.terminate()
@@ -154,6 +166,8 @@ def run(events: int, concurrency: int) -> dict[str, object]:
         "acked_per_s": round(events / acked, 1),
         "ack_latency_ms_p50": round(statistics.median(latencies) * 1000, 2),
         "ack_latency_ms_p95": round(sorted(latencies)[int(len(latencies) * 0.95)] * 1000, 2),
+        "receiver_cpu_s": round(cpu, 3),
+        "receiver_cpu_ms_per_event": round(cpu * 1000 / events, 3),
         "budget_events_per_s": BUDGET,
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),

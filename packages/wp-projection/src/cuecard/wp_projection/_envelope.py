@@ -110,7 +110,7 @@ def parse_envelope(data: object) -> Envelope:
         raise EnvelopeRefused(f"schema: must be {SCHEMA!r}, got {data.get('schema')!r}")
     event_id = _require(data, "event_id", str)
     try:
-        uuid.UUID(event_id)
+        event_uuid = uuid.UUID(event_id)
     except ValueError:
         raise EnvelopeRefused(f"event_id: {event_id[:60]!r} is not a UUID") from None
     seq = _require(data, "seq", int)
@@ -133,7 +133,7 @@ def parse_envelope(data: object) -> Envelope:
     if not isinstance(metadata, dict):
         raise EnvelopeRefused("metadata: must be an object")
     base: dict[str, Any] = {
-        "event_id": str(uuid.UUID(event_id)),
+        "event_id": str(event_uuid),
         "seq": seq,
         "type": kind,
         "home_url": home_url,

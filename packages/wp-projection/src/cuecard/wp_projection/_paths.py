@@ -29,6 +29,7 @@ _SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
 _DRIVE = re.compile(r"[A-Za-z]:")
 _DEVICE = re.compile(r"(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?", re.IGNORECASE)
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SENSITIVE = frozenset({".env", "credentials.json", "id_rsa", "id_ed25519", "secrets", "index.php"})
 _SENSITIVE_SUFFIXES = (".pem", ".key")
 MAX_PATH_BYTES = 1024
@@ -59,7 +60,7 @@ def normalise_relative(raw: str) -> str:
     path = unicodedata.normalize("NFC", path)
     if _DRIVE.match(path):
         raise _refuse(raw, "starts with a drive letter (rule 8)")
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+    if _CONTROL.search(path):
         raise _refuse(raw, "contains a control character (rule 9)")
     if len(path.encode("utf-8")) > MAX_PATH_BYTES:
         raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes (rule 10)")

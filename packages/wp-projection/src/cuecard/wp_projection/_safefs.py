@@ -167,18 +167,6 @@ class SafeRoot:
         finally:
             os.close(dfd)
 
-    def mtime_ns(self, rel: str) -> int | None:
-        dirs, name = self._split(rel)
-        dfd = self._walk(dirs, create=False)
-        if dfd is None:
-            return None
-        try:
-            return os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mtime_ns
-        except FileNotFoundError:
-            return None
-        finally:
-            os.close(dfd)
-
     # -- writes --------------------------------------------------------------------------------
 
     def write(
