@@ -239,13 +239,14 @@ def health_report(
     for summary in history.sessions.values():
         touched_any.update(summary.get("touched", {}))
     sessions = [(s, set(s.get("touched", {}))) for s in history.sessions.values()]
+    touched_sorted = sorted(touched_any)
     hub_counts: dict[str, list[str]] = {}
     entries = []
     out: dict[str, Any] = {key: [] for key in KEYS}
     for memory in memories:
         profile = _Profile(memory)
         born = memory.created_at.timestamp()
-        reach = set(profile.globs.matching(touched_any))
+        reach = set(profile.globs.matching_sorted(touched_sorted))
         chances = sum(
             1
             for s, paths in sessions

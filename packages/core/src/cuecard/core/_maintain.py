@@ -194,6 +194,7 @@ def retirement(
         paths = set(summary.get("touched", {}))
         touched_any |= paths
         sessions.append((name, float(summary.get("last_t") or 0.0), paths))
+    touched_sorted = sorted(touched_any)
     out: list[tuple[Memory, int]] = []
     for memory in memories:
         if memory.status != Status.ACTIVE or _protected(memory, revised):
@@ -203,7 +204,7 @@ def retirement(
             continue
         fired = fires.get(memory.id, {})
         since = max([memory.created_at.timestamp(), *fired.values()])
-        reach = set(globs.matching(touched_any))
+        reach = set(globs.matching_sorted(touched_sorted))
         unfired = sum(
             1
             for name, last, paths in sessions
