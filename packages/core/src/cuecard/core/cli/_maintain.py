@@ -8,6 +8,7 @@ import sys
 from cuecard.core.cli._output import emit_json
 
 _KEYS = (
+    "ran (false, alone, when --if-due found the last run less than a day old), "
     "ran_at (Unix seconds), sessions_rolled, sessions_pruned, deliveries_rolled, "
     "ingestions_rolled, retired (list of {id, title, sessions}), similarity (live memories "
     "indexed), compiled (whether the trigger index was rebuilt), seconds"
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from dataclasses import asdict
 
-        emit_json(asdict(report))
+        emit_json({"ran": True, **asdict(report)})
         return 0
     print(
         f"rolled up {report.sessions_rolled} sessions ({report.sessions_pruned} pruned), "
