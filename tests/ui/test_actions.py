@@ -286,3 +286,14 @@ def test_unknown_memories_and_queues_are_404(client: httpx.Client) -> None:
         "/api/memories/00000000-0000-4000-8000-000000000000/status", json={"status": "active"}
     )
     assert missing.status_code == 404
+
+
+def test_a_topic_held_by_another_live_memory_is_refused_on_the_topic_field(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    before = seeded.memory_bytes("contested")
+    answer = edit(client, seeded.ids["contested"], topic="api/routes")
+    assert answer.status_code == 422
+    error = answer.json()["errors"][0]
+    assert error["field"] == "topic" and "already has a live memory" in error["message"]
+    assert seeded.memory_bytes("contested") == before

@@ -15,7 +15,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from cuecard.core import CuecardError, Memory, NotFound, ProjectConfig, ValidationError
+from cuecard.core import (
+    CuecardError,
+    Memory,
+    NotFound,
+    ProjectConfig,
+    TopicConflict,
+    ValidationError,
+)
 from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors, with_status
 from cuecard.ui._project import Project
 
@@ -57,6 +64,9 @@ def _guarded(work: Callable[[Request, dict[str, Any]], JSONResponse]) -> Handler
             return JSONResponse({"error": "invalid", "errors": errors}, status_code=422)
         except NotFound as exc:
             return JSONResponse({"error": "not_found", "message": str(exc)}, status_code=404)
+        except TopicConflict as exc:
+            errors = [{"field": "topic", "message": str(exc)}]
+            return JSONResponse({"error": "invalid", "errors": errors}, status_code=422)
         except CuecardError as exc:
             return JSONResponse({"error": "refused", "message": str(exc)}, status_code=409)
 

@@ -137,7 +137,9 @@ def _project_items(snap: Snapshot) -> dict[str, list[dict[str, Any]]]:
         [
             m
             for m in mems
-            if m.review.migrated and not m.not_derivable and m.status in ("candidate", "active")
+            if m.review.migrated
+            and not m.not_derivable
+            and m.status in ("candidate", "active", "contested")
         ]
     ):
         items["not-derivable"].append(_memory_item(m))
