@@ -99,14 +99,15 @@ class Receiver:
         assert response.status_code == 200, response.text
         return dict(response.json())
 
-    def wait_idle(self, applied: int | None = None, timeout: float = 20) -> dict[str, Any]:
+    def wait_idle(self, applied: int | None = None, timeout: float = 60) -> dict[str, Any]:
         """Poll the signed status until the worker drained the queue (bounded, not a timing)."""
         deadline = time.monotonic() + timeout
         while True:
             report = self.status()
             done = report["idle"] and (applied is None or report["queue"]["applied"] >= applied)
-            if done or time.monotonic() > deadline:
+            if done:
                 return report
+            assert time.monotonic() < deadline, f"the worker did not drain the queue: {report}"
             time.sleep(0.02)
 
     def files(self) -> dict[str, bytes]:

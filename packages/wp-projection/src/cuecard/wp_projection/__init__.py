@@ -15,6 +15,7 @@ from cuecard.wp_projection.__about__ import __version__
 
 if TYPE_CHECKING:
     from cuecard.wp_projection._bridge import plugin_source, render_settings, write_bridge
+    from cuecard.wp_projection._change import ApplyResult, Change, Outcome, change_from_envelope
     from cuecard.wp_projection._envelope import Envelope, parse_envelope
     from cuecard.wp_projection._errors import (
         EnvelopeRefused,
@@ -26,13 +27,7 @@ if TYPE_CHECKING:
         SignatureRefused,
     )
     from cuecard.wp_projection._paths import normalise_relative, record_path, site_key
-    from cuecard.wp_projection._projector import (
-        ApplyResult,
-        Change,
-        Outcome,
-        Projector,
-        change_from_envelope,
-    )
+    from cuecard.wp_projection._projector import Projector
     from cuecard.wp_projection._receiver import ReceiverSettings, build_app
     from cuecard.wp_projection._reconcile import SyncSettings, fetch_remote, reconcile
     from cuecard.wp_projection._safefs import SafeRoot
@@ -40,11 +35,11 @@ if TYPE_CHECKING:
     from cuecard.wp_projection._status import status_report
 
 _EXPORTS: dict[str, str] = {
-    "ApplyResult": "cuecard.wp_projection._projector",
-    "Change": "cuecard.wp_projection._projector",
+    "ApplyResult": "cuecard.wp_projection._change",
+    "Change": "cuecard.wp_projection._change",
     "Envelope": "cuecard.wp_projection._envelope",
     "EnvelopeRefused": "cuecard.wp_projection._errors",
-    "Outcome": "cuecard.wp_projection._projector",
+    "Outcome": "cuecard.wp_projection._change",
     "PathRefused": "cuecard.wp_projection._errors",
     "ProjectionError": "cuecard.wp_projection._errors",
     "Projector": "cuecard.wp_projection._projector",
@@ -56,7 +51,7 @@ _EXPORTS: dict[str, str] = {
     "SignatureRefused": "cuecard.wp_projection._errors",
     "SyncSettings": "cuecard.wp_projection._reconcile",
     "build_app": "cuecard.wp_projection._receiver",
-    "change_from_envelope": "cuecard.wp_projection._projector",
+    "change_from_envelope": "cuecard.wp_projection._change",
     "fetch_remote": "cuecard.wp_projection._reconcile",
     "normalise_relative": "cuecard.wp_projection._paths",
     "parse_envelope": "cuecard.wp_projection._envelope",

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from cuecard.core._fsio import crash_point
+from cuecard.wp_projection._change import Change, change_from_envelope
 from cuecard.wp_projection._envelope import parse_envelope
 from cuecard.wp_projection._errors import (
     EnvelopeRefused,
@@ -33,7 +34,7 @@ from cuecard.wp_projection._errors import (
     SignatureRefused,
 )
 from cuecard.wp_projection._paths import site_key
-from cuecard.wp_projection._projector import Change, Projector, change_from_envelope
+from cuecard.wp_projection._projector import Projector
 from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue
 from cuecard.wp_projection._reconcile import SyncSettings, reconcile
 from cuecard.wp_projection._safefs import SafeRoot

@@ -22,9 +22,10 @@ from urllib.parse import quote
 import httpx
 
 from cuecard.core import UsageError
+from cuecard.wp_projection._change import ApplyResult, Change, Outcome
 from cuecard.wp_projection._errors import PathRefused, ReconcileAuthError, ReconcileError
 from cuecard.wp_projection._paths import record_path, site_key
-from cuecard.wp_projection._projector import ApplyResult, Change, Outcome, Projector
+from cuecard.wp_projection._projector import Projector
 
 __all__ = ["RemoteRecord", "SyncSettings", "fetch_remote", "load_auth", "reconcile"]
 
