@@ -61,6 +61,7 @@ _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,63}")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 _MAX_SYMBOLS = 48
 _MAX_READ = 1024 * 1024  # files larger than this get no after-the-edit content (no edit checks)
+_MAX_EDITS = 500  # a MultiEdit with more edits gets no after-the-edit content either
 
 
 def _text(value: Any) -> str:
@@ -266,7 +267,7 @@ def after_edit(call: Call, before: str | None, raw_path: str) -> str | None:
         return call.content
     if call.tool == "patch":
         return call.added.get(raw_path)
-    if before is None or call.tool not in ("edit", "multiedit"):
+    if before is None or call.tool not in ("edit", "multiedit") or len(call.edits) > _MAX_EDITS:
         return None
     text = before
     for old, new, every in call.edits:
