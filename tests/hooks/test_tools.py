@@ -1,0 +1,144 @@
+"""Reading tool calls: every harness's names and arguments, patches, the file after an edit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cuecard.hooks._tools import after_edit, command_text, patch_files, tool_call
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "tool", "kind", "paths"),
+    [
+        ("Read", {"file_path": "/r/a.py"}, "read", "read", ["/r/a.py"]),
+        ("read", {"filePath": "a.py"}, "read", "read", ["a.py"]),
+        ("LS", {"path": "src"}, "list", "read", ["src"]),
+        ("Edit", {"file_path": "a.py", "old_string": "x"}, "edit", "edit", ["a.py"]),
+        ("MultiEdit", {"file_path": "a.py", "edits": []}, "multiedit", "edit", ["a.py"]),
+        ("NotebookEdit", {"notebook_path": "n.ipynb"}, "notebook", "edit", ["n.ipynb"]),
+        ("Write", {"file_path": "a.py", "content": "x"}, "write", "write", ["a.py"]),
+        ("Grep", {"pattern": "x", "path": "src"}, "grep", "search", ["src"]),
+        ("Grep", {"pattern": "x", "glob": "src/app/**/*.py"}, "grep", "search", ["src/app"]),
+        ("Glob", {"pattern": "src/**/*.ts"}, "glob", "search", ["src"]),
+        ("Glob", {"pattern": "*.py", "path": "lib"}, "glob", "search", ["lib"]),
+        ("Glob", {"pattern": "**/*.py"}, "glob", "search", []),
+    ],
+)  # fmt: skip
+def test_tool_calls(
+    name: str, args: dict[str, Any], tool: str, kind: str, paths: list[str]
+) -> None:
+    call = tool_call(name, args)
+    assert call is not None
+    assert (call.tool, call.kind, call.raw_paths) == (tool, kind, paths)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [("Task", {"prompt": "x"}), ("WebFetch", {"url": "x"}), ("mcp__a__b", {}), ("Edit", {}),
+     ("Bash", {"command": "   "}), ("Read", "a.py"), (None, {}), ("apply_patch", {"command": "x"})],
+)  # fmt: skip
+def test_calls_that_make_no_event(name: Any, args: Any) -> None:
+    assert tool_call(name, args) is None
+
+
+def test_shell_commands() -> None:
+    assert command_text({"command": "ls -la"}) == "ls -la"
+    assert command_text({"command": ["bash", "-lc", "make test"]}) == "make test"
+    assert command_text({"command": ["git", "status"]}) == "git status"
+    assert command_text({"cmd": "pwd"}) == "pwd"
+    assert command_text({"command": 3}) == ""
+
+
+def test_patch_headers() -> None:
+    patch = (
+        "*** Begin Patch\n*** Add File: src/new.py\n+a = 1\n+b = 2\n"
+        "*** Update File: /abs/src/old.py\n@@\n-x\n+y\n*** Move to: src/moved.py\n"
+        "*** Delete File: src/gone.py\n*** End Patch\n"
+    )
+    assert patch_files(patch) == [
+        ("src/new.py", "add", "a = 1\nb = 2\n"),
+        ("/abs/src/old.py", "update", None),
+        ("src/moved.py", "move", None),
+        ("src/gone.py", "delete", None),
+    ]
+    call = tool_call("apply_patch", {"command": patch})
+    assert (
+        call is not None and call.kind == "edit" and call.added == {"src/new.py": "a = 1\nb = 2\n"}
+    )
+    only_add = tool_call("apply_patch", patch.split("*** Update")[0] + "*** End Patch\n")
+    assert only_add is not None and only_add.kind == "write"
+
+
+def test_the_file_after_an_edit() -> None:
+    edit = tool_call("Edit", {"file_path": "a", "old_string": "b", "new_string": "B"})
+    every = tool_call(
+        "Edit", {"file_path": "a", "old_string": "b", "new_string": "B", "replace_all": True}
+    )
+    multi = tool_call(
+        "MultiEdit",
+        {
+            "file_path": "a",
+            "edits": [
+                {"old_string": "a", "new_string": "x"},
+                {"old_string": "x", "new_string": "yy"},
+            ],
+        },
+    )
+    missing = tool_call("Edit", {"file_path": "a", "old_string": "zzz", "new_string": "q"})
+    write = tool_call("Write", {"file_path": "a", "content": "new"})
+    assert edit and every and multi and missing and write
+    assert after_edit(edit, "abab", "a") == "aBab"
+    assert after_edit(every, "abab", "a") == "aBaB"
+    assert after_edit(multi, "abab", "a") == "yybab"
+    assert after_edit(missing, "abab", "a") == "abab"  # the tool refuses it: nothing changes
+    assert after_edit(write, None, "a") == "new"
+    assert after_edit(edit, None, "a") is None  # cannot tell without the file
+    assert edit.symbols == () and tool_call("Grep", {"pattern": "def charge_customer"}).symbols == (  # type: ignore[union-attr]
+        "def", "charge_customer")  # fmt: skip
+
+
+@given(
+    st.one_of(st.none(), st.text(), st.integers()),
+    st.recursive(
+        st.none() | st.booleans() | st.text() | st.integers(),
+        lambda c: (
+            st.lists(c, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "file_path",
+                        "filePath",
+                        "edits",
+                        "command",
+                        "pattern",
+                        "glob",
+                        "path",
+                        "content",
+                        "old_string",
+                        "new_string",
+                        "replace_all",
+                        "patch",
+                    ]
+                ),
+                c,
+                max_size=4,
+            )
+        ),
+        max_leaves=10,
+    ),
+)
+def test_tool_call_never_raises(name: Any, args: Any) -> None:  # fmt: skip
+    for tool in (name, "Edit", "MultiEdit", "apply_patch", "Bash", "Grep", "Glob", "Write"):
+        call = tool_call(tool, args)
+        if call is not None and call.tool in ("edit", "multiedit", "write", "patch"):
+            after_edit(call, "text", call.raw_paths[0] if call.raw_paths else "")
+
+
+@given(st.text())
+def test_patch_files_never_raises(text: str) -> None:
+    for path, action, _ in patch_files("*** Begin Patch\n" + text):
+        assert path and action in {"add", "update", "delete", "move"}
