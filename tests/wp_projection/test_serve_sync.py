@@ -84,3 +84,27 @@ def test_a_failing_reconcile_is_reported_in_status(
     )
     report = receiver.wait_idle()
     assert "reconcile:" in report["worker_error"] and "401 rest_forbidden" in report["worker_error"]
+
+
+def test_a_periodic_pull_catches_writes_without_events(
+    httpserver: HTTPServer, tmp_path: Path, secret, start_receiver
+) -> None:
+    import time
+
+    home = httpserver.url_for("/").rstrip("/")
+    serve_site(httpserver, "v1\n")
+    sync = SyncSettings(site_url=home, authorization=AUTH, agent_slug="admin", aliases={home: "p"})
+    root = tmp_path / "runtime"
+    receiver = start_receiver(
+        ReceiverSettings(
+            root=root, secret=secret.encode(), aliases={home: "p"}, sync=sync, reconcile_every_s=0
+        )
+    )
+    memory = root / ".dm-memory/p/agents/admin/MEMORY.md"
+    receiver.wait_idle()
+    assert memory.read_text() == "v1\n"
+    serve_site(httpserver, "written by a scaffold, no event\n")
+    deadline = time.monotonic() + 60
+    while memory.read_text() != "written by a scaffold, no event\n":
+        assert time.monotonic() < deadline, "no periodic pull happened"
+        time.sleep(0.05)

@@ -73,6 +73,8 @@ class ReceiverSettings:
     """When set, the worker reconciles at start and whenever a site needs it."""
     batch: int = 256
     """Most events applied under one lock and one manifest write."""
+    reconcile_every_s: float = 300.0
+    """With ``sync``: pull this often too, for writes Data Machine emits no event for."""
 
 
 class Worker(threading.Thread):
@@ -94,7 +96,9 @@ class Worker(threading.Thread):
         self.client_factory = client_factory
         self.stopping = threading.Event()
         self.idle = threading.Event()
-        self.error: str | None = None
+        self.apply_error: str | None = None
+        self._last_pull = time.monotonic()
+        self.reconcile_error: str | None = None
         self.checked = {} if checked is None else checked
 
     def run(self) -> None:
@@ -102,6 +106,9 @@ class Worker(threading.Thread):
         while not self.stopping.is_set():
             rows = self.queue.take(self.settings.batch)
             if not rows:
+                due = time.monotonic() - self._last_pull >= self.settings.reconcile_every_s
+                if self.settings.sync is not None and due:
+                    self._reconcile_if_needed(at_start=True)
                 self.idle.set()
                 self.queue.wakeup.wait(0.5)
                 self.queue.wakeup.clear()
@@ -127,11 +134,12 @@ class Worker(threading.Thread):
                     log.warning("event %s dropped: %s", row.event_id, exc)
             try:
                 result = self.projector.apply(changes)
-            except ProjectionError as exc:
-                self.error = str(exc)
+            except Exception as exc:  # keep the events queued and retry; status shows why
+                self.apply_error = f"apply: {exc}"
                 log.error("apply failed: %s", exc)
                 self.stopping.wait(1.0)
                 continue
+            self.apply_error = None
             crash_point("wp-applied")
             self.queue.done(ids)
             if result.reconcile:
@@ -147,12 +155,13 @@ class Worker(threading.Thread):
         manifest = self.projector.load()
         state = manifest.sites.get(sync.site)
         if at_start or state is None or state.reconcile_needed:
+            self._last_pull = time.monotonic()
             try:
                 with self.client_factory() as client:
                     reconcile(self.projector, sync, client=client)
-                self.error = None
-            except ProjectionError as exc:
-                self.error = f"reconcile: {exc}"
+                self.apply_error = None
+            except Exception as exc:  # reported in status; the next gap or restart retries
+                self.reconcile_error = f"reconcile: {exc}"
                 log.error("reconcile failed: %s", exc)
 
 
@@ -267,7 +276,8 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         worker: Worker = state["worker"]
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])
-        report["worker_error"] = worker.error
+        errors = [e for e in (worker.apply_error, worker.reconcile_error) if e]
+        report["worker_error"] = "; ".join(errors) or None
         report["idle"] = worker.idle.is_set() and report["queue"]["waiting"] == 0
         return JSONResponse(report)
 
