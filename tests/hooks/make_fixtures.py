@@ -630,6 +630,44 @@ x["post-apply-patch-inbox"] = dict(
         tool_use_id="c9",
     ),
 )
+x["post-compact"] = dict(
+    event="PostCompact",
+    about="Codex reports a compaction at PostCompact: a new epoch, nothing printed",
+    setup=[
+        [
+            "PreToolUse",
+            cbase(
+                "PreToolUse",
+                tool_name="Bash",
+                tool_input={"command": "alembic downgrade -1"},
+                tool_use_id="c0",
+            ),
+        ]
+    ],
+    payload=cbase("PostCompact", trigger="auto"),
+)
+x["pre-after-post-compact"] = dict(
+    event="PreToolUse",
+    about="after PostCompact the memory is delivered again",
+    setup=[
+        [
+            "PreToolUse",
+            cbase(
+                "PreToolUse",
+                tool_name="Bash",
+                tool_input={"command": "alembic downgrade -1"},
+                tool_use_id="c0",
+            ),
+        ],
+        ["PostCompact", cbase("PostCompact", trigger="manual")],
+    ],
+    payload=cbase(
+        "PreToolUse",
+        tool_name="Bash",
+        tool_input={"command": "alembic downgrade -1"},
+        tool_use_id="c1",
+    ),
+)
 x["invalid-json"] = dict(event="PreToolUse", about="invalid JSON", raw="not json at all")
 
 o = CASES["opencode"]

@@ -137,7 +137,14 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
     hook = "/opt/cuecard hook/cuecard-hook"
     codex = install("codex", project=tmp_path, home=tmp_path / "h", hook_path=hook)
     hooks = settings(tmp_path / ".codex/hooks.json")["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}  # type: ignore[arg-type]
+    assert set(hooks) == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "PostCompact",
+    }  # type: ignore[arg-type]
     assert any("hooks = true" in note for note in codex.notes)
     grok_report = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
     assert not any("also runs the hooks" in note for note in grok_report.notes)

@@ -44,6 +44,7 @@ EVENTS: dict[str, str] = {
     "post-tool": "PostToolUse",
     "posttoolusefailure": "PostToolUseFailure",
     "stop": "Stop",
+    "postcompact": "PostCompact",
 }
 
 

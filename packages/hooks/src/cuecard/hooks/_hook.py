@@ -184,6 +184,16 @@ def on_session_start(ctx: _Context) -> dict[str, Any] | None:
     return {"systemMessage": f"cuecard: {count} live {noun} in this project; {_UI_HINT}."}
 
 
+def on_post_compact(ctx: _Context) -> dict[str, Any] | None:
+    """Codex's PostCompact: a compaction starts a new epoch (Claude Code tells at SessionStart)."""
+    if ctx.session:
+        from cuecard.core._ledger import Ledger
+
+        Ledger(ctx.local, ctx.session, ctx.agent).new_epoch("compact")
+        ctx.footprint().epoch("compact")
+    return None
+
+
 # -- after a tool call: footprint and ingestion ---------------------------------------------------
 
 
@@ -338,8 +348,9 @@ USAGE = """usage: cuecard-hook HARNESS EVENT < payload.json
 
 Run by a coding-agent harness at its hooks: reads the harness's JSON payload on stdin and prints
 what the harness expects (or nothing). HARNESS is one of claude, codex, opencode, grok; EVENT one
-of SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop. It always
-exits 0 and prints nothing when anything is wrong. `cuecard install HARNESS` sets it up.
+of SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop and
+PostCompact (Codex). It always exits 0, and prints nothing when anything is wrong.
+`cuecard install HARNESS` sets it up.
 """
 
 _HANDLERS = {
@@ -349,6 +360,7 @@ _HANDLERS = {
     "PostToolUse": on_post_tool,
     "PostToolUseFailure": on_post_tool,
     "Stop": on_stop,
+    "PostCompact": on_post_compact,
 }
 
 

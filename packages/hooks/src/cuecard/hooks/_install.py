@@ -65,6 +65,7 @@ EVENTS: dict[str, dict[str, tuple[str | None, int]]] = {
         "PreToolUse": (None, 10),
         "PostToolUse": (None, 30),
         "Stop": (None, 15),
+        "PostCompact": (None, 10),  # Codex reports a compaction here, not at SessionStart
     },
     "grok": {
         "SessionStart": (None, 15),
