@@ -57,6 +57,8 @@ def _connect(path: Path) -> sqlite3.Connection:
                 raise PathRefused(
                     f"{candidate} is a symlink; the queue is never opened through one"
                 )
+    if not path.exists():  # event bodies may hold private layers: owner-only, like the files
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")

@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=Path,
         help="JSON config of `cuecard wp sync`: reconcile at start and when a site needs it",
     )
+    parser.add_argument(
+        "--pull-every",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="with --sync-config, also pull this often (default 300)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -87,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         aliases=aliases,
         default_agent=args.default_agent,
         sync=sync,
+        reconcile_every_s=max(args.pull_every, 1.0),
     )
     app = build_app(settings)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
