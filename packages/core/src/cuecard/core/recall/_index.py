@@ -1,4 +1,4 @@
-"""A persisted BM25 recall index over a folder of text files (SQLite FTS5).
+"""A persisted BM25 recall index over a folder of text files (SQLite, own postings).
 
 Standard library only: the cold ``search`` process imports this and nothing heavier. The index
 lives outside the indexed folder. Each file yields entries (a fact line, a memory); entries are
@@ -11,16 +11,19 @@ files that disappeared are removed, and a schema or tokenizer change rebuilds th
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.recall._tokens import FTS_TOKENIZER, TOKENIZER_VERSION, query_tokens, tokens
+from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens, tokens
 
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "RecallIndex", "SyncReport"]
 
-SCHEMA_VERSION = f"1.{TOKENIZER_VERSION}"
+SCHEMA_VERSION = f"3.{TOKENIZER_VERSION}"
+K1 = 1.2
+B = 0.75
 RACY_NS = 2_000_000_000
 
 
@@ -69,7 +72,7 @@ class SyncReport:
 Extractor = Callable[[str, str], list[Entry]]
 Lister = Callable[[], Sequence[str]]
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (
   path TEXT PRIMARY KEY, sha TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
@@ -77,11 +80,23 @@ CREATE TABLE files (
 );
 CREATE TABLE entries (
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL,
-  text TEXT NOT NULL
+  text TEXT NOT NULL, terms TEXT NOT NULL, len INTEGER NOT NULL
 );
 CREATE INDEX entries_path ON entries(path);
-CREATE VIRTUAL TABLE fts USING fts5(terms, tokenize="{FTS_TOKENIZER}");
+CREATE TABLE postings (
+  term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL,
+  PRIMARY KEY (term, doc)
+) WITHOUT ROWID;
+CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
+
+
+def _counts(joined: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for term in joined.split(" "):
+        if term:
+            counts[term] = counts.get(term, 0) + 1
+    return counts
 
 
 def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -172,6 +187,7 @@ class RecallIndex:
             for statement in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
                 w.execute(statement)
             w.execute("INSERT INTO meta VALUES ('schema', ?)", (self._version_tag,))
+            w.execute("INSERT INTO meta VALUES ('docs', '0'), ('length', '0')")
         return True
 
     # -- synchronisation ----------------------------------------------------------------------
@@ -226,10 +242,32 @@ class RecallIndex:
 
     def _drop(self, w: sqlite3.Connection, rel: str) -> int:
         ids = [r[0] for r in w.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
-        w.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
-        w.execute("DELETE FROM entries WHERE path = ?", (rel,))
+        self._remove(w, ids)
         w.execute("DELETE FROM files WHERE path = ?", (rel,))
         return len(ids)
+
+    def _remove(self, w: sqlite3.Connection, ids: list[int]) -> None:
+        docs = length = 0
+        for ident in ids:
+            row = w.execute("SELECT terms, len FROM entries WHERE id = ?", (ident,)).fetchone()
+            if row is None:
+                continue
+            counts = _counts(row[0])
+            w.executemany(
+                "DELETE FROM postings WHERE term = ? AND doc = ?", [(t, ident) for t in counts]
+            )
+            w.executemany("UPDATE terms SET df = df - 1 WHERE term = ?", [(t,) for t in counts])
+            w.execute("DELETE FROM entries WHERE id = ?", (ident,))
+            docs += 1
+            length += int(row[1])
+        if docs:
+            self._add_stats(w, -docs, -length)
+
+    def _add_stats(self, w: sqlite3.Connection, docs: int, length: int) -> None:
+        w.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (docs,))
+        w.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'length'", (length,)
+        )
 
     def _refresh(
         self, w: sqlite3.Connection, rel: str, row: tuple[str, int, int, int, int, int] | None
@@ -266,17 +304,27 @@ class RecallIndex:
                 fresh.append((digest, entry))
         for ids in old.values():
             gone.extend(ids)
-        w.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in gone])
-        w.executemany("DELETE FROM entries WHERE id = ?", [(i,) for i in gone])
+        self._remove(w, gone)
+        length = 0
         for digest, entry in fresh:
+            toks = tokens(entry.terms or entry.text)
+            joined = " ".join(toks)
             cur = w.execute(
-                "INSERT INTO entries (path, key, hash, text) VALUES (?, ?, ?, ?)",
-                (rel, entry.key, digest, entry.text),
+                "INSERT INTO entries (path, key, hash, text, terms, len) VALUES (?, ?, ?, ?, ?, ?)",
+                (rel, entry.key, digest, entry.text, joined, len(toks)),
             )
-            w.execute(
-                "INSERT INTO fts (rowid, terms) VALUES (?, ?)",
-                (cur.lastrowid, " ".join(tokens(entry.terms or entry.text))),
+            counts = _counts(joined)
+            w.executemany(
+                "INSERT INTO postings VALUES (?, ?, ?, ?)",
+                [(t, cur.lastrowid, n, len(toks)) for t, n in counts.items()],
             )
+            w.executemany(
+                "INSERT INTO terms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
+                [(t,) for t in counts],
+            )
+            length += len(toks)
+        if fresh:
+            self._add_stats(w, len(fresh), length)
         return (len(fresh), len(gone))
 
     # -- queries ------------------------------------------------------------------------------
@@ -287,25 +335,50 @@ class RecallIndex:
         if not terms or limit < 1:
             return []
         conn = self._connect()
-        match = " OR ".join(f'"{t}"' for t in terms)
         try:
-            ranked = conn.execute(
-                "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
-                (match, limit),
-            ).fetchall()
+            stats = dict(
+                conn.execute("SELECT key, value FROM meta WHERE key IN ('docs', 'length')")
+            )
+            marks = ",".join("?" * len(terms))
+            dfs = {
+                str(t): int(n)
+                for t, n in conn.execute(
+                    f"SELECT term, df FROM terms WHERE term IN ({marks})",  # noqa: S608
+                    terms,
+                )
+            }
         except sqlite3.OperationalError:
             return []
+        docs = int(stats.get("docs", 0))
+        present = [t for t in terms if dfs.get(t, 0) > 0]
+        if docs < 1 or not present:
+            return []
+        avgdl = max(int(stats.get("length", 0)) / docs, 1.0)
+        # Okapi BM25 (the form of SQLite FTS5 and rank_bm25): per term
+        # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl)), summed in SQLite.
+        weights: list[object] = []
+        for term in present:
+            df = dfs[term]
+            weights += [term, max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6)]
+        case = " ".join("WHEN ? THEN ?" for _ in present)
+        marks = ",".join("?" * len(present))
+        ranked = conn.execute(
+            f"SELECT doc, SUM((CASE term {case} END) * tf * {K1 + 1!r} / "  # noqa: S608
+            f"(tf + {K1 * (1 - B)!r} + {K1 * B / avgdl!r} * len)) AS score "
+            f"FROM postings WHERE term IN ({marks}) GROUP BY doc "
+            "ORDER BY score DESC, doc LIMIT ?",
+            [*weights, *present, limit],
+        ).fetchall()
         if not ranked:
             return []
-        marks = ",".join("?" * len(ranked))
-        rows = {
-            r[0]: r[1:]
-            for r in conn.execute(
-                f"SELECT id, path, key, text FROM entries WHERE id IN ({marks})",  # noqa: S608
-                [r[0] for r in ranked],
-            )
-        }
-        return [Hit(rows[i][0], rows[i][1], rows[i][2], -score) for i, score in ranked if i in rows]
+        rows: dict[int, tuple[str, str, str]] = {}
+        for ident, path, key, text in conn.execute(
+            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
+            f"({','.join('?' * len(ranked))})",
+            [d for d, _ in ranked],
+        ):
+            rows[ident] = (path, key, text)
+        return [Hit(*rows[d], float(score)) for d, score in ranked if d in rows]
 
     def counts(self) -> dict[str, int]:
         """Files and entries held, without synchronising (read-only)."""
@@ -317,15 +390,3 @@ class RecallIndex:
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
-
-    def all_terms(self, key: str) -> list[str]:
-        """The stored terms of the entries with ``key`` (used by tests and diagnostics)."""
-        conn = self._connect()
-        return [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT fts.terms FROM entries JOIN fts ON fts.rowid = entries.id "
-                "WHERE entries.key = ?",
-                (key,),
-            )
-        ]

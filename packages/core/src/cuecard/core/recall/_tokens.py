@@ -2,8 +2,7 @@
 
 Standard library only, and no regular expressions: the cold search process tokenises its query
 with this module, and compiling patterns (and importing ``re``) would cost it milliseconds. A
-token holds only word characters and the joiners ``. : - / @``, so it survives SQLite FTS5's
-``unicode61`` tokenizer when that is told the joiners are token characters.
+token holds only word characters and the joiners ``. : - / @`` (never a space).
 
 - ``snake_case`` gives ``snake_case``, ``snake``, ``case``; ``CamelCase`` gives ``camelcase``,
   ``camel``, ``case``.
@@ -16,10 +15,9 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["FTS_TOKENIZER", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
+__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
 
 TOKENIZER_VERSION = "1"
-FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '._:-/@'"
 
 _JOINERS = frozenset(".:/@-")
 _OUTER = frozenset(":/@")
