@@ -124,3 +124,71 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
     assert hooked.startswith('<memory-data source="cuecard"')
     invoked = [e for e in events if e["type"] == "hook/invoked"]
     assert [e["data"]["point"] for e in invoked] == ["UserPromptSubmit"]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_the_real_web_host_serves_the_status_route_and_the_panel(tmp_path: Path) -> None:
+    import threading
+    import urllib.request
+
+    if os.environ.get("CUECARD_SKIP_DSH_HOST") == "1":
+        pytest.skip("CUECARD_SKIP_DSH_HOST=1: the DSH host was not installed")
+    assert DSH.is_file(), "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(NODE22), str(HOST / "pnpm" / "node_modules" / ".bin"),
+                                 os.environ.get("PATH", "")]),
+        "DSH_HOME": str(tmp_path / "dsh-home"),
+        "DSH_TELEMETRY_DISABLED": "1",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "CUECARD_VAULT": str(tmp_path / "vault"),
+    }  # fmt: skip
+    assert run_cli("vault", "init", cwd=tmp_path, env=env).returncode == 0
+    install = subprocess.run(
+        [sys.executable, "-m", "cuecard.dsh_adapter", "install", "--plugin", "memory",
+         "--profile", "web", "--dsh", str(DSH)],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    hmr = tmp_path / "hmr-on.yml"
+    hmr.write_text("- id: hmr\n  disabled: false\n")
+    port = _free_port()
+    web = subprocess.Popen(
+        [str(DSH), "web", "--patch", str(hmr), "--no-open", "--port", str(port)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert web.stdout is not None
+    drain = threading.Thread(target=web.stdout.read, daemon=True)
+    try:
+        for line in web.stdout:  # the host prints its address once it serves
+            if f"http://127.0.0.1:{port}" in line:
+                break
+        else:
+            pytest.fail(f"dsh web exited ({web.wait()}) without serving")
+        drain.start()  # keep the pipe drained while the host runs
+        base = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(f"{base}/api/cuecard-dsh-memory/status", timeout=60) as res:
+            assert res.status == 200
+            assert res.headers["cache-control"] == "no-store"
+            status = json.loads(res.read())
+        assert status["ok"] is True and status["vault"]["layout"] == "default"
+        with urllib.request.urlopen(f"{base}/", timeout=60) as res:
+            page = res.read().decode()
+        assert "/plugins/cuecard-dsh-memory/client.js" in page  # the panel is in the boot graph
+        with urllib.request.urlopen(f"{base}/plugins/cuecard-dsh-memory/client.js") as res:
+            assert "window.__ModuleLoader__.load" in res.read().decode()
+    finally:
+        web.terminate()
+        web.wait(timeout=30)
+        if drain.is_alive():
+            drain.join(timeout=30)
+        web.stdout.close()

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
 import * as plugin from '../cuecard-dsh-memory/lib/index.js'
 import { clampLimit, docProblem } from '../cuecard-dsh-memory/lib/index.js'
-import { apply as clientApply, statusLines } from '../cuecard-dsh-memory/lib/client-ui.js'
+import { runInNewContext } from 'node:vm'
 import { MAX_OUTPUT_CHARS, TRUNCATION_MARKER, resolveInterpreter } from '../cuecard-dsh-memory/lib/runner.js'
 import { boot, cuecard, fakeCore, realVault, signal, tempHome, useHome, logText, JS_ROOT } from './_helpers.mjs'
 
@@ -214,6 +214,26 @@ test('uv312 runs `uv run --python 3.12 python -m cuecard.dsh_adapter` from PATH'
   assert.equal(readFileSync(log, 'utf8'), 'run --python 3.12 python -m cuecard.dsh_adapter call status\n')
 })
 
+/** Run lib/client-ui.js as the DSH web app does: a script that hands a factory to its loader. */
+function loadClient() {
+  const loaded = []
+  const source = readFileSync(join(JS_ROOT, 'cuecard-dsh-memory/lib/client-ui.js'), 'utf8')
+  runInNewContext(source, { window: { __ModuleLoader__: { load: (row) => loaded.push(row) } } })
+  assert.equal(loaded.length, 1)
+  assert.equal(loaded[0].id, 'cuecard-dsh-memory')
+  const required = []
+  const exports = loaded[0].factory((name) => { required.push(name); return {} })
+  assert.deepEqual(required, ['react'])
+  assert.deepEqual([...exports.inject], ['slots'])
+  const registered = []
+  exports.apply({ slots: {
+    inject: (slot, fn) => { assert.equal(slot, 'sidebar.footer.action'); fn() },
+    register: (options, component) => registered.push([JSON.parse(JSON.stringify(options)), typeof component]),
+  } })
+  assert.deepEqual(registered, [[{ name: 'sidebar.footer.action', id: 'cuecard-dsh-memory', order: 120, label: 'cuecard memory' }, 'function']])
+  return exports
+}
+
 function get(port, { method = 'GET', localAddress } = {}) {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: plugin.STATUS_PATH, method, localAddress }, (res) => {
@@ -244,13 +264,14 @@ test('status route: loopback-only, no-store, removed on unload', async (t) => {
   assert.equal(body.ok, true)
   assert.equal(body.vault.layout, 'default')
   assert.equal(typeof body.vault.pending, 'number')
-  // The optional sidebar panel renders exactly this answer, as text lines.
-  const lines = statusLines(body)
+  // The optional sidebar panel (a classic script the web app's module loader runs) renders
+  // exactly this answer, as text lines.
+  const panel = loadClient()
+  const lines = [...panel.statusLines(body)]
   assert.ok(lines.includes('layout: default'))
   assert.ok(lines.some((l) => /^pending inbox files: \d+$/.test(l)))
-  assert.match(statusLines(undefined)[0], /status route unavailable/)
-  assert.deepEqual(statusLines({ ok: false, error: 'no vault is configured' }), ['cuecard: not configured', 'no vault is configured'])
-  assert.equal(typeof clientApply({}, { window: undefined }), 'function', 'no sidebar seats: nothing mounted')
+  assert.match(panel.statusLines(undefined)[0], /status route unavailable/)
+  assert.deepEqual([...panel.statusLines({ ok: false, error: 'no vault is configured' })], ['cuecard: not configured', 'no vault is configured'])
 
   const post = await get(port, { method: 'POST' })
   assert.equal(post.status, 405)

@@ -1,14 +1,13 @@
-// Optional read-only sidebar panel for the DSH web app: a footer button that opens a small panel
-// showing the status route's answer. It shows no memory content and writes nothing. Everything
-// is rendered with textContent, never as HTML.
+// Optional read-only sidebar panel for the DSH web app (`exports["./client"]`, `dsh.client`).
+// The host serves this file as /plugins/cuecard-dsh-memory/client.js and runs it in the browser
+// through its module loader (the factory form below, as the host's own client bundles are
+// written). It adds an action beside Settings at the sidebar foot, through the documented
+// `sidebar.footer.action` slot; the action opens a small panel that polls the plugin's
+// loopback status route. It shows no memory content, writes nothing, and renders text only.
+//
+// A classic script, not a module: no `export`. Tests run it in a Node vm context the same way.
 
-export const name = 'cuecard-dsh-memory-client'
-export const inject = []
-export const STATUS_PATH = '/api/cuecard-dsh-memory/status'
-export const POLL_MS = 10000
-
-/** The lines the panel shows for a status route answer (or a failure). */
-export function statusLines(status) {
+function statusLines(status) {
   if (!status || typeof status !== 'object') return ['status route unavailable — run memory_status from chat']
   if (!status.ok) return ['cuecard: not configured', String(status.error ?? 'unknown error').slice(0, 500)]
   const v = status.vault ?? {}
@@ -25,58 +24,52 @@ export function statusLines(status) {
   ]
 }
 
-async function fetchStatus(fetchImpl) {
-  try {
-    const res = await fetchImpl(STATUS_PATH, { cache: 'no-store' })
-    return res.ok ? await res.json() : undefined
-  } catch {
-    return undefined
+const STATUS_PATH = '/api/cuecard-dsh-memory/status'
+const POLL_MS = 10000
+
+function factory(require) {
+  const module = { exports: {} }
+  const React = require('react')
+  const h = React.createElement
+
+  function StatusPanel({ wide }) {
+    const [open, setOpen] = React.useState(false)
+    const [lines, setLines] = React.useState(statusLines(undefined))
+    React.useEffect(() => {
+      if (!open) return undefined
+      let live = true
+      const refresh = () => fetch(STATUS_PATH, { cache: 'no-store' })
+        .then((res) => (res.ok ? res.json() : undefined), () => undefined)
+        .then((status) => { if (live) setLines(statusLines(status)) })
+      refresh()
+      const timer = setInterval(refresh, POLL_MS)
+      return () => { live = false; clearInterval(timer) }
+    }, [open])
+    const button = h('button', {
+      type: 'button', title: 'cuecard memory', 'aria-expanded': open, 'data-cuecard': 'status-button',
+      onClick: () => setOpen(!open),
+      style: { font: 'inherit', background: 'none', border: 0, cursor: 'pointer', color: 'inherit' },
+    }, wide ? 'cuecard memory' : 'cc')
+    const panel = open && h('div', {
+      role: 'dialog', 'aria-label': 'cuecard memory status', 'data-cuecard': 'status-panel',
+      style: {
+        position: 'fixed', left: 8, bottom: 60, width: 320, maxHeight: 'calc(100dvh - 72px)',
+        overflowY: 'auto', padding: 8, font: '12px monospace', background: '#111', color: '#eee',
+        borderRadius: 6, zIndex: 50,
+      },
+    }, lines.map((line, i) => h('div', { key: i }, line)))
+    return h(React.Fragment, null, button, panel)
   }
+
+  module.exports.inject = ['slots']
+  module.exports.apply = (ctx) => {
+    ctx.slots.inject('sidebar.footer.action', () => ctx.slots.register(
+      { name: 'sidebar.footer.action', id: 'cuecard-dsh-memory', order: 120, label: 'cuecard memory' },
+      StatusPanel,
+    ))
+  }
+  module.exports.statusLines = statusLines
+  return module.exports
 }
 
-/** Mount the button and panel when the host offers sidebar seats; returns a disposer. */
-export function apply(_ctx, { window: win = globalThis.window, fetch: fetchImpl = globalThis.fetch } = {}) {
-  const seat = win?.__DSH_SIDEBAR_SEATS__?.footer?.action
-  if (!seat?.mount || !win.document) return () => {}
-  const doc = win.document
-  let timer
-  const panel = doc.createElement('div')
-  panel.setAttribute('role', 'dialog')
-  panel.setAttribute('aria-label', 'cuecard memory status')
-  panel.style.cssText = 'position:fixed;left:8px;bottom:60px;width:320px;max-height:calc(100dvh - 72px);' +
-    'overflow-y:auto;padding:8px;font:12px monospace;background:#111;color:#eee;border-radius:6px;display:none;z-index:50'
-  const refresh = async () => {
-    const lines = statusLines(await fetchStatus(fetchImpl))
-    panel.replaceChildren(...lines.map((line) => {
-      const row = doc.createElement('div')
-      row.textContent = line
-      return row
-    }))
-  }
-  const toggle = () => {
-    const open = panel.style.display === 'none'
-    panel.style.display = open ? 'block' : 'none'
-    clearInterval(timer)
-    if (open) {
-      refresh()
-      timer = setInterval(refresh, POLL_MS)
-    }
-  }
-  doc.body.append(panel)
-  const unmount = seat.mount({
-    id: 'cuecard-dsh-memory',
-    render: (host) => {
-      const button = doc.createElement('button')
-      button.type = 'button'
-      button.title = 'cuecard memory'
-      button.textContent = 'cc'
-      button.addEventListener('click', toggle)
-      host.append(button)
-    },
-  })
-  return () => {
-    clearInterval(timer)
-    panel.remove()
-    if (typeof unmount === 'function') unmount()
-  }
-}
+window.__ModuleLoader__.load({ id: 'cuecard-dsh-memory', factory })
