@@ -71,19 +71,25 @@ def test_sessions_roll_up_and_only_idle_ones_are_pruned(store: Store) -> None:
     assert health["funnel"]["asks"] == 1 and health["funnel"]["corrections"] == 2
 
 
-def test_rolled_up_ledger_lines_are_never_counted_twice(store: Store) -> None:
+def test_a_roll_up_killed_after_its_insert_counts_nothing_twice(store: Store) -> None:
     m = add(store, triggers=[{"on": ["edit"], "paths": ["src/**"]}])
     record_session(store, "s1", at=NOW - DAY, calls=[("edit", "src/a.py")])
-    ledger = store.local_dir / "ledger.jsonl"
-    lines = ledger.read_text()
-    maintain(store, clock=lambda: NOW)
-    # A roll-up interrupted after its insert leaves the renamed file behind; the next run must
-    # not insert the same lines again.
-    (store.local_dir / "ledger.jsonl.rolling").write_text(lines)
-    maintain(store, clock=lambda: NOW)
-    assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
+    killed = subprocess.run(
+        [str(BIN / "cuecard"), "maintain", "--quiet"],
+        cwd=store.root,
+        env={**os.environ, "CUECARD_CRASH_AT": "telemetry-drained"},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert killed.returncode == -9
+    left = list(store.local_dir.glob("ledger.jsonl.*.rolling"))
+    assert len(left) == 1 and _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
     entry = next(e for e in health_report(store)["memories"] if e["id"] == m)
-    assert entry["fires"] == {"paths": 1}
+    assert entry["fires"] == {"paths": 1}  # the batch on disk and its rows are one delivery
+    maintain(store, clock=lambda: NOW)
+    assert not list(store.local_dir.glob("ledger.jsonl.*.rolling"))
+    assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
 
 
 def test_torn_and_foreign_lines_are_skipped(store: Store) -> None:
@@ -273,3 +279,34 @@ def test_a_claimed_spawn_is_not_repeated_even_if_the_run_never_finished(store: S
 def test_maintain_if_due_creates_nothing_in_a_project_that_did_not_opt_in(tmp_path: Path) -> None:
     assert maintain_if_due(str(tmp_path), spawn=lambda c, r: None) is False
     assert list(tmp_path.iterdir()) == []
+
+
+def test_lines_appended_while_maintenance_runs_are_never_lost(store: Store) -> None:
+    import threading
+
+    from cuecard.core._ledger import Ledger
+    from cuecard.core._telemetry import read_history
+
+    per_writer = 400
+
+    def writer(n: int) -> None:
+        ledger = Ledger(str(store.local_dir), f"w{n}", clock=lambda: 1000.0)  # identical lines
+        for _ in range(per_writer):
+            ledger.append({"event": "edit", "epoch": 0, "delivered": 1, "ids": [["m", "p"]]})
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    runs = 0
+    while True:
+        finished = not any(t.is_alive() for t in threads)
+        maintain(store, clock=lambda: NOW)  # the last run starts after every line was written
+        runs += 1
+        if finished:
+            break
+    for thread in threads:
+        thread.join()
+    assert runs >= 2
+    total = 3 * per_writer
+    assert len(read_history(store.local_dir).deliveries) == total
+    assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(total,)]

@@ -7,22 +7,24 @@ row of summary (what it touched, what it asked, its corrections), each JSON line
 session folder is pruned once it has been idle for ``PRUNE_AFTER`` seconds. ``History`` reads the
 database and the files not rolled up yet together, so health sees the whole past either way.
 
-A JSON-lines file is rolled up by renaming it aside first (``<name>.rolling``): a hook appending
-at the same moment opens the new file, so no line is lost, and rows are keyed by a hash of the
-line, so an interrupted roll-up repeated later inserts nothing twice.
+A JSON-lines file is rolled up by renaming it aside first (``<name>.<batch>.rolling``): a hook
+appending at the same moment opens the new file, so no line is lost, and rows are keyed by batch
+and line number, so an interrupted roll-up repeated later inserts nothing twice.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from cuecard.core._fsio import crash_point
 
 __all__ = [
     "PRUNE_AFTER",
@@ -52,24 +54,29 @@ CREATE INDEX IF NOT EXISTS deliveries_t ON deliveries (t);
 """
 
 
-def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(key, record)`` per JSON object line; the key is the line's hash and, for a line
-    repeated within the file, its occurrence number, so identical lines stay distinct."""
-    seen: dict[str, int] = {}
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` per JSON object line of ``path``; other lines are skipped."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                line = line.strip()
+            for number, line in enumerate(handle, 1):
                 try:
                     record = json.loads(line)
                 except ValueError:
                     continue
                 if isinstance(record, dict):
-                    digest = hashlib.sha256(line.encode("utf-8", "replace")).hexdigest()[:32]
-                    seen[digest] = seen.get(digest, 0) + 1
-                    yield f"{digest}.{seen[digest]}", record
+                    yield number, record
     except OSError:
         return
+
+
+def _rolling(path: Path) -> list[tuple[str, Path]]:
+    """The renamed-aside batches of ``path``: ``(batch id, file)``, oldest name first."""
+    prefix, suffix = path.name + ".", ".rolling"
+    return sorted(
+        (p.name[len(prefix) : -len(suffix)], p)
+        for p in path.parent.glob(f"{path.name}.*{suffix}")
+        if p.is_file() and not p.is_symlink()
+    )
 
 
 def _number(value: Any) -> float | None:
@@ -181,16 +188,18 @@ class Telemetry:
         self.conn.commit()
 
     def drain(self, path: Path, table: str) -> int:
-        """Move the lines of ``path`` (ledger or ingestion telemetry) into ``table``."""
-        rolling = path.with_name(path.name + ".rolling")
+        """Move the lines of ``path`` (ledger or ingestion telemetry) into ``table``.
+
+        The file is first renamed to ``<name>.<batch>.rolling``; rows are keyed by batch and
+        line number, so a batch left behind by an interrupted run is inserted once, later.
+        """
+        if path.is_file() and not path.is_symlink():
+            os.replace(path, path.with_name(f"{path.name}.{uuid.uuid4().hex}.rolling"))
         moved = 0
-        for _ in range(2):
-            if not rolling.exists():
-                if not path.exists():
-                    break
-                os.replace(path, rolling)
+        for batch, rolling in _rolling(path):
             rows: list[tuple[Any, ...]] = []
-            for key, record in _lines(rolling):
+            for number, record in _lines(rolling):
+                key = f"{batch}:{number}"
                 t = _number(record.get("t"))
                 line = json.dumps(record, separators=(",", ":"))
                 if table == "deliveries":
@@ -204,6 +213,7 @@ class Telemetry:
             )
             self.conn.commit()
             moved += max(cursor.rowcount, 0)
+            crash_point("telemetry-drained")
             rolling.unlink()
         return moved
 
@@ -243,9 +253,11 @@ class History:
 
 def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for candidate in (path.with_name(path.name + ".rolling"), path):
-        for key, record in _lines(candidate):
-            out[key] = record
+    for batch, rolling in _rolling(path):
+        for number, record in _lines(rolling):
+            out[f"{batch}:{number}"] = record
+    for number, record in _lines(path):
+        out[f"live:{number}"] = record
     return out
 
 
