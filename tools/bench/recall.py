@@ -7,7 +7,7 @@ the same run, alternating the two:
 - a cold `cuecard vault search` process and a cold `python -m unified_memory.memory search`
   process (the Python core shipped in the npm package `dsh-unified-agent-memory`, fetched with
   `npm pack` into .bench/peer), each after its first search built its index;
-- warm queries (sync + search in one long-lived process);
+- warm queries (sync + search in one long-lived process; wall and CPU time);
 - ranking quality on known-item queries: MRR@10 of our index and of rank_bm25.BM25Okapi.
 
 Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--json]
@@ -223,12 +223,14 @@ def main() -> int:
         vault.index.sync()
         quality = known_item_queries(lines, args.quality, rng)
         warm = []
+        warm_cpu = []
         ranks: list[int | None] = []
         for i, query in quality:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             vault.index.sync()
             hits = vault.index.search(query, 10)
             warm.append((time.perf_counter() - start) * 1000)
+            warm_cpu.append((time.process_time() - cpu) * 1000)
             keys = [h.key for h in hits]
             want = fact_id(lines[i])
             ranks.append(keys.index(want) + 1 if want in keys else None)
@@ -253,6 +255,8 @@ def main() -> int:
             "python_start_ms": round(statistics.median(bare), 1),
             "warm_ms": round(statistics.median(warm), 3),
             "warm_p95_ms": round(sorted(warm)[int(len(warm) * 0.95) - 1], 3),
+            "warm_cpu_ms": round(statistics.median(warm_cpu), 3),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
             "mrr": round(mrr(ranks), 4),
             "mrr_rank_bm25": round(mrr(ref_ranks), 4),
             "build_s": round(build_ours, 2),

@@ -1,4 +1,4 @@
-"""A persisted BM25 recall index over a folder of text files (SQLite, own postings).
+"""A persisted BM25 recall index over a folder of text files (SQLite tables of postings).
 
 Standard library only: the cold ``search`` process imports this and nothing heavier. The index
 lives outside the indexed folder. Each file yields entries (a fact line, a memory); entries are
@@ -132,6 +132,8 @@ class RecallIndex:
         # a change of either rebuilds the index, so no row keeps an older redaction.
         self._version_tag = f"{SCHEMA_VERSION}/{rules}"
         self._conn: sqlite3.Connection | None = None
+        self._schema_ok = False
+        self._seen: tuple[int, dict[str, tuple[str, int, int, int, int, int]]] | None = None
 
     # -- connection ---------------------------------------------------------------------------
 
@@ -145,10 +147,13 @@ class RecallIndex:
             with contextlib.suppress(sqlite3.OperationalError):
                 conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA cache_size = -32768")
         self._conn = conn
         return conn
 
     def close(self) -> None:
+        self._schema_ok = False
+        self._seen = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -173,8 +178,11 @@ class RecallIndex:
 
     def _ensure_schema(self) -> bool:
         """Create or rebuild the tables when the stored schema is not ours; ``True`` if so."""
+        if self._schema_ok:
+            return False
         conn = self._connect()
         if self._version(conn) == self._version_tag:
+            self._schema_ok = True
             return False
         with self._write() as w:
             if self._version(w) == self._version_tag:
@@ -188,6 +196,7 @@ class RecallIndex:
                 w.execute(statement)
             w.execute("INSERT INTO meta VALUES ('schema', ?)", (self._version_tag,))
             w.execute("INSERT INTO meta VALUES ('docs', '0'), ('length', '0')")
+        self._schema_ok = True
         return True
 
     # -- synchronisation ----------------------------------------------------------------------
@@ -223,9 +232,14 @@ class RecallIndex:
         rebuilt = self._ensure_schema()
         conn = self._connect()
         stats = self._stats()
-        todo, stale = self._needs(self._rows(conn), stats)
+        # A warm process re-reads the file table only when some connection changed the database.
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._seen is None or self._seen[0] != version:
+            self._seen = (version, self._rows(conn))
+        todo, stale = self._needs(self._seen[1], stats)
         if not todo and not stale:
             return SyncReport(0, 0, 0, 0, rebuilt)
+        self._seen = None
         changed = added = removed = 0
         with self._write() as w:
             rows = self._rows(w)
