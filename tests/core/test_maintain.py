@@ -297,16 +297,15 @@ def test_lines_appended_while_maintenance_runs_are_never_lost(store: Store) -> N
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
     for thread in threads:
         thread.start()
-    runs = 0
+
     while True:
         finished = not any(t.is_alive() for t in threads)
         maintain(store, clock=lambda: NOW)  # the last run starts after every line was written
-        runs += 1
+
         if finished:
             break
     for thread in threads:
         thread.join()
-    assert runs >= 2
     total = 3 * per_writer
     assert len(read_history(store.local_dir).deliveries) == total
     assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(total,)]
