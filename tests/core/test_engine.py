@@ -76,6 +76,8 @@ def test_a_search_of_a_folder_fires_memories_under_it(store) -> None:
     m = add(store, triggers=[{"on": ["search"], "paths": ["src/billing/**"]}])
     root = str(store.root)
     assert ids(handle(root, Event("search", paths=("src",)))) == [m]
+    assert ids(handle(root, Event("search", paths=("src/billing",)))) == [m]
+    assert ids(handle(root, Event("search", paths=("src/bill",)))) == []
     assert ids(handle(root, Event("search", paths=("lib",)))) == []
 
 

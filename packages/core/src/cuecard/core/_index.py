@@ -95,13 +95,18 @@ def _words_prefix(pattern: list[str], words: tuple[str, ...]) -> bool:
     return first == pattern[0] and list(words[1 : len(pattern)]) == pattern[1:]
 
 
+def _under(prefix: str, folder: str) -> bool:
+    """Whether a glob's literal folder ``prefix`` lies in (or is) the searched ``folder``."""
+    return bool(prefix) and (prefix + "/").startswith(folder.rstrip("/") + "/")
+
+
 def _glob_hits(entry: list[Any], event: Event) -> bool:
     for _glob, regex, prefix in entry:
         pattern = re.compile(regex)
         for path in event.paths:
             if pattern.match(path):
                 return True
-            if event.kind == "search" and path and prefix.startswith(path.rstrip("/") + "/"):
+            if event.kind == "search" and path and _under(prefix, path):
                 return True
     return False
 
