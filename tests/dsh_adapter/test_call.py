@@ -219,11 +219,11 @@ def test_concurrent_submissions_lose_nothing(home: Home) -> None:
             stdout=subprocess.PIPE,
             env=os.environ.copy(),
         )
-        for _ in range(6)
+        for _ in range(4)
     ]
     for i, proc in enumerate(procs):
         proc.communicate(json.dumps({"facts": f"parallel fact {i}"}).encode(), timeout=60)
         assert proc.returncode == 0
     texts = "".join(p.read_text() for p in inbox(home))
-    assert all(f"parallel fact {i}" in texts for i in range(6))
-    assert len(inbox(home)) == 6
+    assert all(f"parallel fact {i}" in texts for i in range(4))
+    assert len(inbox(home)) == 4
