@@ -11,14 +11,17 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cuecard.core._ledger import safe_name
-from cuecard.core._memory import LIVE, Memory, Status
 from cuecard.core._repofiles import GlobSet, repository_files
-from cuecard.core._store import Store
 from cuecard.core._telemetry import History, read_history
+
+if TYPE_CHECKING:  # the CLI reads KEYS to build its help: pydantic stays unloaded until a report
+    from pathlib import Path
+
+    from cuecard.core._memory import Memory
+    from cuecard.core._store import Store
 
 __all__ = [
     "CENTRAL_MIN_SESSIONS",
@@ -171,6 +174,8 @@ def _false_alarms(history: History) -> Counter[str]:
 
 
 def _funnel(history: History, by_id: dict[str, Memory]) -> dict[str, Any]:
+    from cuecard.core._memory import LIVE, Status
+
     stored: set[str] = set()
     reasons: Counter[str] = Counter()
     for line in history.ingestions:
