@@ -1,4 +1,5 @@
-"""Test data: 47 rule files in the six formats, with what an import must make of each.
+"""Test data: 47 rule files in the six formats and 4 CLAUDE.md / AGENTS.md files, with what an
+import must make of each.
 
 Shapes follow what real projects commit (see the awesome-cursorrules and awesome-copilot
 collections): unquoted comma-separated globs, flow lists, comments, brace groups, Windows line
@@ -103,6 +104,11 @@ CORPUS: dict[str, bytes | str] = {
         "inclusion: fileMatch", 'fileMatchPattern: ["**/*.ts", "**/*.tsx"]'
     ),
     ".kiro/steering/empty-pattern.md": fm("inclusion: fileMatch"),
+    # Instruction files in subfolders (loaded by their tools only on reads there)
+    "src/api/CLAUDE.md": "# API folder\n\nEvery handler returns `Problem` JSON on errors.\n",
+    "web/AGENTS.md": fm("title: Web", body="Templates in `web/` are escaped by `render()`.\n"),
+    "docs/CLAUDE.md": "\n\n",
+    "CLAUDE.md": "# Whole project\n\nRun `make check` before committing.\n",
 }
 
 EXPECT: dict[str, tuple[str, list[str] | str | None]] = {
@@ -153,6 +159,10 @@ EXPECT: dict[str, tuple[str, list[str] | str | None]] = {
     ".kiro/steering/manual.md": ("skip", "not fileMatch"),
     ".kiro/steering/list.md": ("import", ["**/*.ts", "**/*.tsx"]),
     ".kiro/steering/empty-pattern.md": ("skip", "names no paths"),
+    "src/api/CLAUDE.md": ("import", ["src/api/**"]),
+    "web/AGENTS.md": ("import", ["web/**"]),
+    "docs/CLAUDE.md": ("skip", "body is empty"),
+    "CLAUDE.md": ("ignored", None),
 }
 
 

@@ -1,5 +1,6 @@
-"""``cuecard import`` and ``cuecard export``: the six formats on a 47-file corpus, re-imports,
-topics held elsewhere, dry runs, and the round trip import → export → import."""
+"""``cuecard import`` and ``cuecard export``: the six formats and nested CLAUDE.md / AGENTS.md
+on a 51-file corpus, re-imports, topics held elsewhere, dry runs, and the round trip
+import → export → import."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def _memories(store: Store) -> dict[str, dict]:
 def test_corpus_has_at_least_forty_files_in_six_formats() -> None:
     assert len(CORPUS) >= 40 and set(CORPUS) == set(EXPECT)
     folders = {fmt.folder for fmt in FORMATS}
+    assert sum(1 for k in CORPUS if k.startswith(tuple(folders))) >= 40
     assert {f for f in folders if any(k.startswith(f + "/") for k in CORPUS)} == folders
 
 
@@ -91,6 +93,8 @@ def test_topics_name_the_tool_and_the_file(store: Store) -> None:
     assert topics[".continue/rules/api.md"] == "rules/continue/api"
     assert topics[".windsurf/rules/web.md"] == "rules/windsurf/web"
     assert topics[".kiro/steering/list.md"] == "rules/kiro/list"
+    assert topics["src/api/CLAUDE.md"] == "rules/claude-md/src/api"
+    assert topics["web/AGENTS.md"] == "rules/agents-md/web"
 
 
 def test_titles_come_from_the_frontmatter_or_the_first_heading(store: Store) -> None:

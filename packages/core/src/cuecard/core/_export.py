@@ -79,7 +79,7 @@ def render_rule(target: str, memory: Memory) -> str:
 
 def render_agents_block(memories: list[Memory]) -> str:
     """The owned ``AGENTS.md`` block for ``memories``."""
-    parts = [BEGIN, "## Project memories (cuecard)", ""]
+    parts = [BEGIN, f"<!-- {EXPORT_MARK} agents-md -->", "## Project memories (cuecard)", ""]
     for memory in memories:
         where = ", ".join(f"`{p}`" for p in _paths(memory))
         parts += [

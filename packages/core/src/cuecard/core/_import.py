@@ -12,6 +12,7 @@ file changed and leaves the rest alone. ``dry_run`` computes the same report and
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 from cuecard.core._errors import ValidationError
 from cuecard.core._memory import Memory
 from cuecard.core._repofiles import GlobSet, repository_files
-from cuecard.core._rules import FORMATS, RuleFormat, parse_rule, rule_topic
+from cuecard.core._rules import FORMATS, NESTED, RuleFormat, parse_rule, rule_topic
 from cuecard.core._store import Store
 from cuecard.core._validate import validate_memory
 
@@ -58,9 +59,26 @@ class ImportReport:
         }
 
 
+_SKIP_DIRS = frozenset({"node_modules", "vendor", "dist", "build", "target", "__pycache__"})
+MAX_FOLDERS = 50_000
+
+
+def _nested(base: Path) -> list[tuple[RuleFormat, str]]:
+    names = {fmt.suffix: fmt for fmt in NESTED}
+    found: list[tuple[RuleFormat, str]] = []
+    for walked, (folder, dirs, files) in enumerate(os.walk(base)):
+        if walked > MAX_FOLDERS:
+            break
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        rel = Path(folder).relative_to(base).as_posix()
+        if rel != ".":
+            found += [(names[f], f"{rel}/{f}") for f in sorted(files) if f in names]
+    return found
+
+
 def discover_rules(base: Path) -> list[tuple[RuleFormat, str]]:
     """Rule files under ``base``: ``(format, path relative to the format's folder)``."""
-    found: list[tuple[RuleFormat, str]] = []
+    found: list[tuple[RuleFormat, str]] = _nested(base)
     for fmt in FORMATS:
         folder = base / fmt.folder
         if not folder.is_dir() or folder.is_symlink():
@@ -113,9 +131,10 @@ def import_rules(
     now = store.now()
     staged: list[Memory] = []
     for fmt, rel in discover_rules(base):
-        path = base / fmt.folder / rel
-        shown = (base / fmt.folder / rel).relative_to(root).as_posix() if inside else str(path)
-        ref = shown if inside else f"{fmt.folder}/{rel}"
+        within = f"{fmt.folder}/{rel}" if fmt.folder else rel
+        path = base / within
+        shown = path.relative_to(root).as_posix() if inside else str(path)
+        ref = shown if inside else within
         entry: dict[str, Any] = {"file": shown}
         if path.is_symlink():
             report.skipped.append({**entry, "reason": "it is a symbolic link"})
@@ -128,7 +147,7 @@ def import_rules(
         if len(data) > MAX_RULE_BYTES:
             report.skipped.append({**entry, "reason": f"larger than {MAX_RULE_BYTES} bytes"})
             continue
-        rule = parse_rule(fmt, f"{fmt.folder}/{rel}", data, shown)
+        rule = parse_rule(fmt, within, data, shown)
         if rule.skip:
             report.skipped.append({**entry, "reason": rule.skip, "notes": rule.notes})
             continue

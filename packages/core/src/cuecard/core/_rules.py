@@ -13,6 +13,8 @@ copilot    ``.github/instructions/**/        ``applyTo`` (comma-separated string
 continue   ``.continue/rules/**/*.md``       ``globs``; ``alwaysApply: true`` is always on
 windsurf   ``.windsurf/rules/**/*.md``       ``globs`` with ``trigger: glob``; ``always_on`` is on
 kiro       ``.kiro/steering/**/*.md``        ``fileMatchPattern`` with ``inclusion: fileMatch``
+claude-md  ``<folder>/CLAUDE.md``            the folder (``<folder>/**``), not at the root
+agents-md  ``<folder>/AGENTS.md``            the folder (``<folder>/**``), not at the root
 =========  ================================  ====================================================
 
 The frontmatter reader is a tolerant subset of YAML (``key: value``, ``- item`` lists, ``[a, b]``
@@ -54,6 +56,14 @@ class RuleFormat:
     suffix: str
     key: str
 
+
+# Instruction files in a subfolder, which their tools load only when the agent reads there
+# (anthropics/claude-code#90449): imported to fire on reads, edits and writes of that folder.
+NESTED: tuple[RuleFormat, ...] = (
+    RuleFormat("claude-md", "", "CLAUDE.md", ""),
+    RuleFormat("agents-md", "", "AGENTS.md", ""),
+)
+_OWNED_BLOCK = re.compile(r"<!-- cuecard:begin[^\n]*-->.*?<!-- cuecard:end -->\n?", re.DOTALL)
 
 FORMATS: tuple[RuleFormat, ...] = (
     RuleFormat("claude", ".claude/rules", ".md", "paths"),
@@ -252,6 +262,8 @@ def parse_rule(fmt: RuleFormat, file: str, data: bytes, shown_as: str) -> Rule:
     rule = Rule(fmt.tool, file)
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not fmt.key:
+        return _parse_nested(rule, text, shown_as)
     if f"<!-- {EXPORT_MARK}" in text:
         rule.skip = "written by cuecard export (its memory is the source)"
         return rule
@@ -293,6 +305,31 @@ def parse_rule(fmt: RuleFormat, file: str, data: bytes, shown_as: str) -> Rule:
     return rule
 
 
+def _parse_nested(rule: Rule, text: str, shown_as: str) -> Rule:
+    folder = rule.file.rsplit("/", 1)[0] if "/" in rule.file else ""
+    if not folder:
+        rule.skip = "at the repository root it applies to every file (always on)"
+        return rule
+    fields, body, problem = parse_frontmatter(text)
+    if problem:
+        fields, body = {}, text
+    body = _OWNED_BLOCK.sub("", body).strip()
+    if f"<!-- {EXPORT_MARK}" in body:
+        rule.skip = "written by cuecard export (its memory is the source)"
+        return rule
+    if not body:
+        rule.skip = "its body is empty"
+        return rule
+    clean, why = normalise_glob(f"{folder}/**")
+    if clean is None:
+        rule.skip = f"its folder {why}"
+        return rule
+    rule.globs = [clean]
+    rule.title = _title(fields, body, f"{folder}/{PurePosixPath(rule.file).name}")
+    rule.body, rule.truncated = cut_body(body, shown_as)
+    return rule
+
+
 def _slug(segment: str) -> str:
     slug = re.sub(r"[^a-z0-9._-]+", "-", segment.lower()).strip("-.")
     slug = re.sub(r"^[^a-z0-9]+", "", slug)
@@ -302,7 +339,7 @@ def _slug(segment: str) -> str:
 def rule_topic(fmt: RuleFormat, file: str) -> str:
     """The topic of a rule file: ``rules/<tool>/<file without its extension>``."""
     name = file[: -len(fmt.suffix)] if file.endswith(fmt.suffix) else file
-    parts = [_slug(p) for p in name.split("/") if p]
+    parts = [_slug(p) for p in name.split("/") if p] or ["root"]
     if len(parts) > 4:
         parts = [*parts[:3], _slug("-".join(parts[3:]))]
     return "/".join(["rules", fmt.tool, *parts])
