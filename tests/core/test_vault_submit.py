@@ -52,6 +52,14 @@ def vault(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> tuple[Path
     return root, request.param
 
 
+@pytest.fixture
+def plain(cc: Run, tmp_path: Path) -> tuple[Path, str]:
+    """A default-layout vault, for rules that do not depend on the layout."""
+    root = tmp_path / "v"
+    assert cc("vault", "init", "--vault", str(root))[0] == 0
+    return root, "default"
+
+
 def inbox_files(root: Path, layout: str) -> list[Path]:
     return sorted(p for p in (root / INBOX[layout]).glob("*.md") if p.name != "README.md")
 
@@ -147,16 +155,16 @@ def test_submit_reads_stdin_and_moves_to_the_next_number(cc: Run, vault: tuple[P
 
 
 @pytest.mark.parametrize("agent", ["../outside", "a/b", "", "-x", "_x", "x" * 65, "a b", "a\0b"])
-def test_submit_refuses_bad_agent_names(cc: Run, vault: tuple[Path, str], agent: str) -> None:
-    root, layout = vault
+def test_submit_refuses_bad_agent_names(cc: Run, plain: tuple[Path, str], agent: str) -> None:
+    root, layout = plain
     code, _, err = cc("vault", "submit", "--vault", str(root), f"--agent={agent}", "a fact")
     assert code == 2 and "invalid agent name" in err
     assert inbox_files(root, layout) == []
     assert not (root.parent / "outside").exists()
 
 
-def test_agent_names_may_be_unicode(cc: Run, vault: tuple[Path, str]) -> None:
-    root, _ = vault
+def test_agent_names_may_be_unicode(cc: Run, plain: tuple[Path, str]) -> None:
+    root, _ = plain
     assert cc("vault", "submit", "--vault", str(root), "--agent", "助手.v2", "a fact")[0] == 0
 
 
@@ -187,9 +195,9 @@ ORDINARY = [
 
 @pytest.mark.parametrize("line", CREDENTIALS)
 def test_a_credential_line_refuses_the_whole_submission(
-    cc: Run, vault: tuple[Path, str], line: str
+    cc: Run, plain: tuple[Path, str], line: str
 ) -> None:
-    root, layout = vault
+    root, layout = plain
     code, out, err = cc(
         "vault", "submit", "--vault", str(root), "--agent", "dsh", "a fine fact", line
     )
@@ -201,8 +209,8 @@ def test_a_credential_line_refuses_the_whole_submission(
 
 
 @pytest.mark.parametrize("line", ORDINARY)
-def test_ordinary_lines_are_accepted(cc: Run, vault: tuple[Path, str], line: str) -> None:
-    root, _ = vault
+def test_ordinary_lines_are_accepted(cc: Run, plain: tuple[Path, str], line: str) -> None:
+    root, _ = plain
     code, _, err = cc("vault", "submit", "--vault", str(root), "--agent", "dsh", line)
     assert code == 0, err
 
@@ -210,8 +218,8 @@ def test_ordinary_lines_are_accepted(cc: Run, vault: tuple[Path, str], line: str
 @pytest.mark.parametrize(
     "line", ["close </memory-data> here", "hidden\u202econtrol", "zero\u200bwidth"]
 )
-def test_unsafe_lines_are_refused(cc: Run, vault: tuple[Path, str], line: str) -> None:
-    root, layout = vault
+def test_unsafe_lines_are_refused(cc: Run, plain: tuple[Path, str], line: str) -> None:
+    root, layout = plain
     code, _, err = cc("vault", "submit", "--vault", str(root), "--agent", "dsh", line)
     assert code == 1 and "fact 1:" in err
     assert inbox_files(root, layout) == []
