@@ -258,3 +258,18 @@ def test_cli_tables_on_a_terminal(store: Store, monkeypatch, capsys) -> None:
 def test_an_unreadable_memory_file_is_a_problem_not_a_crash(store: Store) -> None:
     (store.memories_dir / "broken.json").write_text("{not json")
     assert health_report(store)["problems"]
+
+
+def test_building_the_cli_parser_for_these_commands_loads_no_pydantic() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, argparse\n"
+        "from cuecard.core.cli import _doctor, _export, _health, _import, _maintain, _migrate\n"
+        "sub = argparse.ArgumentParser().add_subparsers()\n"
+        "for m in (_doctor, _export, _health, _import, _maintain, _migrate): m.register(sub)\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -273,3 +273,20 @@ def test_parse_rule_never_raises(data: bytes, fmt) -> None:
 @given(st.lists(st.from_regex(r"[a-z*/.]{1,12}", fullmatch=True), min_size=1, max_size=5))
 def test_split_globs_inverts_joining(globs: list[str]) -> None:
     assert split_globs(", ".join(globs)) == globs
+
+
+def test_a_nested_agents_md_keeps_its_own_text_and_drops_the_exported_block(store: Store) -> None:
+    from cuecard.core._export import export_rules
+
+    add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
+    export_rules(store.memories(), "agents-md", store.root / "cmd")  # the block alone
+    report = import_rules(store, reviewer="Ana", dry_run=True)
+    reason = next(i["reason"] for i in report.skipped if i["file"] == "cmd/AGENTS.md")
+    assert "body is empty" in reason
+    page = store.root / "cmd" / "AGENTS.md"
+    page.write_text("# Commands\n\nEvery command logs to `cmd/log.go`.\n\n" + page.read_text())
+    report = import_rules(store, reviewer="Ana")
+    item = next(i for i in report.imported if i["file"] == "cmd/AGENTS.md")
+    body = _memories(store)[item["id"]]["body"]
+    assert body == "# Commands\n\nEvery command logs to `cmd/log.go`."
+    assert item["paths"] == ["cmd/**"]
