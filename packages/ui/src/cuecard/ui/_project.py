@@ -69,8 +69,11 @@ class Project:
         reviewer: str = "person",
         today: Callable[[], date] = date.today,
         forget_days: int = 90,
+        health_ttl: float = 30.0,
     ) -> None:
         self.store = store
+        self.health_ttl = health_ttl
+        self._health_cache: tuple[tuple[int, ...], float, dict[str, Any]] | None = None
         self.vault_path = vault_path
         self.reviewer = reviewer
         self.today = today
@@ -127,10 +130,45 @@ class Project:
                     out.append(record)
         return out
 
+    def _health_key(self) -> tuple[int, ...]:
+        """What the health report is read from: when none of it changed, the report holds."""
+        store = self.store
+        paths = (
+            store.dir / "config.json",
+            store.memories_dir,
+            store.local_dir / "ledger.jsonl",
+            store.local_dir / "sessions",
+            store.local_dir / "telemetry.sqlite",
+            store.local_dir / "telemetry" / "inbox.jsonl",
+            store.root / ".git" / "index",
+        )
+        key: list[int] = []
+        for path in paths:
+            try:
+                st = path.stat()
+                key += [st.st_mtime_ns, st.st_size]
+            except OSError:
+                key += [0, 0]
+        return tuple(key)
+
     def health(self) -> dict[str, Any] | None:
+        """``cuecard health``'s report, reused while its inputs are unchanged and it is young.
+
+        The report re-reads every memory, the history and the repository's files, which takes
+        seconds on a large project; it is made again when a memory, the config, the ledger,
+        the sessions, the telemetry or the git index changed, or after ``health_ttl`` seconds
+        (evidence files edited in the working tree show up then).
+        """
         from cuecard.core._health import health_report
 
-        return health_report(self.store)
+        key = self._health_key()
+        now = time.monotonic()
+        cached = self._health_cache
+        if cached is not None and cached[0] == key and now - cached[1] < self.health_ttl:
+            return cached[2]
+        report = health_report(self.store)
+        self._health_cache = (key, now, report)
+        return report
 
     def stale_evidence(self, memories: list[Memory]) -> dict[str, list[str]]:
         """Memories (of any status) whose hashed evidence files changed or went away."""
