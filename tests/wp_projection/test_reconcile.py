@@ -267,3 +267,52 @@ def test_sync_cli_exits_1_with_the_reason_on_an_auth_failure(httpserver, root, c
 
 def test_the_site_folder_matches_the_push_side(httpserver) -> None:
     assert settings_for(httpserver).site == site_key(httpserver.url_for("/"))
+
+
+def test_sync_cli_takes_a_json_config_and_options_override_it(
+    httpserver, root, tmp_path, capsys, monkeypatch
+) -> None:
+    serve_site(httpserver, {"MEMORY.md": ("agent", "memory\n")})
+    config = tmp_path / "sync.json"
+    config.write_text(
+        json.dumps(
+            {
+                "site_url": httpserver.url_for("/"),
+                "agent_slug": "wrong",
+                "alias": "cfg",
+                "include_daily": False,
+            }
+        )
+    )
+    monkeypatch.setenv("CUECARD_WP_AUTH", "admin:abcd efgh ijkl")
+    assert (
+        main(
+            [
+                "wp",
+                "sync",
+                "--root",
+                str(root),
+                "--config",
+                str(config),
+                "--agent-slug",
+                "admin",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["site"] == "cfg"
+    assert (root / ".dm-memory/cfg/agents/admin/MEMORY.md").read_text() == "memory\n"
+    assert not any("daily" in req.path for req, _ in httpserver.log)
+    config.write_text("[1, 2]")
+    assert main(["wp", "sync", "--root", str(root), "--config", str(config)]) == 2
+    assert "must hold a JSON object" in capsys.readouterr().err
+
+
+def test_readme_documents_every_subcommand() -> None:
+    from cuecard.wp_projection.cli import SUBCOMMANDS
+
+    readme = (Path(__file__).parents[2] / "packages/wp-projection/README.md").read_text()
+    for name in SUBCOMMANDS:
+        assert f"`{name} " in readme or f"`{name}`" in readme or f"/ `{name} " in readme, name
