@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -196,3 +197,28 @@ def test_random_text_is_accepted_cleanly_or_refused_cleanly(text: str, field: st
     else:
         assert getattr(memory, field) == text.strip()
         assert find_secret(text) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=200),
+    st.sampled_from(["title", "body", "not_derivable"]),
+    st.booleans(),
+    st.sampled_from(["", "password=", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "://u:"]),
+)
+def test_the_file_fast_path_agrees_with_the_field_path(
+    text: str, field: str, ascii_only: bool, prefix: str
+) -> None:
+    from cuecard.core._validate import validate_memory_text
+
+    raw = record(**{field: prefix + text})
+    file_text = json.dumps(raw, indent=2, ensure_ascii=ascii_only)
+    try:
+        expected: object = validate_memory(raw)
+    except ValidationError as exc:
+        expected = sorted(exc.refusals)
+    try:
+        got: object = validate_memory_text(file_text)
+    except ValidationError as exc:
+        got = sorted(exc.refusals)
+    assert got == expected

@@ -29,7 +29,7 @@ from cuecard.core._index import INDEX_VERSION, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
 from cuecard.core._table import write_table
-from cuecard.core._validate import validate_memory
+from cuecard.core._validate import validate_memory_text
 
 __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
@@ -179,7 +179,7 @@ def _compile_memory(memory: Memory) -> dict[str, Any]:
 
 def _compile_file(path: Path, root: Path) -> dict[str, Any]:
     try:
-        memory = validate_memory(json.loads(path.read_text(encoding="utf-8")))
+        memory = validate_memory_text(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
         return {"problem": f"{path.relative_to(root)}: {reason}"}

@@ -78,8 +78,9 @@ def _assignment_values(text: str) -> list[re.Match[str]]:
     return [m for m in _ASSIGNED.finditer(text) if not _NOT_A_VALUE.match(m.group("value"))]
 
 
-# A looser form of every shape, without lookarounds, for RE2: one linear pass over a whole record.
-# A hit sends the text through the precise patterns above; no hit means nothing to find.
+# A looser form of every shape, without lookarounds, for RE2: one linear pass over a whole record
+# (its plain text or its JSON text: quotes may come escaped). A hit sends the text through the
+# precise patterns above; no hit means nothing to find.
 _LOOSE = "|".join(
     (
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY",
@@ -91,7 +92,7 @@ _LOOSE = "|".join(
         r"\bAIza[0-9A-Za-z_-]{35}|\bnpm_[A-Za-z0-9]{36}|\beyJ[A-Za-z0-9_-]{10,}\.eyJ",
         r"(?i:\bbearer\s+[A-Za-z0-9._~+/-]{20,})",
         r"(?i:[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@)",
-        rf"(?i:{_LABEL}[\"']?\s*(?::=|=|:)\s*[\"']?[^\s\"',;]{{6,}})",
+        rf"(?i:{_LABEL}[\\\"']*\s*(?::=|=|:)\s*[\\\"']*[^\s\"',;]{{6,}})",
     )
 )
 

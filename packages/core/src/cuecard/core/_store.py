@@ -35,7 +35,7 @@ from cuecard.core._errors import (
 from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
 from cuecard.core._memory import LIVE, Memory, Status
 from cuecard.core._paths import STORE_DIR, find_root
-from cuecard.core._validate import field_name, validate_memory
+from cuecard.core._validate import field_name, validate_memory, validate_memory_text
 
 __all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
 
@@ -194,8 +194,7 @@ class Store:
             return memories, problems
         for path in sorted(self.memories_dir.glob("*.json")):
             try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
-                memory = validate_memory(raw)
+                memory = validate_memory_text(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(f"{path.relative_to(self.root)}: {reason}")
@@ -227,7 +226,7 @@ class Store:
         memory_id = self.resolve_id(ident)
         path = self.memories_dir / f"{memory_id}.json"
         try:
-            return validate_memory(json.loads(path.read_text(encoding="utf-8")))
+            return validate_memory_text(path.read_text(encoding="utf-8"))
         except OSError:
             raise NotFound(f"no memory {memory_id}") from None
         except ValueError as exc:
