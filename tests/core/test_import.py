@@ -290,3 +290,12 @@ def test_a_nested_agents_md_keeps_its_own_text_and_drops_the_exported_block(stor
     body = _memories(store)[item["id"]]["body"]
     assert body == "# Commands\n\nEvery command logs to `cmd/log.go`."
     assert item["paths"] == ["cmd/**"]
+
+
+def test_two_files_with_one_topic_in_one_import(store: Store) -> None:
+    (store.root / ".claude/rules/Bare.md").write_text(CORPUS[".claude/rules/bare.md"])
+    report = import_rules(store, reviewer="Ana")
+    topics = [i["topic"] for i in report.imported]
+    assert topics.count("rules/claude/bare") == 1
+    reason = next(i["reason"] for i in report.skipped if i.get("topic") == "rules/claude/bare")
+    assert "taken by" in reason

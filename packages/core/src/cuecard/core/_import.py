@@ -130,6 +130,7 @@ def import_rules(
     person = reviewer or _person(root)
     now = store.now()
     staged: list[Memory] = []
+    taken: dict[str, str] = {}
     for fmt, rel in discover_rules(base):
         within = f"{fmt.folder}/{rel}" if fmt.folder else rel
         path = base / within
@@ -159,6 +160,15 @@ def import_rules(
             continue
         topic = rule_topic(fmt, rel)
         digest = hashlib.sha256(data).hexdigest()
+        if topic in taken:
+            report.skipped.append(
+                {
+                    **entry,
+                    "topic": topic,
+                    "reason": f"topic {topic} is taken by {taken[topic]} in this import",
+                }
+            )
+            continue
         holders = [m for m in memories if m.topic == topic and m.live]
         mine = [m for m in memories if m.topic == topic and _ours(m, ref)]
         entry["topic"] = topic
@@ -187,10 +197,10 @@ def import_rules(
             "id": previous.id if previous else str(uuid.uuid4()),
             "topic": topic,
             "kind": "procedure",
-            "status": "active",
+            "status": previous.status.value if previous else "active",
             "title": rule.title,
             "body": rule.body,
-            "not_derivable": _NOT_DERIVABLE.format(tool=fmt.tool, file=shown)[:1000],
+            "not_derivable": _NOT_DERIVABLE.format(tool=fmt.tool, file=ref)[:1000],
             "triggers": [{"on": ["read", "edit", "write"], "paths": globs[:MAX_PATHS]}],
             "evidence": [
                 {
@@ -220,6 +230,7 @@ def import_rules(
             report.skipped.append({**entry, "reason": f"refused: {reasons}"})
             continue
         staged.append(memory)
+        taken[topic] = shown
         done = {**entry, "id": memory.id, "paths": globs[:MAX_PATHS], "truncated": rule.truncated}
         if len(globs) > MAX_PATHS:
             done["notes"] = [f"only the first {MAX_PATHS} of {len(globs)} paths were kept"]
