@@ -360,3 +360,12 @@ def test_symlinked_atoms_are_not_followed(project: Path, tmp_path: Path) -> None
     (project / ".dd/atoms/x/y.json").symlink_to(outside)
     report = migrate(project, project, dry_run=True)
     assert {"file": ".dd/atoms/x/y.json", "reason": "not a regular file"} in report.skipped
+
+
+def test_run_from_a_subfolder_opts_in_the_repository_root(
+    project: Path, monkeypatch, capsys
+) -> None:
+    assert cli(monkeypatch, project / "src" / "billing", "migrate", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["opted_in"] and (project / ".cuecard" / "config.json").is_file()
+    assert not (project / "src" / "billing" / ".cuecard").exists()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from cuecard.core.cli._output import emit_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,13 +38,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
+def _toplevel() -> Path | None:
+    """The git repository around the working folder: where a project is opted in."""
+    import subprocess
+    from pathlib import Path
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = out.stdout.decode("utf-8", "replace").strip()
+    return Path(text).resolve() if out.returncode == 0 and text else None
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from cuecard.core._migrate import migrate
     from cuecard.core._paths import find_root
 
-    root = find_root() or Path.cwd().resolve()
+    root = find_root() or _toplevel() or Path.cwd().resolve()
     source = Path(args.source).expanduser().resolve() if args.source else root
     report = migrate(source, root, dry_run=args.dry_run)
     if args.json:
