@@ -252,7 +252,7 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         except PathRefused as exc:
             return _refuse(422, str(exc))
         queue: DurableQueue = state["queue"]
-        checked[envelope.event_id] = change
+        mine = checked.setdefault(envelope.event_id, change) is change
         future = queue.submit(
             envelope.event_id, site_key(envelope.home_url, settings.aliases), envelope.seq, body
         )
@@ -261,7 +261,8 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         except Exception as exc:
             return _refuse(503, f"queue: could not store the event ({exc})")
         if not fresh:
-            checked.pop(envelope.event_id, None)
+            if mine and checked.get(envelope.event_id) is change:
+                del checked[envelope.event_id]
             return _refuse(409, f"event_id: {envelope.event_id} was already received (replay)")
         return JSONResponse(
             {"queued": True, "event_id": envelope.event_id, "seq": envelope.seq}, status_code=202
