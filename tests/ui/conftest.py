@@ -168,6 +168,13 @@ def make_seeded(base: Path) -> Seeded:
             not_derivable="Finance's use lives outside this repository.",
             triggers=[{"on": ["edit"], "paths": ["legacy/**"]}],
         ),
+        "html": _memory(
+            topic="ui/escaping",
+            status="archived",
+            title='<img src=x onerror="alert(1)"> markup in a title',
+            body='Text with <script>alert("body")</script> and a </textarea> inside src/x.py.',
+            archived_reason="seeded to prove the pages escape memory text",
+        ),
         "migrated": _memory(
             topic="ops/backups",
             status="active",
