@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -283,7 +284,10 @@ def start_ui(root: Path, vault: Path | None, *extra: str) -> Server:
         env=env,
     )
     assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
+    with selectors.DefaultSelector() as selector:  # a bound, so a hung start fails the test
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        ready = selector.select(timeout=120)
+    line = proc.stdout.readline().strip() if ready else ""
     if not line.startswith("http://127.0.0.1:"):
         proc.kill()
         _out, err = proc.communicate(timeout=10)

@@ -19,6 +19,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.ui.conftest import Seeded, Server
 
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+expect.set_options(timeout=20_000)  # a bound on waiting for the page, not a speed assertion
 
 CHROMIUM = "/usr/bin/chromium"
 REFUSED = "Failed to load resource: the server responded with a status of 4"
