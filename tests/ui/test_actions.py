@@ -297,3 +297,11 @@ def test_a_topic_held_by_another_live_memory_is_refused_on_the_topic_field(
     error = answer.json()["errors"][0]
     assert error["field"] == "topic" and "already has a live memory" in error["message"]
     assert seeded.memory_bytes("contested") == before
+
+
+def test_an_edit_that_changes_nothing_writes_nothing(client: httpx.Client, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    current = seeded.memory("candidate")
+    answer = edit(client, seeded.ids["candidate"], title=current["title"], body=current["body"])
+    assert answer.status_code == 200 and answer.json()["fields"] == []
+    assert seeded.memory_bytes("candidate") == before

@@ -99,10 +99,12 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
             changed = sorted(
                 k for k in changes if getattr(updated, k, None) != getattr(memory, k, None)
             )
+            if not changed:
+                return _ok("nothing changed; nothing was written", id=memory.id, fields=[])
             saved = tx.put(updated)
         project.record(saved.id, "edit", fields=changed)
         compiled = project.recompile()
-        said = f"saved {', '.join(changed) or 'no changes'}; the index was recompiled"
+        said = f"saved {', '.join(changed)}; the index was recompiled"
         return _ok(said, id=saved.id, fields=changed, compile=compiled)
 
     def status(request: Request, data: dict[str, Any]) -> JSONResponse:
