@@ -86,9 +86,10 @@ def locked(path: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator
     """Hold an exclusive advisory lock on ``path`` (created if missing) for the ``with`` block.
 
     The kernel drops the lock when its holder dies, so a killed owner never wedges the store.
-    The holder's pid and a token are written into the file for people diagnosing a wait.
+    The holder's pid and a token are written into the file for people diagnosing a wait; a lock
+    path that is a symbolic link is refused (``OSError``), never followed.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -117,6 +117,8 @@ def needs_scrutiny(text: str) -> bool:
 
 def find_secret(text: str) -> str | None:
     """Name the first credential shape in ``text``, or ``None``. The value is never returned."""
+    if _loose()(text) is None:
+        return None
     for name, pattern in _SECRET_SHAPES:
         if pattern.search(text):
             return name
@@ -128,6 +130,8 @@ def find_secret(text: str) -> str | None:
 
 def redact(text: str) -> str:
     """Replace every credential-shaped value in ``text`` with ``[redacted]``."""
+    if _loose()(text) is None:
+        return text
     for _, pattern in _SECRET_SHAPES:
         text = pattern.sub("[redacted]", text)
     for match in reversed(_assignment_values(text)):

@@ -16,6 +16,7 @@ from cuecard.core.__about__ import __version__
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 __all__ = ["BUILTINS", "build_parser", "main"]
 
@@ -57,10 +58,22 @@ def _add_entry_points(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
             )
 
 
-def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        """An argument parser that never guesses: ``--secret`` is not ``--secret-file``."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("allow_abbrev", False)
+            super().__init__(*args, **kwargs)
+
+    return Parser
+
+
+def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+    parser_class = _parser_class()
+    parser = parser_class(
         prog="cuecard",
         description=(
             "cuecard keeps the project knowledge an agent cannot derive from the code and "
@@ -69,9 +82,12 @@ def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 1 refused or failed, 2 usage error. Messages go to stderr.",
     )
     parser.add_argument("--version", action="version", version=f"cuecard {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in BUILTINS.values():
-        importlib.import_module(module).register(subparsers)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
+    for name, module in BUILTINS.items():
+        try:
+            importlib.import_module(module).register(subparsers)
+        except ImportError as exc:  # one broken command must not take the others down
+            print(f"cuecard: warning: command {name!r} failed to load: {exc}", file=sys.stderr)
     if with_entry_points:
         _add_entry_points(subparsers)
     return parser
