@@ -195,3 +195,20 @@ def test_ui_help_names_its_options(tmp_path, cli) -> None:
     assert result.returncode == 0
     for option in ("--port", "--no-browser", "--vault", "--reviewer"):
         assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/..%2F_guard.py",
+        "/static/%2e%2e%2f__init__.py",
+        "/static/app.js%00.css",
+        "/memories/..%2F..%2Fconfig",
+        "/memories/%2e%2e",
+        "/queues/..%2F..%2Fetc",
+    ],
+)
+def test_paths_from_outside_reach_nothing_else(client: httpx.Client, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 404
+    assert "import" not in answer.text and "project_id" not in answer.text
