@@ -49,3 +49,19 @@ def test_re2_loads_only_when_a_check_runs(tmp_path: Path) -> None:
     assert probe(store.root, "edit", "src/a.py") == ("0", "")
     _, heavy = probe(store.root, "run", "", "rm -rf build")
     assert heavy == "re2"
+
+
+def test_classifying_a_command_pulls_in_no_typing_or_dataclasses(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from cuecard.core._event import command_event\n"
+        "from cuecard.core._engine import handle\n"
+        "event = command_event('cd docs && cat api.md | grep x', sys.argv[1])\n"
+        "assert event.kind == 'search' and event.paths == ('docs/api.md',), event\n"
+        "print(','.join(m for m in ('typing', 'dataclasses', 'inspect', 'pathlib') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""

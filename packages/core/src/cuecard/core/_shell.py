@@ -13,19 +13,16 @@ arguments is in :mod:`cuecard.core._shell_programs` and :mod:`cuecard.core._shel
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from cuecard.core._shell_operands import (
-    _WINDOWS,
-    Kind,
-    _Candidate,
-    _candidate,
-    _operands,
-    _Result,
-)
+from cuecard.core._shell_operands import _WINDOWS, _candidate, _operands, _Result
 from cuecard.core._shell_programs import _command, _unwrap
 from cuecard.core._shell_tokens import _MAX_DEPTH, Token, tokenize
+
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from cuecard.core._shell_operands import Kind, _Candidate
 
 __all__ = ["Classified", "Token", "classify", "tokenize"]
 
@@ -33,19 +30,45 @@ _RANK: dict[str, int] = {"read": 0, "search": 1, "run": 2}
 _MAX_CWD = 1024  # a longer cd chain makes the cwd unknown (keeps cd chains linear)
 
 
-@dataclass(frozen=True, slots=True)
 class Classified:
-    """What a shell command does, as a trigger event sees it."""
+    """What a shell command does, as a trigger event sees it.
 
-    kind: Kind
-    paths: tuple[str, ...]
-    """Paths the command names, with earlier ``cd`` applied and posix-normalised; absolute ones
-    stay absolute, and ``~``, ``$VAR`` paths (or any after an unknown ``cd``) stay as written."""
-    parts: tuple[tuple[str, ...], ...]
-    """argv of every simple command in order (each before the substitutions inside it), without
-    leading ``VAR=value`` assignments and wrappers (``sudo``, ``env``, ``time``, ``nohup``, …)."""
-    patterns: tuple[str, ...]
-    """Search patterns of grep, rg, ag, ack, ``git grep``, ``find -name`` and fd."""
+    - ``kind``: ``read``, ``search`` or ``run``;
+    - ``paths``: paths the command names, with earlier ``cd`` applied and posix-normalised;
+      absolute ones stay absolute, and ``~``, ``$VAR`` paths (or any after an unknown ``cd``)
+      stay as written;
+    - ``parts``: argv of every simple command in order (each before the substitutions inside
+      it), without leading ``VAR=value`` assignments and wrappers (``sudo``, ``env``, ``time``…);
+    - ``patterns``: search patterns of grep, rg, ag, ack, ``git grep``, ``find -name`` and fd.
+    """
+
+    __slots__ = ("kind", "parts", "paths", "patterns")
+
+    def __init__(
+        self,
+        kind: Kind,
+        paths: tuple[str, ...],
+        parts: tuple[tuple[str, ...], ...],
+        patterns: tuple[str, ...],
+    ) -> None:
+        self.kind: Kind = kind
+        self.paths = paths
+        self.parts = parts
+        self.patterns = patterns
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Classified):
+            return NotImplemented
+        mine = (self.kind, self.paths, self.parts, self.patterns)
+        return mine == (other.kind, other.paths, other.parts, other.patterns)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Classified(kind={self.kind!r}, paths={self.paths!r}, parts={self.parts!r}, "
+            f"patterns={self.patterns!r})"
+        )
 
 
 def classify(command: str) -> Classified:
@@ -61,15 +84,17 @@ def classify(command: str) -> Classified:
 # --- walker ----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class _Acc:
-    rank: int = 0
-    commands: int = 0
-    depth: int = 0
-    bad: bool = False
-    paths: list[str] = field(default_factory=list)
-    parts: list[tuple[str, ...]] = field(default_factory=list)
-    patterns: list[str] = field(default_factory=list)
+    __slots__ = ("bad", "commands", "depth", "parts", "paths", "patterns", "rank")
+
+    def __init__(self) -> None:
+        self.rank = 0
+        self.commands = 0
+        self.depth = 0
+        self.bad = False
+        self.paths: list[str] = []
+        self.parts: list[tuple[str, ...]] = []
+        self.patterns: list[str] = []
 
 
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{"})

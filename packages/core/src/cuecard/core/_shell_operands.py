@@ -10,13 +10,16 @@ for any program no table knows; :mod:`cuecard.core._shell_programs` says which p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 from cuecard.core._shell_tokens import Token
 
-Kind = Literal["read", "search", "run"]
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Literal
+
+if TYPE_CHECKING:
+    Kind = Literal["read", "search", "run"]
 _Candidate = tuple[str, str]  # (text, mode): "rel" joins the cwd, "root" does not, "asis" is kept
 _NONE: frozenset[str] = frozenset()
 _WINDOWS = re.compile(r"[A-Za-z]:[\\/]")
@@ -24,15 +27,26 @@ _PATHLIKE = re.compile(r"(?:\.{0,2}/)?[\w.@%+,~-]+(?:/[\w.@%+,~-]*)*/?")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 
 
-@dataclass(slots=True)
 class _Result:
-    kind: Kind = "read"
-    paths: list[_Candidate] = field(default_factory=list)
-    patterns: list[str] = field(default_factory=list)
-    implicit_dir: bool = False  # with no path operand, the command works on its cwd
+    """What one simple command does: its kind, the paths and patterns it names."""
+
+    __slots__ = ("implicit_dir", "kind", "paths", "patterns")
+
+    def __init__(
+        self,
+        kind: Kind = "read",
+        paths: list[_Candidate] | None = None,
+        patterns: list[str] | None = None,
+        implicit_dir: bool = False,  # with no path operand, the command works on its cwd
+    ) -> None:
+        self.kind: Kind = kind
+        self.paths: list[_Candidate] = paths if paths is not None else []
+        self.patterns: list[str] = patterns if patterns is not None else []
+        self.implicit_dir = implicit_dir
 
 
-_Handler = Callable[[list[Token]], _Result]
+if TYPE_CHECKING:
+    _Handler = Callable[[list[Token]], _Result]
 
 
 def _operands(

@@ -21,7 +21,6 @@ from cuecard.core._shell_operands import (
     _candidate,
     _fd,
     _find,
-    _Handler,
     _limited,
     _mutator,
     _neutral,
@@ -33,6 +32,10 @@ from cuecard.core._shell_operands import (
     _searcher,
 )
 from cuecard.core._shell_tokens import Token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core._shell_operands import _Handler
 
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _REV = re.compile(

@@ -8,7 +8,11 @@ redirections, heredocs and here-strings, and never raises: malformed input ends 
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing costs a hook process more than classifying a command
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
 
 __all__ = ["Token", "tokenize"]
 
@@ -37,8 +41,18 @@ _ANSI_ESCAPES = {
 }  # fmt: skip
 
 
-class Token(NamedTuple):
-    """One shell token (a named tuple: the tokenizer makes many, and tuples are cheap).
+if TYPE_CHECKING:
+
+    class Token(NamedTuple):
+        kind: Literal["word", "op", "redir", "heredoc", "error"]
+        text: str
+        raw: str = ""
+        expands: bool = False
+        subs: tuple[tuple[Token, ...], ...] = ()
+
+else:
+    Token = namedtuple("Token", "kind text raw expands subs", defaults=("", False, ()))
+    Token.__doc__ = """One shell token, a named tuple (the tokenizer makes many; tuples are cheap).
 
     ``kind`` is ``word``, ``op`` (``|``, ``||``, ``&&``, ``;``, ``&``, ``(``, ``)``, newline, …),
     ``redir`` (the operator, e.g. ``2>``, ``>>``, ``<<-``; its target is the next word token),
@@ -48,12 +62,6 @@ class Token(NamedTuple):
     would expand it (``$…``, backticks, a leading ``~``, ``<(…)``), and ``subs`` the tokens of the
     command substitutions inside it (also of an unquoted heredoc body).
     """
-
-    kind: Literal["word", "op", "redir", "heredoc", "error"]
-    text: str
-    raw: str = ""
-    expands: bool = False
-    subs: tuple[tuple[Token, ...], ...] = ()
 
 
 _OPERATORS = ("\n", ";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
