@@ -370,18 +370,16 @@ class RecallIndex:
         avgdl = max(int(stats.get("length", 0)) / docs, 1.0)
         # Okapi BM25 (the form of SQLite FTS5 and rank_bm25): per term
         # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl)), summed in SQLite.
-        weights: list[object] = []
+        part = "SELECT doc, ? * tf / (tf + ? + ? * len) AS w FROM postings WHERE term = ?"
+        params: list[object] = []
         for term in present:
             df = dfs[term]
-            weights += [term, max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6)]
-        case = " ".join("WHEN ? THEN ?" for _ in present)
-        marks = ",".join("?" * len(present))
+            weight = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            params += [weight, K1 * (1 - B), K1 * B / avgdl, term]
         ranked = conn.execute(
-            f"SELECT doc, SUM((CASE term {case} END) * tf * {K1 + 1!r} / "  # noqa: S608
-            f"(tf + {K1 * (1 - B)!r} + {K1 * B / avgdl!r} * len)) AS score "
-            f"FROM postings WHERE term IN ({marks}) GROUP BY doc "
-            "ORDER BY score DESC, doc LIMIT ?",
-            [*weights, *present, limit],
+            f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
+            "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
+            [*params, limit],
         ).fetchall()
         if not ranked:
             return []
