@@ -1,0 +1,47 @@
+"""The README documents every command and setting, and its set-up commands are the real ones."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from cuecard.core._config import ProjectConfig, RetireOptions
+from cuecard.core.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def commands() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sorted(sub.choices)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_is_in_the_readme(name: str) -> None:
+    assert f"`cuecard {name}" in README or f"cuecard {name} " in README
+
+
+@pytest.mark.parametrize(
+    "key",
+    [*ProjectConfig.model_fields, *(f"retire.{k}" for k in RetireOptions.model_fields)],
+)
+def test_every_setting_is_in_the_readme(key: str) -> None:
+    if key == "retire":
+        return
+    assert f"`{key}`" in README
+
+
+def test_the_setup_commands_are_real_scripts() -> None:
+    block = re.search(r"## Set up.*?```sh\n(.*?)```", README, re.S)
+    assert block is not None
+    lines = [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    assert lines == ["scripts/quickstart", "scripts/test"]
+    for line in lines:
+        assert os.access(ROOT / line, os.X_OK)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == "scripts/test", "CI runs exactly the README's test command, last"
