@@ -305,3 +305,35 @@ def test_an_edit_that_changes_nothing_writes_nothing(client: httpx.Client, seede
     answer = edit(client, seeded.ids["candidate"], title=current["title"], body=current["body"])
     assert answer.status_code == 200 and answer.json()["fields"] == []
     assert seeded.memory_bytes("candidate") == before
+
+
+def test_accepting_a_batch_carries_out_its_archive_requests_on_live_targets(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    from cuecard.core import Store
+
+    store = Store(seeded.root)
+    requests = [
+        {"id": "11111111-1111-4111-8111-111111111111", "target": seeded.ids["target"]},
+        {"id": "22222222-2222-4222-8222-222222222222", "target": seeded.ids["html"]},
+    ]
+    with store.transaction() as tx:
+        for item in requests:
+            tx.put_request(
+                {
+                    **item,
+                    "request": "archive",
+                    "reason": "gone",
+                    "batch": "b2",
+                    "source": "agent",
+                    "created_at": "2026-11-20T00:00:00+00:00",
+                }
+            )
+    answer = client.post("/api/batch", json={"batch": "b2", "decision": "accept"})
+    assert answer.status_code == 200, answer.text
+    assert sorted(answer.json()["done"]) == sorted(r["id"] for r in requests)
+    assert seeded.memory("target")["status"] == "archived"
+    assert seeded.memory("html")["archived_reason"].startswith("seeded"), "not live: untouched"
+    for item in requests:
+        saved = json.loads((seeded.root / f".cuecard/requests/{item['id']}.json").read_text())
+        assert saved["resolved"] == "archived"
