@@ -9,7 +9,6 @@ function flash(message, kind) {
   box.textContent = message;
   box.className = "flash " + (kind || "ok");
   box.hidden = false;
-  box.focus && box.setAttribute("tabindex", "-1");
 }
 
 async function post(url, body) {
