@@ -337,3 +337,26 @@ def test_accepting_a_batch_carries_out_its_archive_requests_on_live_targets(
     for item in requests:
         saved = json.loads((seeded.root / f".cuecard/requests/{item['id']}.json").read_text())
         assert saved["resolved"] == "archived"
+
+
+def test_a_check_is_saved_compiled_and_shown_for_editing(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    check = {
+        "if_command": r"make deploy .*--force",
+        "violates": ["make deploy --force"],
+        "passes": ["make deploy"],
+        "message": "never force a deploy <after 15:00>",
+    }
+    answer = edit(client, seeded.ids["contested"], check=check)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["compile"]["left_out"] == []
+    assert seeded.memory("contested")["check"]["if_command"] == check["if_command"]
+    page = client.get(f"/memories/{seeded.ids['contested']}").text
+    assert "never force a deploy &lt;after 15:00&gt;" in page
+    broken = {**check, "passes": ["make deploy --force"]}  # the example contradicts the check
+    answer = edit(client, seeded.ids["contested"], check=broken)
+    assert answer.status_code == 200
+    left_out = answer.json()["compile"]["left_out"]
+    assert [item["id"] for item in left_out] == [seeded.ids["contested"]]
+    assert "its check was left out of the index" in answer.json()["message"]

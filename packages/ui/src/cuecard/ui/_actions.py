@@ -105,6 +105,9 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         project.record(saved.id, "edit", fields=changed)
         compiled = project.recompile()
         said = f"saved {', '.join(changed)}; the index was recompiled"
+        for item in compiled["left_out"]:
+            if item.get("id") == saved.id:
+                said += f"; its check was left out of the index: {item.get('reason')}"
         return _ok(said, id=saved.id, fields=changed, compile=compiled)
 
     def status(request: Request, data: dict[str, Any]) -> JSONResponse:
