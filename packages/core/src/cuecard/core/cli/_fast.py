@@ -1,8 +1,9 @@
 """The per-call commands' fast path: ``vault search`` and ``recall`` without argparse.
 
-Their argument grammar is small (words, ``--limit N``, ``--vault PATH``, ``--json``, ``--``), so
-it is read by hand; anything else (``--help``, an unknown option, a bad value, no query) returns
-``None`` and the full argparse CLI handles it, with its usual messages and exit codes.
+Their argument grammar is small (words, ``--limit N``, ``--vault PATH``, ``--json``, ``--``, and
+for ``vault search`` also ``--mode bm25|hybrid`` and ``--explain``), so it is read by hand;
+anything else (``--help``, an unknown option, a bad value, no query) returns ``None`` and the
+full argparse CLI handles it, with its usual messages and exit codes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ __all__ = ["fast_command"]
 LIMIT_RANGE = (1, 100)
 
 
-def _parse(words: list[str]) -> tuple[list[str], int, str | None, bool] | None:
+def _parse(
+    words: list[str], extra: dict[str, object] | None = None
+) -> tuple[list[str], int, str | None, bool] | None:
+    """The query, limit, vault and --json; ``extra`` (when given) takes --mode and --explain."""
     query: list[str] = []
     limit, vault, as_json = 8, None, False
     i = 0
@@ -38,6 +42,17 @@ def _parse(words: list[str]) -> tuple[list[str], int, str | None, bool] | None:
                 limit = int(value)
         elif word == "--json":
             as_json = True
+        elif extra is not None and name == "--mode":
+            if not eq:
+                if i + 1 >= len(words):
+                    return None
+                i += 1
+                value = words[i]
+            if value not in ("bm25", "hybrid"):
+                return None
+            extra["mode"] = value
+        elif extra is not None and word == "--explain":
+            extra["explain"] = True
         elif word.startswith("-") and word != "-":
             return None
         else:
@@ -50,8 +65,9 @@ def _parse(words: list[str]) -> tuple[list[str], int, str | None, bool] | None:
 
 def fast_command(argv: list[str]) -> Callable[[], int] | None:
     """A runner for a per-call command line, or ``None`` to use the full CLI."""
+    extra: dict[str, object] = {}
     if argv[:2] == ["vault", "search"]:
-        parsed = _parse(argv[2:])
+        parsed = _parse(argv[2:], extra)
         from_module = "run_search"
     elif argv[:1] == ["recall"]:
         parsed = _parse(argv[1:])
@@ -69,7 +85,7 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
             from cuecard.core.vault import _search
 
             command = getattr(_search, from_module)
-            return int(command(vault, " ".join(query), limit, as_json))
+            return int(command(vault, " ".join(query), limit, as_json, **extra))
         except (CuecardError, KeyboardInterrupt) as exc:
             from cuecard.core.cli._output import run_command
 

@@ -30,11 +30,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "addresses, Chinese, Japanese and Korean text) and print the best, redacted and "
             "wrapped in <memory-data>. The index is brought up to date first (only changed "
             "notes are read). Returned facts count as used, for `vault forget`. --json prints "
-            "keys: query, count, results (each note, id, text, score)."
+            "keys: query, count, results (each note, id, text, score); in hybrid mode or with "
+            "--explain also mode, and with --explain explain (streams, expansion, vectors_off) "
+            "and each result's ranks."
         ),
     )
     parser.add_argument("query", nargs="+", help="what to look for")
     parser.add_argument("--limit", type=limit_arg, default=8, help="most results (1-100, 8)")
+    parser.add_argument(
+        "--mode",
+        choices=("bm25", "hybrid"),
+        default=None,
+        help="bm25, or hybrid (BM25, the concept graph and, with cuecard-core[vectors], local "
+        "vectors, fused by RRF); default: config recall.mode (bm25, hybrid, or auto: hybrid "
+        "when the vectors extra is installed), else bm25",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="show each result's rank in every stream"
+    )
     add_common(parser)
     parser.set_defaults(run=run)
 
@@ -42,4 +55,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.vault._search import run_search
 
-    return run_search(args.vault, " ".join(args.query), args.limit, args.json)
+    return run_search(
+        args.vault, " ".join(args.query), args.limit, args.json, args.mode, args.explain
+    )

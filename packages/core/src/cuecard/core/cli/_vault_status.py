@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Show the vault and its layout, the recall index (notes and facts held; status never "
             "reindexes), the submissions waiting in the inbox (README files not counted), the "
             "conflicts waiting, and when facts were last promoted. --json prints keys: vault, "
-            "layout, index (path, exists, notes, facts), pending, conflicts, last_promotion."
+            "layout, index (path, exists, notes, facts), pending, conflicts, last_promotion, "
+            "recall (mode, configured, streams, vectors)."
         ),
     )
     add_common(parser)
@@ -39,4 +40,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"inbox: {info['pending']} submission(s) waiting for review")
     print(f"conflicts waiting: {info['conflicts']}")
     print(f"last promotion: {info['last_promotion'] or 'never'}")
+    recall = info["recall"]
+    print(f"search mode: {recall['mode']} ({', '.join(recall['streams'])})")
+    print(f"local vectors: {recall['vectors']}")
     return 0

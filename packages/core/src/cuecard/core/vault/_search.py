@@ -44,11 +44,25 @@ def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
     return hits
 
 
-def run_search(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
+def run_search(
+    vault_arg: str | None,
+    query: str,
+    limit: int,
+    as_json: bool,
+    mode: str | None = None,
+    explain: bool = False,
+) -> int:
     from cuecard.core.vault._location import resolve_vault_path
     from cuecard.core.vault._render import hit_json, render_hits
 
-    hits = _vault_hits(resolve_vault_path(vault_arg), query, limit)
+    root = resolve_vault_path(vault_arg)
+    # Hybrid search (and --explain) run in vault._hybrid; plain BM25 stays on this path.
+    from cuecard.core.vault._hybrid import run_hybrid
+
+    done = run_hybrid(root, query, limit, as_json, mode, explain)
+    if done is not None:
+        return done
+    hits = _vault_hits(root, query, limit)
     if as_json:
         results = [hit_json(h) for h in hits]
         print_json({"query": query, "count": len(results), "results": results})

@@ -37,4 +37,25 @@ def status(vault: Vault) -> dict[str, Any]:
         "pending": len(vault.inbox_files()),
         "conflicts": len(queue(vault)),
         "last_promotion": last,
+        "recall": recall_mode(),
+    }
+
+
+def recall_mode() -> dict[str, Any]:
+    """How ``vault search`` ranks by default: mode, the streams it fuses, whether vectors run."""
+    from cuecard.core.vault._hybrid import load_settings, resolve_mode, vectors_state
+
+    settings = load_settings()
+    mode = resolve_mode(None, settings)
+    why = vectors_state()
+    streams = ["bm25"]
+    if mode == "hybrid":
+        streams += [n for n in ("graph", "vectors") if settings.weights[n] > 0]
+        if why is not None and "vectors" in streams:
+            streams.remove("vectors")
+    return {
+        "mode": mode,
+        "configured": settings.mode,
+        "streams": streams,
+        "vectors": "available" if why is None else why,
     }
