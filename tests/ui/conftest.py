@@ -334,7 +334,7 @@ def ui(seeded: Seeded) -> Iterator[Server]:
 class InThread:
     """The same app and uvicorn server as `cuecard ui`, run in a thread (no process start-up)."""
 
-    def __init__(self, seeded: Seeded) -> None:
+    def __init__(self, seeded: Seeded, *, vault: bool = True) -> None:
         import threading
 
         import uvicorn
@@ -342,7 +342,9 @@ class InThread:
         from cuecard.ui import Project, bind, build_app
 
         self.served = bind(0)
-        project = Project(Store.open(seeded.root), vault_path=seeded.vault, reviewer="tester")
+        project = Project(
+            Store.open(seeded.root), vault_path=seeded.vault if vault else None, reviewer="tester"
+        )
         config = uvicorn.Config(
             build_app(project, self.served.guard), log_level="warning", lifespan="off"
         )

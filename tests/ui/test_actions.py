@@ -360,3 +360,33 @@ def test_a_check_is_saved_compiled_and_shown_for_editing(
     left_out = answer.json()["compile"]["left_out"]
     assert [item["id"] for item in left_out] == [seeded.ids["contested"]]
     assert "its check was left out of the index" in answer.json()["message"]
+
+
+def test_the_vault_inbox_is_reviewed_and_promoted(client: httpx.Client, seeded: Seeded) -> None:
+    from cuecard.core.vault import Vault, submit
+
+    submit(Vault.open(seeded.vault), "agent", ["The release train leaves every Tuesday at noon"])
+    reviewed = client.post("/api/vault/review", json={})
+    assert reviewed.status_code == 200 and "1 pending" in reviewed.json()["message"]
+    page = client.get("/queues/vault-pending").text
+    assert "The release train leaves every Tuesday at noon" in page
+    applied = client.post("/api/vault/apply", json={})
+    assert applied.status_code == 200 and "promoted 1 fact(s)" in applied.json()["message"]
+    notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
+    assert "The release train leaves every Tuesday at noon" in notes
+    forgot = client.post("/api/vault/forget", json={})
+    assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
+
+
+def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
+    from tests.ui.conftest import InThread
+
+    running = InThread(seeded, vault=False)
+    c = Server(running.served.url, None).client()
+    try:
+        answer = c.post("/api/vault/apply", json={})
+        assert answer.status_code == 404 and "no vault is configured" in answer.text
+        assert "No vault is configured" in c.get("/queues/vault-conflicts").text
+    finally:
+        c.close()
+        running.stop()
