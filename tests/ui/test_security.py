@@ -212,3 +212,12 @@ def test_paths_from_outside_reach_nothing_else(client: httpx.Client, path: str) 
     answer = client.get(path)
     assert answer.status_code == 404
     assert "import" not in answer.text and "project_id" not in answer.text
+
+
+def test_other_apps_cookies_on_the_same_host_do_not_hide_the_key(ui: Server) -> None:
+    mine = f"cuecard_ui_{ui.port}={ui.key}"
+    for header in (f'junk="a;b; {mine}', f"a=b; {mine}; c=\\x", f"{mine}"):
+        answer = httpx.get(ui.base + "/settings", headers={"Cookie": header})
+        assert answer.status_code == 200, header
+    other_port = f"cuecard_ui_{ui.port + 1}={ui.key}"
+    assert httpx.get(ui.base + "/", headers={"Cookie": other_port}).status_code == 403

@@ -23,7 +23,6 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -130,13 +129,8 @@ class Guard:
             rest = urlencode([(k, v) for k, v in pairs if k != "key"])
             location = quote(scope.get("path", "/")) + (f"?{rest}" if rest else "")
             return _redirect(location, settings.cookie, settings.key)
-        cookie = SimpleCookie()
-        try:
-            cookie.load(headers.get("cookie", ""))
-        except Exception:  # a malformed Cookie header holds no key
-            cookie = SimpleCookie()
-        held = cookie.get(settings.cookie)
-        if held is None or not _same(held.value, settings.key):
+        held = _cookie(headers.get("cookie", ""), settings.cookie)
+        if held is None or not _same(held, settings.key):
             return _error(
                 403,
                 "ui_key_required",
@@ -179,6 +173,15 @@ class Guard:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+def _cookie(header: str, name: str) -> str | None:
+    """The value of cookie ``name``; other cookies (other apps on 127.0.0.1) may be malformed."""
+    for part in header.split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value.strip().strip('"')
+    return None
 
 
 def _replay(body: bytes) -> Receive:
