@@ -275,6 +275,7 @@ def start_ui(root: Path, vault: Path | None, *extra: str) -> Server:
     env = {**os.environ}
     env.pop("CUECARD_PROJECT_DIR", None)
     env.pop("CUECARD_VAULT", None)
+    env["XDG_CONFIG_HOME"] = str(root.parent / "config")  # never the user's configured vault
     proc = subprocess.Popen(
         [*args, *extra],
         cwd=root,

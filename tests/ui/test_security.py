@@ -221,3 +221,20 @@ def test_other_apps_cookies_on_the_same_host_do_not_hide_the_key(ui: Server) -> 
         assert answer.status_code == 200, header
     other_port = f"cuecard_ui_{ui.port + 1}={ui.key}"
     assert httpx.get(ui.base + "/", headers={"Cookie": other_port}).status_code == 403
+
+
+def test_ui_serves_until_interrupted_and_a_port_in_use_is_a_usage_error(
+    seeded: Seeded, ui: Server, cli
+) -> None:
+    from tests.ui.conftest import start_ui, stop_ui
+
+    second = start_ui(seeded.root, None)
+    assert second.key != ui.key, "every start makes a fresh key"
+    with httpx.Client(base_url=second.base) as c:
+        assert c.get(second.url).status_code == 303
+        assert "No vault is configured" in c.get("/queues/vault-pending").text
+    err = stop_ui(second)
+    assert second.proc is not None and second.proc.returncode == 0
+    assert "cuecard ui: stopped" in err
+    taken = cli("ui", "--no-browser", "--port", str(ui.port), cwd=seeded.root)
+    assert taken.returncode == 2 and f"--port {ui.port}" in taken.stderr
