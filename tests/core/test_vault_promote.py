@@ -13,6 +13,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cuecard.core.cli import main
 from cuecard.core.vault import Vault
@@ -396,3 +398,36 @@ def test_a_fact_returned_by_show_is_not_forgotten(v: V) -> None:
 def test_forget_never_touches_the_index_note_or_superseded_history(v: V) -> None:
     _stamped(v, 200, "see the tools note for linters", note="index")
     assert v.json("forget")["candidates"] == []
+
+
+# -- the pending list round-trips any fact -------------------------------------------------------
+
+_FACT = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
+        min_size=1,
+        max_size=60,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(facts=st.lists(_FACT, min_size=1, max_size=5), replaces=_FACT)
+def test_pending_list_round_trips_any_fact(tmp_path: Path, facts: list[str], replaces: str) -> None:
+    from cuecard.core.vault._layout import LAYOUTS
+    from cuecard.core.vault._promote import Pending, Review, parse_pending, render_pending
+
+    for layout in LAYOUTS.values():
+        vault = Vault(tmp_path / layout.name, layout)
+        pending = [
+            Pending(f, "env", "dsh-20260101-000000-01.md", replaces if i % 2 else "")
+            for i, f in enumerate(facts)
+        ]
+        text = render_pending(vault, Review(pending=pending, sources=["a.md"]), "apply")
+        entries, sources = parse_pending(layout, text)
+        assert sources == ["a.md"]
+        assert entries == pending
