@@ -136,3 +136,13 @@ def test_a_torn_file_is_reported_not_fatal(project: Path) -> None:
 
 def test_the_console_script_is_installed() -> None:
     assert (BIN / "cuecard").exists()
+
+
+def test_config_changes_go_through_the_transaction(project: Path) -> None:
+    from cuecard.core import Store
+
+    store = Store.open(project)
+    with store.transaction() as tx:
+        tx.put_config(store.config().model_copy(update={"auto_accept": False}))
+    assert json.loads((project / ".cuecard/config.json").read_text())["auto_accept"] is False
+    assert store.config().auto_accept is False

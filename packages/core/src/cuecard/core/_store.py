@@ -80,6 +80,10 @@ class Transaction:
         ident = str(uuid.UUID(str(request["id"])))
         self._writes[f"requests/{ident}.json"] = json.dumps(request, indent=2) + "\n"
 
+    def put_config(self, config: ProjectConfig) -> None:
+        """Stage a new ``config.json`` (already validated by its model)."""
+        self._writes["config.json"] = json.dumps(config.model_dump(mode="json"), indent=2) + "\n"
+
     def get(self, memory_id: str) -> Memory:
         """A memory as this transaction will leave it."""
         return self._memories.get(memory_id) or self._store.get(memory_id)
