@@ -299,3 +299,22 @@ def test_two_files_with_one_topic_in_one_import(store: Store) -> None:
     assert topics.count("rules/claude/bare") == 1
     reason = next(i["reason"] for i in report.skipped if i.get("topic") == "rules/claude/bare")
     assert "taken by" in reason
+
+
+def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_written(
+    store: Store, tmp_path: Path
+) -> None:
+    from cuecard.core._export import export_rules
+
+    outside = tmp_path / "outside"
+    (outside / "rules").mkdir(parents=True)
+    (outside / "rules" / "leak.md").write_text(CORPUS[".claude/rules/python.md"])
+    (store.root / ".windsurf").rename(tmp_path / "windsurf-moved")
+    (store.root / ".windsurf").symlink_to(outside)
+    report = import_rules(store, reviewer="Ana", dry_run=True)
+    assert not any("windsurf" in i["file"] for i in report.imported + report.skipped)
+    add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
+    (store.root / ".cursor" / "rules" / "cuecard").symlink_to(outside / "rules")
+    result = export_rules(store.memories(), "cursor", store.root)
+    assert result.written == [] and result.skipped[0]["reason"] == "the folder is a symbolic link"
+    assert sorted(p.name for p in (outside / "rules").iterdir()) == ["leak.md"]

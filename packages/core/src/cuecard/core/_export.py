@@ -118,6 +118,9 @@ def export_rules(memories: list[Memory], target: str, out: Path) -> ExportReport
     chosen = sorted((m for m in memories if _exportable(m, target)), key=lambda m: (m.topic, m.id))
     if target == "agents-md":
         path = out / "AGENTS.md"
+        if path.is_symlink():
+            report.skipped.append({"file": "AGENTS.md", "reason": "it is a symbolic link"})
+            return report
         try:
             current = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -144,7 +147,7 @@ def export_rules(memories: list[Memory], target: str, out: Path) -> ExportReport
     wanted: dict[str, str] = {}
     for memory in chosen:
         wanted[f"{_slug(memory.topic)}{suffix}"] = render_rule(target, memory)
-    if folder.is_symlink():
+    if not folder.resolve().is_relative_to(out.resolve() / folder_rel):
         report.skipped.append({"file": folder_rel, "reason": "the folder is a symbolic link"})
         return report
     existing = sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []

@@ -79,10 +79,11 @@ def _nested(base: Path) -> list[tuple[RuleFormat, str]]:
 def discover_rules(base: Path) -> list[tuple[RuleFormat, str]]:
     """Rule files under ``base``: ``(format, path relative to the format's folder)``."""
     found: list[tuple[RuleFormat, str]] = _nested(base)
+    real_base = base.resolve()
     for fmt in FORMATS:
         folder = base / fmt.folder
-        if not folder.is_dir() or folder.is_symlink():
-            continue
+        if not folder.is_dir() or not folder.resolve().is_relative_to(real_base / fmt.folder):
+            continue  # a rules folder reached through a symbolic link is not read
         for path in sorted(folder.rglob(f"*{fmt.suffix}")):
             rel = path.relative_to(folder).as_posix()
             if not path.name.startswith("."):
