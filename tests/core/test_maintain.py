@@ -311,3 +311,15 @@ def test_lines_appended_while_maintenance_runs_are_never_lost(store: Store) -> N
     total = 3 * per_writer
     assert len(read_history(store.local_dir).deliveries) == total
     assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(total,)]
+
+
+def test_a_damaged_database_is_set_aside_and_a_new_one_begun(store: Store) -> None:
+    record_session(store, "s1", at=NOW - DAY, calls=[("read", "src/a.py")])
+    store.local_dir.mkdir(parents=True, exist_ok=True)
+    (store.local_dir / "telemetry.sqlite").write_bytes(b"not a database" * 100)
+    assert health_report(store)["sessions"] == 1  # health reads around it
+    report = maintain(store, clock=lambda: NOW)
+    assert report.sessions_rolled == 1
+    kept = list(store.local_dir.glob("telemetry.sqlite.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes().startswith(b"not a database")
+    assert _db(store, "SELECT COUNT(*) FROM sessions") == [(1,)]

@@ -158,7 +158,14 @@ class Telemetry:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(path, timeout=30)
-            self.conn.executescript(_SCHEMA)
+            try:
+                self.conn.executescript(_SCHEMA)
+            except sqlite3.DatabaseError:
+                # A damaged database is set aside (kept, never deleted) and a new one begun.
+                self.conn.close()
+                os.replace(path, path.with_name(f"{path.name}.damaged-{uuid.uuid4().hex[:8]}"))
+                self.conn = sqlite3.connect(path, timeout=30)
+                self.conn.executescript(_SCHEMA)
 
     def close(self) -> None:
         self.conn.close()
