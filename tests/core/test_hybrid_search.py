@@ -87,6 +87,10 @@ def results(value: dict[str, object]) -> list[dict[str, object]]:
 
 
 def write_config(tmp_path: Path, text: str) -> None:
+    """The user config; the vector stream (tested in test_hybrid_vectors) is off unless the
+    text sets weights, so these tests run the standard-library streams only, and fast."""
+    if "[recall]\n" in text and "weights" not in text:
+        text = text.replace("[recall]\n", "[recall]\nweights = { vectors = 0 }\n")
     path = tmp_path / "config" / "cuecard" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -127,6 +131,7 @@ def test_graph_concepts_include_cjk_bigrams(cc: Run, tmp_path: Path) -> None:
 
 def test_lone_cjk_characters_and_numbers_are_not_concepts(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
     value = search(cc, root, "--mode", "hybrid", "--explain", "--limit", "20", "天 5433")
     explain = value["explain"]
     assert isinstance(explain, dict)
@@ -142,6 +147,7 @@ def test_lone_cjk_characters_and_numbers_are_not_concepts(cc: Run, tmp_path: Pat
 
 def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
     value = search(cc, root, "--mode", "hybrid", "--explain", "staging", "nginx")
     rows = results(value)
     assert value["mode"] == "hybrid"
@@ -153,7 +159,7 @@ def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> N
         assert isinstance(ranks, dict)
         expected = sum(
             w / (60 + r)
-            for w, r in ((1.0, ranks["bm25"]), (0.8, ranks["graph"]))
+            for w, r in ((1.0, ranks["bm25"]), (0.8, ranks["graph"]), (1.0, ranks.get("vectors")))
             if isinstance(r, int)
         )
         assert float(str(row["score"])) == pytest.approx(expected, abs=1e-6)
@@ -170,11 +176,13 @@ def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> N
 
 def test_weights_from_config_decide_the_order(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
-    write_config(tmp_path, "[recall]\nweights = { graph = 0 }\nper_note = 100\n")
+    write_config(tmp_path, "[recall]\nweights = { graph = 0, vectors = 0 }\nper_note = 100\n")
     only_bm25 = search(cc, root, "--mode", "hybrid", "--explain", "liveness", "kubelet")
     plain = search(cc, root, "--mode", "bm25", "liveness", "kubelet")
     assert [r["id"] for r in results(only_bm25)] == [r["id"] for r in results(plain)]
-    write_config(tmp_path, "[recall]\nweights = { bm25 = 0, graph = 1 }\nper_note = 100\n")
+    write_config(
+        tmp_path, "[recall]\nweights = { bm25 = 0, graph = 1, vectors = 0 }\nper_note = 100\n"
+    )
     only_graph = search(cc, root, "--mode", "hybrid", "--explain", "liveness", "kubelet")
     graph_ranks = [r["ranks"]["graph"] for r in results(only_graph)]  # type: ignore[index]
     assert graph_ranks == sorted(graph_ranks)
@@ -183,6 +191,7 @@ def test_weights_from_config_decide_the_order(cc: Run, tmp_path: Path) -> None:
 
 def test_per_note_cap(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
     value = search(cc, root, "--mode", "hybrid", "--limit", "20", "kubelet", "staging")
     notes = [r["note"] for r in results(value)]
     assert notes.count("tools.md") == 3  # the default cap
@@ -342,6 +351,7 @@ def test_status_says_the_mode(cc: Run, tmp_path: Path) -> None:
 
 def test_hybrid_output_is_redacted_and_cannot_close_the_block(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
     path = Vault.open(root).note_file("tools")
     key = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4"
     path.write_text(
@@ -373,6 +383,7 @@ def test_hybrid_records_use_of_what_it_returned(cc: Run, tmp_path: Path) -> None
 
 def test_cold_hybrid_search_uses_the_fast_path(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
     search(cc, root, "nginx")
     probe = (
         "import sys\n"
