@@ -81,19 +81,26 @@ def last_run(root: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+_DETACHED: list[Any] = []
+
+
 def _spawn_detached(command: Sequence[str], root: str) -> None:
     import subprocess
 
     env = {**os.environ, "CUECARD_PROJECT_DIR": root}
-    subprocess.Popen(
-        list(command),
-        cwd=root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
+    # Held, never waited for: the caller (a hook process) exits at once and the child, in its
+    # own session, outlives it. Holding it keeps Popen from warning that it still runs.
+    _DETACHED.append(
+        subprocess.Popen(
+            list(command),
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     )
 
 

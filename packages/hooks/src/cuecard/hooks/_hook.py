@@ -176,6 +176,9 @@ def on_session_start(ctx: _Context) -> dict[str, Any] | None:
         ctx.footprint().epoch(source)
     if source == "compact":
         return None
+    from cuecard.core._maintain import maintain_if_due
+
+    maintain_if_due(ctx.root)  # detached, at most once a day; never raises
     from cuecard.core._engine import load_index
 
     index = load_index(ctx.root)
