@@ -159,7 +159,7 @@ def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> N
         assert isinstance(ranks, dict)
         expected = sum(
             w / (60 + r)
-            for w, r in ((1.0, ranks["bm25"]), (0.8, ranks["graph"]), (1.0, ranks.get("vectors")))
+            for w, r in ((1.0, ranks["bm25"]), (0.5, ranks["graph"]), (2.0, ranks.get("vectors")))
             if isinstance(r, int)
         )
         assert float(str(row["score"])) == pytest.approx(expected, abs=1e-6)

@@ -20,7 +20,16 @@ import sqlite3
 
 from cuecard.core.recall._tokens import _is_cjk, query_tokens
 
-__all__ = ["DIRECT", "GraphHit", "concepts", "graph_search", "neighbours"]
+__all__ = [
+    "DIRECT",
+    "FUNCTION_WORDS",
+    "GraphHit",
+    "concepts",
+    "content_query",
+    "graph_search",
+    "is_concept",
+    "neighbours",
+]
 
 DIRECT = 2.0
 # One hop: at most this many neighbours per query concept, each at least this strong.
@@ -47,12 +56,38 @@ class GraphHit:
         return f"GraphHit({self.path!r}, {self.key!r}, {self.score:.3f})"
 
 
+# English function words: how a question is asked, never what it is about. They are no
+# concepts, and hybrid search drops them from the query it gives BM25 (a paraphrased question
+# otherwise matches every fact that says "which" or "should").
+FUNCTION_WORDS = frozenset(
+    """about above after again all also any because been before being below between both but
+    can cannot could did does doing done down during each either else ever every few get gets
+    got had has have having her here hers him his how however into its itself just least less
+    let like made make may might more most much must near need needs neither nor not now off
+    once only other ought our ours out over own per quite rather really said same say says
+    shall she should since some still such than their theirs them then there these they
+    those though through thus too under until upon use used uses using very via want wants
+    was way ways well were what whatever when whenever where whether which while who whom
+    whose why will within without would yes yet you your yours""".split()
+)
+
+
 def is_concept(token: str) -> bool:
-    """A token that names something: a word or identifier (3+ chars, not a bare number) or a
-    CJK bigram."""
+    """A token that names something: a word or identifier (3+ chars, not a bare number nor a
+    function word) or a CJK bigram."""
     if _is_cjk(token[0]):
         return len(token) == 2 and _is_cjk(token[1])
-    return len(token) >= 3 and not token.replace(".", "").replace(":", "").isdigit()
+    return (
+        len(token) >= 3
+        and token not in FUNCTION_WORDS
+        and not token.replace(".", "").replace(":", "").isdigit()
+    )
+
+
+def content_query(query: str) -> str:
+    """``query`` without its English function words (the query itself when nothing is left)."""
+    kept = [w for w in query.split() if w.lower().strip("?!.,;:'\"()") not in FUNCTION_WORDS]
+    return " ".join(kept) if kept else query
 
 
 def concepts(text: str) -> list[str]:

@@ -36,7 +36,7 @@ __all__ = [
 
 MODES = ("auto", "bm25", "hybrid")
 STREAMS = ("bm25", "graph", "vectors")
-DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.8, "vectors": 1.0}
+DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.5, "vectors": 2.0}
 
 
 class Settings:
@@ -149,7 +149,7 @@ def hybrid_results(
     """The fused results for ``query`` over a synchronised ``RecallIndex``, and what each
     stream contributed (counts; the graph's expansion; why vectors did not run)."""
     from cuecard.core.recall._fusion import fuse
-    from cuecard.core.recall._graph import graph_search
+    from cuecard.core.recall._graph import content_query, graph_search
 
     pool = max(limit * 4, 40)
     texts: dict[tuple[str, str], str] = {}
@@ -157,7 +157,7 @@ def hybrid_results(
     info: dict[str, object] = {}
     weights = settings.weights
     if weights["bm25"] > 0:
-        hits = index.search(query, pool)
+        hits = index.search(content_query(query), pool)
         streams["bm25"] = [(h.path, h.key) for h in hits]
         texts.update({(h.path, h.key): h.text for h in hits})
     if weights["graph"] > 0:

@@ -1,0 +1,313 @@
+"""Hybrid recall benchmark: ranking quality on paraphrased queries, and what hybrid search costs.
+
+The labelled set is tools/bench/hybrid_set.tsv: 101 facts in the style of a coding agent's vault
+(88 English, 13 Chinese), each with two queries that ask for it in other words (202 queries).
+They are mixed, at random, with N distractor facts (sentences of the Python standard library's
+docstrings, as tools/bench/recall.py builds them) into notes of 30 facts each of a real vault.
+
+Quality, in one process over the synchronised index: MRR@10 and recall@10 of
+- ``bm25``: the BM25 index alone (``vault search --mode bm25``, the default);
+- ``graph``: the concept-graph stream alone;
+- ``hybrid_no_vectors``: BM25 + graph fused (what ``--mode hybrid`` is without the extra);
+- ``vectors``: the local-vector stream alone (the extra);
+- ``hybrid``: BM25 + graph + vectors fused, with the default weights and per-note cap.
+
+Cost: cold ``cuecard vault search`` processes (``python -c pass``, default BM25, hybrid without
+vectors, hybrid with vectors, alternating), warm per-query times, and the first embedding of the
+vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virtual environment
+(from the package index; nothing else is fetched) and runs a hybrid search there, to show the
+model loads from the installed package alone.
+
+Usage: python tools/bench/hybrid.py [--distractors N] [--cold Q] [--fresh-venv] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SET = Path(__file__).with_name("hybrid_set.tsv")
+PER_NOTE = 30
+
+
+def log(message: str) -> None:
+    print(f"[hybrid-bench] {message}", file=sys.stderr, flush=True)
+
+
+def load_set() -> list[tuple[str, list[str]]]:
+    rows = []
+    for line in SET.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        fact, *queries = line.split("\t")
+        rows.append((fact.strip(), [q.strip() for q in queries if q.strip()]))
+    return rows
+
+
+def distractors(count: int) -> list[str]:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from recall import stdlib_lines  # type: ignore[import-not-found]
+
+    return list(stdlib_lines(count)) if count else []
+
+
+def build_vault(root: Path, lines: list[str], env: dict[str, str]) -> None:
+    cuecard = str(Path(sys.executable).with_name("cuecard"))
+    subprocess.run(
+        [cuecard, "vault", "init", "--vault", str(root)], env=env, check=True, capture_output=True
+    )
+    notes = root / "notes"
+    for start in range(0, len(lines), PER_NOTE):
+        chunk = lines[start : start + PER_NOTE]
+        name = f"bench-{start // PER_NOTE:03d}"
+        body = f"# {name}\n\n" + "".join(f"- {x}\n" for x in chunk)
+        (notes / f"{name}.md").write_text(body, encoding="utf-8")
+
+
+def rank_of(texts: list[str], fact: str) -> int | None:
+    want = f"- {fact}"
+    for i, text in enumerate(texts[:10], start=1):
+        if text == want:
+            return i
+    return None
+
+
+def figures(ranks: list[int | None]) -> dict[str, float]:
+    return {
+        "mrr10": round(sum(1.0 / r for r in ranks if r) / len(ranks), 4),
+        "recall10": round(sum(1 for r in ranks if r) / len(ranks), 4),
+    }
+
+
+def cold(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:5]} failed: {done.stderr[-500:]}")
+    return elapsed
+
+
+def fresh_venv(work: Path) -> dict[str, object]:
+    """Install packages/core[vectors] into a new venv and run one hybrid search there."""
+    venv = work / "fresh-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*pip, f"{REPO / 'packages' / 'core'}[vectors]"], capture_output=True, text=True
+    )
+    install_s = time.perf_counter() - start
+    if done.returncode != 0:
+        return {"ok": False, "error": done.stderr[-500:]}
+    listed = subprocess.run([*pip[:3], "list", "--format=json"], capture_output=True, text=True)
+    names = sorted(p["name"].lower() for p in json.loads(listed.stdout))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUECARD")}
+    env |= {
+        "XDG_CACHE_HOME": str(work / "fresh-cache"),
+        "XDG_CONFIG_HOME": str(work / "fc"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    cuecard = str(venv / "bin" / "cuecard")
+    vault = work / "fresh-vault"
+    subprocess.run(
+        [cuecard, "vault", "init", "--vault", str(vault)], env=env, check=True, capture_output=True
+    )
+    (vault / "notes" / "ops.md").write_text(
+        "# ops\n\n- Backups of the production database run nightly at two.\n"
+        "- ripgrep is preferred over grep.\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            cuecard,
+            "vault",
+            "search",
+            "--vault",
+            str(vault),
+            "--mode",
+            "hybrid",
+            "--explain",
+            "--json",
+            "when are prod DB snapshots taken",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        return {"ok": False, "error": done.stderr[-500:]}
+    value = json.loads(done.stdout)
+    streams = value["explain"]["streams"]
+    return {
+        "ok": streams.get("vectors", 0) > 0 and "Backups" in value["results"][0]["text"],
+        "install_s": round(install_s, 1),
+        "torch_installed": "torch" in names,
+        "packages": names,
+        "streams": streams,
+        "top": value["results"][0]["text"],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--distractors", type=int, default=1000)
+    parser.add_argument("--cold", type=int, default=11, help="cold queries per variant")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+
+    labelled = load_set()
+    facts = {f for f, _ in labelled}
+    extra = [x for x in distractors(args.distractors) if x not in facts]
+    lines = [f for f, _ in labelled] + extra
+    rng.shuffle(lines)
+    queries = [(fact, q) for fact, qs in labelled for q in qs]
+
+    work = Path(tempfile.mkdtemp(prefix="cuecard-hybrid-"))
+    try:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("CUECARD") and k != "PYTHONDONTWRITEBYTECODE"
+        }
+        env |= {"XDG_CACHE_HOME": str(work / "cache"), "XDG_CONFIG_HOME": str(work / "cfg")}
+        os.environ.update(
+            {"XDG_CACHE_HOME": env["XDG_CACHE_HOME"], "XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}
+        )
+        root = work / "vault"
+        log(f"vault of {len(lines)} facts ({len(labelled)} labelled), {len(queries)} queries")
+        build_vault(root, lines, env)
+
+        from cuecard.core.recall._vectors import refresh, unavailable
+        from cuecard.core.vault._hybrid import Settings, hybrid_results
+        from cuecard.core.vault._layout import detect_layout
+        from cuecard.core.vault._recall import notes_index
+
+        layout = detect_layout(str(root))
+        assert layout is not None
+        index = notes_index(str(root), layout)
+        t0 = time.perf_counter()
+        index.sync()
+        sync_s = time.perf_counter() - t0
+        has_vectors = unavailable() is None
+        embed_s = None
+        if has_vectors:
+            log("embedding the vault (first hybrid search)")
+            t0 = time.perf_counter()
+            refresh(index)
+            embed_s = time.perf_counter() - t0
+
+        variants: dict[str, Settings | None] = {
+            "bm25": None,
+            "graph": Settings(weights={"bm25": 0, "graph": 1, "vectors": 0}),
+            "hybrid_no_vectors": Settings(weights={"bm25": 1, "graph": 0.5, "vectors": 0}),
+        }
+        if has_vectors:
+            variants["vectors"] = Settings(weights={"bm25": 0, "graph": 0, "vectors": 1})
+            variants["hybrid"] = Settings()
+        quality: dict[str, dict[str, float]] = {}
+        warm: dict[str, float] = {}
+        by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
+        for name, settings in variants.items():
+            ranks: list[int | None] = []
+            times: list[float] = []
+            for fact, query in queries:
+                t0 = time.perf_counter()
+                if settings is None:
+                    texts = [h.text for h in index.search(query, 10)]
+                else:
+                    found, _ = hybrid_results(index, query, 10, settings, vectors=True)
+                    texts = [r.text for r in found]
+                times.append((time.perf_counter() - t0) * 1000)
+                ranks.append(rank_of(texts, fact))
+            quality[name] = figures(ranks)
+            warm[name] = round(statistics.median(times), 2)
+            for lang in ("en", "zh"):
+                picked = [
+                    r
+                    for (fact, _), r in zip(queries, ranks, strict=True)
+                    if (max(fact) >= "\u3000") == (lang == "zh")
+                ]
+                by_language[lang][name] = figures(picked)
+            log(f"{name}: {quality[name]} warm {warm[name]} ms")
+        index.close()
+
+        cuecard = str(Path(sys.executable).with_name("cuecard"))
+        base = [cuecard, "vault", "search", "--vault", str(root), "--limit", "8"]
+        novec = work / "cfg-novec"
+        (novec / "cuecard").mkdir(parents=True)
+        (novec / "cuecard" / "config.toml").write_text(
+            "[recall]\nweights = { vectors = 0 }\n", encoding="utf-8"
+        )
+        commands = {
+            "python": ([sys.executable, "-c", "pass"], env),
+            "bm25": (base, env),
+            "hybrid_no_vectors": (
+                [*base, "--mode", "hybrid"],
+                env | {"XDG_CONFIG_HOME": str(novec)},
+            ),
+        }
+        if has_vectors:
+            commands["hybrid"] = ([*base, "--mode", "hybrid"], env)
+        for argv, e in commands.values():
+            cold([*argv, "warmup"] if argv[0] == cuecard else argv, e)
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        picks = rng.sample(queries, min(args.cold, len(queries)))
+        for _, query in picks:
+            for name, (argv, e) in commands.items():
+                samples[name].append(cold(argv if name == "python" else [*argv, query], e))
+        cold_ms = {name: round(statistics.median(v), 1) for name, v in samples.items()}
+        log(f"cold medians (ms): {cold_ms}")
+        result: dict[str, object] = {
+            "facts": len(lines),
+            "labelled_facts": len(labelled),
+            "queries": len(queries),
+            "vectors_installed": has_vectors,
+            "quality": quality,
+            "quality_by_language": by_language,
+            "warm_ms": warm,
+            "cold_ms": cold_ms,
+            "cold_ratio_hybrid_no_vectors_vs_bm25": round(
+                cold_ms["hybrid_no_vectors"] / cold_ms["bm25"], 3
+            ),
+            "cold_ratio_hybrid_vs_bm25": round(cold_ms["hybrid"] / cold_ms["bm25"], 3)
+            if has_vectors
+            else None,
+            "index_sync_s": round(sync_s, 2),
+            "first_embedding_s": None if embed_s is None else round(embed_s, 1),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+        if args.fresh_venv:
+            log("installing packages/core[vectors] into a fresh virtual environment")
+            result["fresh_venv"] = fresh_venv(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
