@@ -201,3 +201,19 @@ def test_ledger_lines_hold_no_content(store) -> None:
     record = json.loads(lines[-1])
     assert record["delivered"] == 1 and record["size"] > 0 and record["event"] == "read"
     assert "sauce" not in lines[-1]
+
+
+def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
+    from cuecard.core import _compiler
+    from cuecard.core._compiler import compile_index
+
+    made = [add(store, triggers=[{"on": ["edit"], "paths": [f"p{i}/**"]}]) for i in range(6)]
+    (store.memories_dir / "broken.json").write_text("{")
+    serial = compile_index(store, cached=False)
+    monkeypatch.setattr(_compiler, "PARALLEL_FROM", 1)
+    parallel = compile_index(store, cached=False)
+    assert (parallel.memories, parallel.clauses, parallel.buckets) == (6, 6, 6)
+    assert (serial.memories, serial.clauses, serial.buckets) == (6, 6, 6)
+    assert parallel.problems == serial.problems and len(serial.problems) == 1
+    root = str(store.root)
+    assert ids(handle(root, Event("edit", paths=("p3/x",)))) == [made[3]]

@@ -33,6 +33,8 @@ from cuecard.core._validate import validate_memory_text
 
 __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
+PARALLEL_FROM = 2_000
+"""Compile in worker processes from this many changed files on (below it, one process is faster)."""
 _CACHE_VERSION = f"{INDEX_VERSION}-{__version__}"
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
@@ -177,15 +179,43 @@ def _compile_memory(memory: Memory) -> dict[str, Any]:
     return out
 
 
-def _compile_file(path: Path, root: Path) -> dict[str, Any]:
+def _compile_file(path: str, root: str) -> dict[str, Any]:
+    name = os.path.relpath(path, root)
     try:
-        memory = validate_memory_text(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            memory = validate_memory_text(handle.read())
     except (OSError, ValueError) as exc:
         reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
-        return {"problem": f"{path.relative_to(root)}: {reason}"}
-    if path.stem != memory.id:
-        return {"problem": f"{path.relative_to(root)}: holds memory {memory.id}"}
+        return {"problem": f"{name}: {reason}"}
+    if os.path.basename(path)[: -len(".json")] != memory.id:
+        return {"problem": f"{name}: holds memory {memory.id}"}
     return _compile_memory(memory) if memory.live else {"id": memory.id, "dormant": True}
+
+
+def _compile_chunk(paths: list[str], root: str) -> list[dict[str, Any]]:
+    return [_compile_file(path, root) for path in paths]
+
+
+def _compile_many(paths: list[str], root: str) -> list[dict[str, Any]]:
+    """Compile files, in worker processes when there are many and more than one core."""
+    workers = min(4, os.cpu_count() or 1)
+    if len(paths) < PARALLEL_FROM or workers < 2 or "fork" not in _start_methods():
+        return _compile_chunk(paths, root)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = -(-len(paths) // (workers * 4))
+    chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
+    context = multiprocessing.get_context("fork")  # workers inherit the imported modules
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        results = pool.map(_compile_chunk, chunks, [root] * len(chunks))
+        return [out for chunk in results for out in chunk]
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
 
 
 def _compiled_files(
@@ -200,7 +230,7 @@ def _compiled_files(
         cache = {}
     old = cache.get("files", {}) if isinstance(cache, dict) else {}
     files: dict[str, Any] = {}
-    results = []
+    todo: list[tuple[str, str, list[int]]] = []
     if store.memories_dir.is_dir():
         entries = sorted(
             (e for e in os.scandir(store.memories_dir) if e.name.endswith(".json")),
@@ -213,15 +243,17 @@ def _compiled_files(
             stamp = [st.st_mtime_ns, st.st_size]
             cached = old.get(entry.name)
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
-                result = cached["out"]
+                files[entry.name] = cached
             else:
-                result = _compile_file(Path(entry.path), store.root)
-            files[entry.name] = {"stamp": stamp, "out": result}
-            results.append(result)
+                files[entry.name] = {"stamp": stamp}
+                todo.append((entry.name, entry.path, stamp))
+    fresh = _compile_many([path for _, path, _ in todo], str(store.root))
+    for (name, _, _), out in zip(todo, fresh, strict=True):
+        files[name]["out"] = out
     if files != old:
         payload = json.dumps({"version": _CACHE_VERSION, "files": files}, separators=(",", ":"))
         atomic_write(cache_path, payload, durable=False)
-    return results
+    return [entry["out"] for entry in files.values()]
 
 
 def compile_index(
