@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, str] = {
     "adjudicate": "cuecard.core.cli._vault_adjudicate",
     "forget": "cuecard.core.cli._vault_forget",
     "archive": "cuecard.core.cli._vault_archive",
+    "digest": "cuecard.core.cli._vault_digest",
 }
 
 
