@@ -405,3 +405,24 @@ def test_bad_mode_is_a_usage_error(cc: Run, tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         cc("vault", "search", "--vault", str(root), "--mode", "vectors", "x")
     assert exc.value.code == 2
+
+
+def test_function_words_neither_concepts_nor_bm25_terms_in_hybrid(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v")
+    path = Vault.open(root).note_file("tools")
+    path.write_text(
+        path.read_text(encoding="utf-8") + "- which editor should we use? whatever you like\n",
+        encoding="utf-8",
+    )
+    plain = search(cc, root, "--mode", "bm25", "which", "database", "should", "we", "use")
+    assert any("editor" in str(r["text"]) for r in results(plain))
+    write_config(tmp_path, "[recall]\nper_note = 10\n")
+    value = search(
+        cc, root, "--mode", "hybrid", "--explain", "which", "database", "should", "we", "use"
+    )
+    texts = [str(r["text"]) for r in results(value)]
+    assert texts and all("editor" not in t for t in texts)
+    assert any("staging database" in t for t in texts)
+    explain = value["explain"]
+    assert isinstance(explain, dict)
+    assert set(explain["expansion"]) <= {"database"}

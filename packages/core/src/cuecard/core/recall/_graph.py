@@ -68,7 +68,8 @@ FUNCTION_WORDS = frozenset(
     shall she should since some still such than their theirs them then there these they
     those though through thus too under until upon use used uses using very via want wants
     was way ways well were what whatever when whenever where whether which while who whom
-    whose why will within without would yes yet you your yours""".split()
+    whose why will within without would yes yet you your yours am do he i if me my no so
+    us we""".split()
 )
 
 
