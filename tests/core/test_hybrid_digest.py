@@ -226,3 +226,23 @@ def test_bad_digest_config_names_the_key(
     code, _, err = cc("vault", "digest", "--vault", str(root))
     assert code == 1 and f"key `{key}`" in err
     assert httpserver.log == []
+
+
+def test_only_the_last_max_chars_are_sent_and_symlinks_are_skipped(
+    cc: Run, tmp_path: Path, httpserver: HTTPServer
+) -> None:
+    root = setup_vault(cc, tmp_path, httpserver, max_chars=200)
+    outside = tmp_path / "private.md"
+    outside.write_text("- a private note outside the vault\n", encoding="utf-8")
+    (root / "sessions" / "2026-11-29.md").symlink_to(outside)
+    archive(
+        root, "2026-11-30.md", "".join(f"- line {i:04d} of a long session\n" for i in range(500))
+    )
+    httpserver.expect_request("/v1/chat/completions").respond_with_json(answer("- (none)"))
+    code, report, _ = digest(cc, root)
+    assert code == 0 and report["sent"] == 1
+    [(request, _)] = httpserver.log
+    sent = json.loads(request.get_data())["messages"][1]["content"]
+    transcript = sent.split("\n\n", 1)[1]
+    assert len(transcript) == 200 and transcript.endswith("- line 0499 of a long session\n")
+    assert "private note" not in request.get_data(as_text=True)

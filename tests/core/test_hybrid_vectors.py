@@ -174,3 +174,32 @@ def test_vector_weight_zero_turns_the_stream_off(cc: Run, tmp_path: Path) -> Non
     assert isinstance(explain, dict)
     assert "vectors" not in explain["streams"]
     assert not list((tmp_path / "cache").rglob("vectors.sqlite3"))
+
+
+def test_concurrent_first_searches_share_one_store(cc: Run, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    root = make_vault(cc, tmp_path / "v")
+    argv = [
+        str(Path(sys.executable).with_name("cuecard")),
+        "vault",
+        "search",
+        "--vault",
+        str(root),
+        "--mode",
+        "hybrid",
+        "--json",
+        "when are prod DB snapshots taken",
+    ]
+    procs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        for _ in range(3)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["results"][0]["text"] == f"- {FACTS[0]}"
+    [store] = (tmp_path / "cache").rglob("vectors.sqlite3")
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(FACTS)
