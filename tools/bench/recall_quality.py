@@ -1,7 +1,8 @@
 """Hybrid recall benchmark: ranking quality on paraphrased queries, and what hybrid search costs.
 
-The labelled set is tools/bench/hybrid_set.tsv: 101 facts in the style of a coding agent's vault
-(88 English, 13 Chinese), each with two queries that ask for it in other words (202 queries).
+The labelled set is tools/bench/recall_quality_set.tsv: 101 facts in the style of a coding
+agent's vault (88 English, 13 Chinese), each with two queries that ask for it in other words
+(202 queries).
 They are mixed, at random, with N distractor facts (sentences of the Python standard library's
 docstrings, as tools/bench/recall.py builds them) into notes of 30 facts each of a real vault.
 
@@ -18,7 +19,7 @@ vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virt
 (from the package index; nothing else is fetched) and runs a hybrid search there, to show the
 model loads from the installed package alone.
 
-Usage: python tools/bench/hybrid.py [--distractors N] [--cold Q] [--fresh-venv] [--json]
+Usage: python tools/bench/recall_quality.py [--distractors N] [--cold Q] [--fresh-venv] [--json]
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SET = Path(__file__).with_name("hybrid_set.tsv")
+SET = Path(__file__).with_name("recall_quality_set.tsv")
 PER_NOTE = 30
 
 
