@@ -180,9 +180,14 @@ def test_secrets_never_reach_the_index_file(cc: Run, tmp_path: Path) -> None:
     add_lines(note(root, "env"), "db password = hunter2hunter2 on staging")
     search(cc, root, "staging")
     index_files = list((tmp_path / "cache").rglob("recall.sqlite3*"))
-    assert index_files
+    assert any(p.name == "recall.sqlite3" for p in index_files)
     for path in index_files:
-        assert b"hunter2hunter2" not in path.read_bytes()
+        try:  # SQLite may remove its -wal/-shm companions between the listing and the read
+            data = path.read_bytes()
+        except FileNotFoundError:
+            assert path.name != "recall.sqlite3"
+            continue
+        assert b"hunter2hunter2" not in data
 
 
 def test_no_match_block_says_how_facts_become_searchable(cc: Run, tmp_path: Path) -> None:
