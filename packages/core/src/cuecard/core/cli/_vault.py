@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "forget": "cuecard.core.cli._vault_forget",
     "archive": "cuecard.core.cli._vault_archive",
     "digest": "cuecard.core.cli._vault_digest",
+    "migrate-db": "cuecard.core.cli._vault_migrate_db",
 }
 
 
@@ -27,8 +28,9 @@ def add_common(parser: argparse.ArgumentParser) -> None:
     """``--vault`` and ``--json``, which every vault command takes."""
     parser.add_argument(
         "--vault",
-        metavar="PATH",
-        help="the vault folder (else $CUECARD_VAULT, else `vault` in the user config.toml)",
+        metavar="PATH|URL",
+        help="the vault folder or a postgresql:// URL without a password (else $CUECARD_VAULT, "
+        "else `vault` in the user config.toml)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -7,6 +7,10 @@ import re
 
 from cuecard.core.cli._vault import add_common
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault._pg import PgVault
+
 NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
 _NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
 
@@ -38,14 +42,18 @@ def check_name(name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._errors import NotFound
-    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.cli._vault_open import open_any
     from cuecard.core.vault._facts import fact_id, note_facts
     from cuecard.core.vault._render import clean, render_note
+    from cuecard.core.vault._vault import Vault
 
     name: str = args.note.strip()
     if name not in NOTE_IDS:
         check_name(name)  # before any file is touched
-    vault = open_vault(args)
+    vault = open_any(args)
+    if not isinstance(vault, Vault):
+        with vault:
+            return _show_pg(vault, name, args.json)
     ids = (*vault.layout.notes, "other")
     if name in ids:
         path = vault.note_file(name)
@@ -66,4 +74,21 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"note": path.name, "id": note_id, "text": clean(text)})
     else:
         print(render_note(path.name, text))
+    return 0
+
+
+def _show_pg(vault: PgVault, name: str, as_json: bool) -> int:
+    from cuecard.core._errors import NotFound
+    from cuecard.core.vault._render import clean, render_note
+
+    note_id = name[:-3] if name.lower().endswith(".md") else name
+    text = vault.note(note_id) if note_id in NOTE_IDS else None
+    if text is None:
+        raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(NOTE_IDS)})")
+    if as_json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json({"note": f"{note_id}.md", "id": note_id, "text": clean(text)})
+    else:
+        print(render_note(f"{note_id}.md", text))
     return 0

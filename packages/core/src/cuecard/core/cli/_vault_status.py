@@ -24,10 +24,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.cli._vault_open import open_any
     from cuecard.core.vault._status import status
+    from cuecard.core.vault._vault import Vault
 
-    info = status(open_vault(args))
+    vault = open_any(args)
+    if isinstance(vault, Vault):
+        info = status(vault)
+    else:
+        with vault:
+            info = vault.status()
     if args.json:
         from cuecard.core.cli._output import emit_json
 
@@ -35,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     index = info["index"]
     print(f"vault: {info['vault']} ({info['layout']} layout)")
-    state = "built" if index["exists"] else "not built yet (the first search builds it)"
+    if info["layout"] == "postgresql":
+        state = "PostgreSQL full-text and trigram indexes"
+    else:
+        state = "built" if index["exists"] else "not built yet (the first search builds it)"
     print(f"index: {index['path']} ({state}; {index['notes']} notes, {index['facts']} facts)")
     print(f"inbox: {info['pending']} submission(s) waiting for review")
     print(f"conflicts waiting: {info['conflicts']}")

@@ -26,13 +26,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.cli._vault_open import open_any
     from cuecard.core.vault._submit import check_agent, submit
+    from cuecard.core.vault._vault import Vault
 
     check_agent(args.agent)
     lines = "\n".join(args.facts).splitlines() if args.facts else sys.stdin.read().splitlines()
-    vault = open_vault(args)
-    name, count = submit(vault, args.agent, lines)
+    vault = open_any(args)
+    if isinstance(vault, Vault):
+        name, count = submit(vault, args.agent, lines)
+    else:
+        with vault:
+            name, count = vault.submit(args.agent, lines)
     if args.json:
         from cuecard.core.cli._output import emit_json
 

@@ -10,7 +10,15 @@ import os
 
 from cuecard.core._errors import ConfigError, UsageError
 
-__all__ = ["VAULT_ENV", "cache_home", "resolve_vault_path", "user_config_path"]
+__all__ = [
+    "VAULT_ENV",
+    "cache_home",
+    "check_database_url",
+    "is_database_url",
+    "resolve_vault_location",
+    "resolve_vault_path",
+    "user_config_path",
+]
 
 VAULT_ENV = "CUECARD_VAULT"
 
@@ -42,12 +50,48 @@ def _from_config() -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{path}: key `vault` must be a non-empty string (a folder path)")
+        raise ConfigError(
+            f"{path}: key `vault` must be a non-empty string (a folder path or a postgresql:// URL)"
+        )
     return value
 
 
-def resolve_vault_path(explicit: str | None) -> str:
-    """The vault folder named by the first of: the argument, the environment, the config."""
+def is_database_url(value: str) -> bool:
+    """Whether a vault setting names a PostgreSQL vault rather than a folder."""
+    return value.startswith(("postgresql://", "postgres://"))
+
+
+def check_database_url(origin: str, value: str) -> str:
+    """The URL, or ``ConfigError`` when it carries a password (it would show in process lists,
+    shell history and config files: give it through PGPASSWORD or a pgpass file)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(value)
+        has_password = parts.password is not None
+        query = parse_qs(parts.query)
+    except ValueError as exc:
+        raise ConfigError(f"{origin}: not a valid postgresql:// URL ({exc})") from None
+    if has_password or "password" in query:
+        raise ConfigError(
+            f"{origin}: the PostgreSQL URL holds a password; command lines, environment dumps "
+            "and config files are readable by others, so cuecard refuses it: put the password "
+            "in PGPASSWORD or a pgpass file (~/.pgpass, or PGPASSFILE) and drop it from the URL"
+        )
+    if "\0" in value:
+        raise ConfigError(f"{origin}: a vault URL must not contain NUL")
+    return value
+
+
+def resolve_vault_location(explicit: str | None) -> str:
+    """A vault folder or a ``postgresql://`` URL (password refused), first setting found."""
+    return resolve_vault_path(explicit, database=True)
+
+
+def resolve_vault_path(explicit: str | None, *, database: bool = False) -> str:
+    """The vault folder named by the first of: the argument, the environment, the config.
+
+    With ``database`` a ``postgresql://`` URL is returned too; without, it is refused."""
     env = os.environ.get(VAULT_ENV)
     for origin, value in (
         ("--vault", explicit),
@@ -56,11 +100,13 @@ def resolve_vault_path(explicit: str | None) -> str:
     ):
         if not value:
             continue
-        if value.startswith(("postgresql://", "postgres://")):
-            raise ConfigError(
-                f"{origin}: a PostgreSQL vault is not supported by this version of cuecard; "
-                "give a folder path"
-            )
+        if is_database_url(value):
+            if not database:
+                raise ConfigError(
+                    f"{origin}: this command needs a folder vault, and {value.split('@')[-1]!r} "
+                    "names a PostgreSQL vault"
+                )
+            return check_database_url(origin, value)
         if "\0" in value:
             raise ConfigError(f"{origin}: a vault path must not contain NUL")
         return os.path.expanduser(value)

@@ -44,6 +44,20 @@ def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
     return hits
 
 
+def _pg_hits(url: str, query: str, limit: int, mode: str | None, explain: bool) -> list[Hit]:
+    """Hits from a PostgreSQL vault: full-text ranking plus trigram similarity (no hybrid)."""
+    from cuecard.core._errors import UsageError
+    from cuecard.core.vault._pg import open_pg
+
+    if mode == "hybrid" or explain:
+        raise UsageError(
+            "--mode hybrid and --explain: not available on a PostgreSQL vault yet "
+            "(it ranks by PostgreSQL full-text search and pg_trgm)"
+        )
+    with open_pg(url) as vault:
+        return vault.search(query, limit)
+
+
 def run_search(
     vault_arg: str | None,
     query: str,
@@ -52,10 +66,18 @@ def run_search(
     mode: str | None = None,
     explain: bool = False,
 ) -> int:
-    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._location import is_database_url, resolve_vault_location
     from cuecard.core.vault._render import hit_json, render_hits
 
-    root = resolve_vault_path(vault_arg)
+    root = resolve_vault_location(vault_arg)
+    if is_database_url(root):
+        hits = _pg_hits(root, query, limit, mode, explain)
+        if as_json:
+            results = [hit_json(h) for h in hits]
+            print_json({"query": query, "count": len(results), "results": results})
+        else:
+            sys.stdout.write(render_hits(hits) + "\n")
+        return 0
     # Hybrid search (and --explain) run in vault._hybrid; plain BM25 stays on this path.
     from cuecard.core.vault._hybrid import run_hybrid
 
@@ -74,7 +96,7 @@ def run_search(
 def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
     from cuecard.core._errors import UsageError
     from cuecard.core.recall._project import project_index, project_root
-    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._location import is_database_url, resolve_vault_location
     from cuecard.core.vault._render import DATA_LINE, hit_json, safe, wrap
 
     project_hits: list[Hit] = []
@@ -84,10 +106,15 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
         index.sync()
         project_hits = index.search(query, limit)
     try:
-        vault_root: str | None = resolve_vault_path(vault_arg)
+        vault_root: str | None = resolve_vault_location(vault_arg)
     except UsageError:
         vault_root = None
-    vault_hits = None if vault_root is None else _vault_hits(vault_root, query, limit)
+    if vault_root is None:
+        vault_hits = None
+    elif is_database_url(vault_root):
+        vault_hits = _pg_hits(vault_root, query, limit, None, False)
+    else:
+        vault_hits = _vault_hits(vault_root, query, limit)
     if as_json:
         print_json(
             {

@@ -1,0 +1,265 @@
+"""The PostgreSQL vault: one database many machines search and submit to at once.
+
+Selected by a ``postgresql://`` URL in the vault setting; psycopg is imported only then. The
+password comes from ``PGPASSWORD`` or a pgpass file (libpq reads both), never from the URL.
+Submissions are inserts (a unique name, no file races); readers never block writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cuecard.core.recall._index import Hit
+from cuecard.core.vault._errors import VaultError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    import psycopg
+
+__all__ = ["PgVault", "connect", "safe_url"]
+
+NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
+_ASCII_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def safe_url(url: str) -> str:
+    """The URL as shown in messages and status (it never holds a password: those are refused)."""
+    return url
+
+
+def connect(url: str) -> psycopg.Connection[tuple[Any, ...]]:
+    """A connection, or ``VaultError`` naming the vault and the reason (never a password)."""
+    try:
+        import psycopg
+    except ImportError:
+        raise VaultError(
+            f"{safe_url(url)}: a PostgreSQL vault needs psycopg: "
+            "pip install 'cuecard-core[postgres]'"
+        ) from None
+    try:
+        return psycopg.connect(url, connect_timeout=10, application_name="cuecard")
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise VaultError(f"PostgreSQL vault {safe_url(url)}: cannot connect ({reason})") from None
+
+
+def _tsquery(query: str) -> str:
+    """An OR of the query's words for ``to_tsquery('simple', ...)``: BM25 matches any word."""
+    import re
+
+    words = dict.fromkeys(w.lower() for w in re.findall(r"\w+", query))
+    return " | ".join(f"'{w}'" for w in words)
+
+
+def _fragments(query: str) -> list[str]:
+    """Runs of non-ASCII word characters (CJK text has no spaces): matched as substrings."""
+    import re
+
+    return [
+        f"%{run}%"
+        for run in dict.fromkeys(re.findall(r"\w+", query))
+        if any(ch.lower() not in _ASCII_WORD for ch in run) and len(run) >= 2
+    ]
+
+
+_SEARCH = """
+SELECT note, id, shown, text,
+       ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2
+       + word_similarity(%(q)s, text)
+       + CASE WHEN text ILIKE ANY(%(frags)s) THEN 0.5 ELSE 0 END AS score
+FROM cuecard_facts
+WHERE status = 'active'
+  AND (tsv @@ to_tsquery('simple', %(tsq)s)
+       OR %(q)s <%% text
+       OR text ILIKE ANY(%(frags)s))
+ORDER BY score DESC, note, position
+LIMIT %(limit)s
+"""
+
+
+class PgVault:
+    """A vault held in PostgreSQL, behind the same commands as the folder vault."""
+
+    layout_name = "postgresql"
+
+    def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None) -> None:
+        self.url = url
+        self.conn = connect(url)
+        self._clock = clock
+
+    def now(self) -> datetime:
+        if self._clock is not None:
+            return self._clock()
+        from datetime import datetime
+
+        return datetime.now().astimezone()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> PgVault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema ---------------------------------------------------------------------------------
+
+    def migrate(self) -> tuple[list[int], int]:
+        """Apply missing migrations: (versions applied now, version held afterwards)."""
+        from cuecard.core.vault._pg_schema import current_version, migrate
+
+        self.conn.autocommit = True
+        applied = migrate(self.conn)
+        return applied, current_version(self.conn)
+
+    def require_schema(self) -> None:
+        from cuecard.core.vault._pg_schema import LATEST, current_version
+
+        version = current_version(self.conn)
+        self.conn.commit()
+        if version < LATEST:
+            raise VaultError(
+                f"PostgreSQL vault {safe_url(self.url)}: schema version {version}, this cuecard "
+                f"needs {LATEST}; run `cuecard vault migrate-db` first"
+            )
+        if version > LATEST:
+            raise VaultError(
+                f"PostgreSQL vault {safe_url(self.url)}: schema version {version} is newer than "
+                f"this cuecard knows ({LATEST}); upgrade cuecard"
+            )
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
+        """Insert one submission; its name (``<agent>-<stamp>-<nn>.md``) and fact count."""
+        from cuecard.core.vault._submit import MAX_SEQUENCE, check_agent, check_facts
+
+        check_agent(agent)
+        facts = check_facts(lines)
+        body = "".join(f"- {fact}\n" for fact in facts)
+        stamp = self.now().strftime("%Y%m%d-%H%M%S")
+        for sequence in range(1, MAX_SEQUENCE + 1):
+            name = f"{agent}-{stamp}-{sequence:02d}.md"
+            with self.conn.transaction():
+                row = self.conn.execute(
+                    "INSERT INTO cuecard_submissions (name, agent, body, facts) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING seq",
+                    (name, agent, body, len(facts)),
+                ).fetchone()
+            if row is not None:
+                return name, len(facts)
+        raise VaultError(f"could not allocate a submission name for {agent}-{stamp}-NN.md")
+
+    def add_note_text(self, note: str, text: str, source: str = "import") -> int:
+        """Store a note's fact lines (as a folder vault's note holds them); facts added."""
+        from cuecard.core._text import neutralise
+        from cuecard.core.vault._facts import fact_id, note_facts, stamp_date
+        from cuecard.core.vault._secrets import redact_credentials as redact
+
+        if note not in NOTE_IDS:
+            raise VaultError(f"note {note!r}: not a canonical note id ({', '.join(NOTE_IDS)})")
+        added = 0
+        with self.conn.transaction():
+            row = self.conn.execute(
+                "SELECT coalesce(max(position), 0) FROM cuecard_facts WHERE note = %s", (note,)
+            ).fetchone()
+            position = int(row[0]) if row else 0
+            for fact in note_facts(text):
+                position += 1
+                status = (
+                    "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
+                ) or "active"
+                cur = self.conn.execute(
+                    "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
+                    "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (note, id) DO NOTHING",
+                    (
+                        note,
+                        fact_id(fact.text),
+                        position,
+                        fact.line,
+                        redact(fact.text),
+                        neutralise(redact(fact.line.strip())),
+                        status,
+                        source,
+                        stamp_date(fact.line),
+                    ),
+                )
+                added += cur.rowcount
+        return added
+
+    def record_use(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        with self.conn.transaction():
+            self.conn.execute(
+                "UPDATE cuecard_facts SET uses = uses + 1, last_used = %s WHERE id = ANY(%s)",
+                (self.now().date(), list(dict.fromkeys(ids))),
+            )
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int) -> list[Hit]:
+        """Full-text rank (OR of the words) plus trigram word similarity and CJK substrings."""
+        params = {
+            "tsq": _tsquery(query) or "''",
+            "q": query,
+            "frags": _fragments(query) or ["\x01never\x01"],
+            "limit": limit,
+        }
+        with self.conn.transaction():
+            rows = self.conn.execute(_SEARCH, params).fetchall()
+        hits = [
+            Hit(f"{note}.md", ident, shown, float(score)) for note, ident, shown, _, score in rows
+        ]
+        self.record_use([h.key for h in hits])
+        return hits
+
+    def note(self, note: str) -> str | None:
+        """A note's text as a folder vault would hold it, or None when it holds no facts."""
+        with self.conn.transaction():
+            rows = self.conn.execute(
+                "SELECT line, id FROM cuecard_facts WHERE note = %s ORDER BY position", (note,)
+            ).fetchall()
+        if not rows:
+            return None
+        self.record_use([str(r[1]) for r in rows])
+        return f"# {note}\n\n" + "".join(f"{line}\n" for line, _ in rows)
+
+    def status(self) -> dict[str, Any]:
+        from cuecard.core.vault._status import recall_mode
+
+        with self.conn.transaction():
+            row = self.conn.execute(
+                "SELECT (SELECT count(DISTINCT note) FROM cuecard_facts), "
+                "(SELECT count(*) FROM cuecard_facts WHERE status = 'active'), "
+                "(SELECT count(*) FROM cuecard_submissions WHERE status = 'pending'), "
+                "(SELECT count(*) FROM cuecard_conflicts WHERE open), "
+                "(SELECT to_char(max(promoted_at), 'YYYY-MM-DD HH24:MI') FROM cuecard_promotions)"
+            ).fetchone()
+        assert row is not None
+        notes, facts, pending, conflicts, last = row
+        return {
+            "vault": safe_url(self.url),
+            "layout": self.layout_name,
+            "index": {"path": safe_url(self.url), "exists": True, "notes": notes, "facts": facts},
+            "pending": pending,
+            "conflicts": conflicts,
+            "last_promotion": last,
+            "recall": recall_mode(),
+        }
+
+
+def open_pg(url: str) -> PgVault:
+    """The PostgreSQL vault at ``url``, its schema checked."""
+    vault = PgVault(url)
+    try:
+        vault.require_schema()
+    except BaseException:
+        vault.close()
+        raise
+    return vault

@@ -1,0 +1,113 @@
+"""The PostgreSQL vault's schema: versioned migrations, applied in order, each once.
+
+``migrate`` takes a transaction-scoped advisory lock, so two ``vault migrate-db`` runs at once
+apply each step once; a second run finds nothing to do. A vault whose schema is older than this
+version of cuecard is refused by every other command with the command that fixes it.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["LATEST", "MIGRATIONS", "current_version", "migrate"]
+
+_LOCK_KEY = 0x63756563  # "cuec": the advisory lock migrations serialise on
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "facts with status and provenance, inbox submissions, conflicts, adjudications, uses",
+        """
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE TABLE cuecard_facts (
+    note        text        NOT NULL,
+    id          text        NOT NULL,
+    position    integer     NOT NULL,
+    line        text        NOT NULL,
+    text        text        NOT NULL,
+    shown       text        NOT NULL,
+    status      text        NOT NULL DEFAULT 'active'
+                            CHECK (status IN ('active', 'superseded', 'placeholder')),
+    source      text,
+    written     date,
+    promoted_at timestamptz NOT NULL DEFAULT now(),
+    uses        integer     NOT NULL DEFAULT 0,
+    last_used   date,
+    tsv         tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED,
+    PRIMARY KEY (note, id)
+);
+CREATE INDEX cuecard_facts_tsv ON cuecard_facts USING gin (tsv);
+CREATE INDEX cuecard_facts_trgm ON cuecard_facts USING gin (text gin_trgm_ops);
+CREATE INDEX cuecard_facts_id ON cuecard_facts (id);
+CREATE TABLE cuecard_submissions (
+    seq          bigserial   PRIMARY KEY,
+    name         text        NOT NULL UNIQUE,
+    agent        text        NOT NULL,
+    submitted_at timestamptz NOT NULL DEFAULT now(),
+    body         text        NOT NULL,
+    facts        integer     NOT NULL,
+    status       text        NOT NULL DEFAULT 'pending'
+                             CHECK (status IN ('pending', 'processed', 'dropped'))
+);
+CREATE INDEX cuecard_submissions_pending ON cuecard_submissions (seq) WHERE status = 'pending';
+CREATE TABLE cuecard_conflicts (
+    seq        bigserial   PRIMARY KEY,
+    id         text        NOT NULL UNIQUE,
+    note       text        NOT NULL,
+    existing   text        NOT NULL,
+    incoming   text        NOT NULL,
+    source     text        NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    open       boolean     NOT NULL DEFAULT true
+);
+CREATE TABLE cuecard_adjudications (
+    seq        bigserial   PRIMARY KEY,
+    conflict   text        NOT NULL,
+    decision   text        NOT NULL,
+    decided_at timestamptz NOT NULL DEFAULT now(),
+    detail     text        NOT NULL DEFAULT ''
+);
+CREATE TABLE cuecard_promotions (
+    seq         bigserial   PRIMARY KEY,
+    promoted_at timestamptz NOT NULL DEFAULT now(),
+    submission  text        NOT NULL,
+    added       integer     NOT NULL,
+    detail      text        NOT NULL DEFAULT ''
+);
+""",
+    ),
+)
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
+    """The schema version the database holds (0: none yet)."""
+    row = conn.execute("SELECT to_regclass('cuecard_schema') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return 0
+    found = conn.execute("SELECT coalesce(max(version), 0) FROM cuecard_schema").fetchone()
+    return int(str(found[0])) if found else 0
+
+
+def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
+    """Apply the migrations the database lacks, each in its own transaction; their versions."""
+    applied: list[int] = []
+    for version, summary, sql in MIGRATIONS:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS cuecard_schema (version integer PRIMARY KEY, "
+                "summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            if current_version(conn) >= version:
+                continue
+            conn.execute(sql.encode("utf-8"))
+            conn.execute(
+                "INSERT INTO cuecard_schema (version, summary) VALUES (%s, %s)",
+                (version, summary),
+            )
+            applied.append(version)
+    return applied
