@@ -201,3 +201,12 @@ def test_text_output_lists_problems_with_hints(store: Store, monkeypatch, capsys
     helptext = " ".join(capsys.readouterr().out.split())
     for key in KEYS:
         assert key in helptext, key
+
+
+def test_only_open_requests_are_counted(store: Store, monkeypatch, capsys) -> None:
+    store.requests_dir.mkdir()
+    base = {"request": "archive", "target": "x", "reason": "old"}
+    (store.requests_dir / "a.json").write_text(json.dumps(base))
+    (store.requests_dir / "b.json").write_text(json.dumps({**base, "resolved": "accepted"}))
+    _, report = _run(monkeypatch, capsys, store.root)
+    assert report["counts"]["requests"] == 1

@@ -176,7 +176,9 @@ def _store_checks(
         1 for m in memories if m.review.migrated and not m.not_derivable and m.status in waiting
     )
     counts["requests"] = (
-        len(list(store.requests_dir.glob("*.json"))) if store.requests_dir.is_dir() else 0
+        sum(1 for path in store.requests_dir.glob("*.json") if not _resolved(path))
+        if store.requests_dir.is_dir()
+        else 0
     )
     counts["inbox"] = len(list(store.inbox_dir.glob("*.json"))) if store.inbox_dir.is_dir() else 0
     hints = {
@@ -268,3 +270,12 @@ def diagnose(
         "problems": out.problems,
         "notes": out.notes,
     }
+
+
+def _resolved(path: Path) -> bool:
+    """Whether a request file records a person's decision (the review UI keeps those)."""
+    try:
+        request = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(request, dict) and bool(request.get("resolved"))
