@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, str] = {
     "archive": "cuecard.core.cli._vault_archive",
     "digest": "cuecard.core.cli._vault_digest",
     "migrate-db": "cuecard.core.cli._vault_migrate_db",
+    "pending": "cuecard.core.cli._vault_pending",
 }
 
 

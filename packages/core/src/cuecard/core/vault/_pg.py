@@ -237,7 +237,8 @@ class PgVault:
             row = self.conn.execute(
                 "SELECT (SELECT count(DISTINCT note) FROM cuecard_facts), "
                 "(SELECT count(*) FROM cuecard_facts WHERE status = 'active'), "
-                "(SELECT count(*) FROM cuecard_submissions WHERE status = 'pending'), "
+                "(SELECT count(*) FROM cuecard_submissions "
+                "WHERE status IN ('pending', 'reviewed')), "
                 "(SELECT count(*) FROM cuecard_conflicts WHERE open), "
                 "(SELECT to_char(max(promoted_at), 'YYYY-MM-DD HH24:MI') FROM cuecard_promotions)"
             ).fetchone()

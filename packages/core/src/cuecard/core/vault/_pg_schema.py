@@ -78,6 +78,23 @@ CREATE TABLE cuecard_promotions (
 );
 """,
     ),
+    (
+        2,
+        "the pending list as a table; reviewed submissions",
+        """
+ALTER TABLE cuecard_submissions DROP CONSTRAINT cuecard_submissions_status_check;
+ALTER TABLE cuecard_submissions ADD CONSTRAINT cuecard_submissions_status_check
+    CHECK (status IN ('pending', 'reviewed', 'processed', 'dropped'));
+CREATE TABLE cuecard_pending (
+    seq         bigserial   PRIMARY KEY,
+    fact        text        NOT NULL,
+    note        text        NOT NULL,
+    source      text        NOT NULL,
+    replaces    text        NOT NULL DEFAULT '',
+    reviewed_at timestamptz NOT NULL DEFAULT now()
+);
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]
