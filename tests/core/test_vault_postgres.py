@@ -366,3 +366,48 @@ def test_a_killed_promoter_promotes_nothing_and_a_rerun_finishes(db: str) -> Non
         assert row == (0, 3, 3)
     done = cuecard(db, "vault", "apply", "--json")
     assert done.returncode == 0 and len(json.loads(done.stdout)["promoted"]) == 3
+
+
+# -- conflicts, adjudicate
+
+
+def make_conflict(cc: Run, db: str, new: str) -> str:
+    old = "the CI runners use Python 3.12 and PostgreSQL 15"
+    for fact in (old, new):
+        assert cc("vault", "submit", "--agent", "a", "--vault", db, fact)[0] == 0
+        assert cc("vault", "apply", "--auto", "--vault", db)[0] == 0
+    code, out, _ = cc("vault", "conflicts", "--vault", db, "--json")
+    waiting = json.loads(out)["conflicts"]
+    assert code == 0 and len(waiting) == 1
+    assert waiting[0]["new"] == new and waiting[0]["old"] == old
+    return str(waiting[0]["id"])
+
+
+@pytest.mark.parametrize("decision", ["use-new", "keep-old", "keep-both", "defer"])
+def test_adjudicate_each_decision(cc: Run, db: str, decision: str) -> None:
+    new = "the CI runners use Python 3.11 and PostgreSQL 15"
+    ident = make_conflict(cc, db, new)
+    code, out, err = cc("vault", "adjudicate", ident[:5], "--decision", decision, "--vault", db)
+    assert code == 0 and decision in out, err
+    texts = {str(h["text"]).split(" (written")[0] for h in search(cc, db, "CI", "runners")}
+    expected = {
+        "use-new": {new},
+        "keep-old": {"the CI runners use Python 3.12 and PostgreSQL 15"},
+        "keep-both": {new, "the CI runners use Python 3.12 and PostgreSQL 15"},
+        "defer": {"the CI runners use Python 3.12 and PostgreSQL 15"},
+    }[decision]
+    assert {t.removeprefix("- ") for t in texts} == expected
+    left = json.loads(cc("vault", "conflicts", "--vault", db, "--json")[1])["conflicts"]
+    assert len(left) == (1 if decision == "defer" else 0)
+    with PgVault(db) as vault:
+        log = vault.conn.execute("SELECT conflict, decision FROM cuecard_adjudications")
+        assert log.fetchall() == [(ident, decision)]
+
+
+def test_adjudicate_refuses_unknown_ids_and_a_decided_conflict(cc: Run, db: str) -> None:
+    ident = make_conflict(cc, db, "the CI runners use Python 3.10 and PostgreSQL 15")
+    assert cc("vault", "adjudicate", ident, "--decision", "keep-old", "--vault", db)[0] == 0
+    code, _, err = cc("vault", "adjudicate", ident, "--decision", "use-new", "--vault", db)
+    assert code == 1 and "not in the queue" in err
+    code, _, err = cc("vault", "adjudicate", "zzzz", "--decision", "use-new", "--vault", db)
+    assert code == 1 and "not in the queue" in err

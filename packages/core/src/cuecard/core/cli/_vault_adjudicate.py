@@ -7,6 +7,12 @@ import sys
 
 from cuecard.core.cli._vault import add_common
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from cuecard.core.vault._conflicts import Conflict
+
 DECISIONS = ("use-new", "keep-old", "keep-both", "defer")
 _SHORT = {"n": "use-new", "o": "keep-old", "b": "keep-both", "d": "defer", "": "defer"}
 
@@ -30,22 +36,56 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import UsageError
-    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.cli._vault_open import open_any
     from cuecard.core.vault._conflicts import adjudicate, queue
+    from cuecard.core.vault._vault import Vault
+
+    opened = open_any(args)
+    if isinstance(opened, Vault):
+        vault = opened
+
+        def decide(ident: str, decision: str) -> Conflict:
+            return adjudicate(vault, ident, decision)
+
+        def waiting() -> list[Conflict]:
+            return queue(vault)
+
+    else:
+        from cuecard.core.vault._pg_conflicts import adjudicate_pg, queue_pg
+
+        pg = opened
+
+        def decide(ident: str, decision: str) -> Conflict:
+            return adjudicate_pg(pg, ident, decision)
+
+        def waiting() -> list[Conflict]:
+            return queue_pg(pg)
+
+    try:
+        return _decide(args, decide, waiting)
+    finally:
+        if not isinstance(opened, Vault):
+            opened.close()
+
+
+def _decide(
+    args: argparse.Namespace,
+    decide: Callable[[str, str], Conflict],
+    waiting: Callable[[], list[Conflict]],
+) -> int:
+    from cuecard.core._errors import UsageError
     from cuecard.core.vault._render import clean
 
-    vault = open_vault(args)
     made: list[dict[str, str]] = []
     if args.id is not None:
         if args.decision is None:
             raise UsageError("adjudicate ID needs --decision use-new|keep-old|keep-both|defer")
-        conflict = adjudicate(vault, args.id, args.decision)
+        conflict = decide(args.id, args.decision)
         made.append({"id": conflict.id, "decision": args.decision})
     else:
         if args.decision is not None:
             raise UsageError("--decision needs a conflict ID (see `cuecard vault conflicts`)")
-        for conflict in queue(vault):
+        for conflict in waiting():
             print(f"[{conflict.id}] new: {clean(conflict.new)}", file=sys.stderr)
             print(f"           old: {clean(conflict.old)}", file=sys.stderr)
             print(
@@ -59,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             decision = _SHORT.get(choice[:1] if choice not in DECISIONS else choice, "defer")
             if choice in DECISIONS:
                 decision = choice
-            adjudicate(vault, conflict.id, decision)
+            decide(conflict.id, decision)
             made.append({"id": conflict.id, "decision": decision})
             if not answer:
                 break

@@ -18,7 +18,14 @@ from cuecard.core.vault._pg import PgVault
 from cuecard.core.vault._promote import SUPERSESSION, Applied, Pending, Review
 from cuecard.core.vault._secrets import find_credential, redact_credentials
 
-__all__ = ["PENDING_TABLE", "apply_pg", "drop_pending", "pending_rows", "review_pg"]
+__all__ = [
+    "PENDING_TABLE",
+    "apply_pg",
+    "drop_pending",
+    "insert_fact",
+    "pending_rows",
+    "review_pg",
+]
 
 PENDING_TABLE = "cuecard_pending"
 _PROMOTE_LOCK = 0x70726F6D  # "prom": promoters and reviewers take turns
@@ -113,12 +120,34 @@ def _key(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def insert_fact(vault: PgVault, note: str, fact: str, source: str) -> None:
+    """Add a live, stamped fact at the end of a note (revive it if it was superseded)."""
+    today = vault.now().date()
+    line = "- " + fact + DEFAULT.stamp.format(date=today.isoformat(), source=source)
+    vault.conn.execute(
+        "INSERT INTO cuecard_facts (note, id, position, line, text, shown, source, "
+        "written) VALUES (%s, %s, (SELECT coalesce(max(position), 0) + 1 FROM "
+        "cuecard_facts WHERE note = %s), %s, %s, %s, %s, %s) "
+        "ON CONFLICT (note, id) DO UPDATE SET status = 'active', line = EXCLUDED.line, "
+        "shown = EXCLUDED.shown, source = EXCLUDED.source, written = EXCLUDED.written",
+        (
+            note,
+            fact_id(fact),
+            note,
+            line,
+            redact_credentials(fact),
+            neutralise(redact_credentials(line)),
+            source,
+            today,
+        ),
+    )
+
+
 def apply_pg(vault: PgVault) -> Applied:
     """Promote every pending row and archive the reviewed submissions, in one transaction."""
     from cuecard.core._errors import ValidationError
 
     done = Applied()
-    today = vault.now().date()
     with vault.conn.transaction():
         vault.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PROMOTE_LOCK,))
         rows = vault.conn.execute(
@@ -143,24 +172,7 @@ def apply_pg(vault: PgVault) -> Applied:
                     "WHERE note = %s AND status = 'active' AND text = %s",
                     (p.note, p.replaces),
                 )
-            line = "- " + p.fact + DEFAULT.stamp.format(date=today.isoformat(), source=p.source)
-            vault.conn.execute(
-                "INSERT INTO cuecard_facts (note, id, position, line, text, shown, source, "
-                "written) VALUES (%s, %s, (SELECT coalesce(max(position), 0) + 1 FROM "
-                "cuecard_facts WHERE note = %s), %s, %s, %s, %s, %s) "
-                "ON CONFLICT (note, id) DO UPDATE SET status = 'active', line = EXCLUDED.line, "
-                "shown = EXCLUDED.shown, source = EXCLUDED.source, written = EXCLUDED.written",
-                (
-                    p.note,
-                    fact_id(p.fact),
-                    p.note,
-                    line,
-                    redact_credentials(p.fact),
-                    neutralise(redact_credentials(line)),
-                    p.source,
-                    today,
-                ),
-            )
+            insert_fact(vault, p.note, p.fact, p.source)
             vault.conn.execute(
                 "INSERT INTO cuecard_promotions (submission, added, detail) VALUES (%s, 1, %s)",
                 (p.source, f"{p.note} | {p.fact}"),

@@ -1,0 +1,62 @@
+"""The conflict queue of a PostgreSQL vault: a table, decided in transactions with row locks.
+
+A decision locks its conflict row (``FOR UPDATE``), edits the facts, logs the decision in
+``cuecard_adjudications`` and closes the conflict, all in one transaction: two people deciding
+the same conflict at once apply one decision, the second finds it decided.
+"""
+
+from __future__ import annotations
+
+import json
+
+from cuecard.core._errors import NotFound, UsageError
+from cuecard.core.vault._conflicts import DECISIONS, Conflict
+from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._pg import NOTE_IDS, PgVault
+from cuecard.core.vault._pg_promote import insert_fact
+
+__all__ = ["adjudicate_pg", "queue_pg"]
+
+
+def queue_pg(vault: PgVault) -> list[Conflict]:
+    """The open conflicts, in queue order."""
+    with vault.conn.transaction():
+        rows = vault.conn.execute(
+            "SELECT incoming, existing, source, note FROM cuecard_conflicts WHERE open ORDER BY seq"
+        ).fetchall()
+    return [Conflict(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+def adjudicate_pg(vault: PgVault, ident: str, decision: str) -> Conflict:
+    """Carry out a decision on one open conflict (by id or unique prefix)."""
+    if decision not in DECISIONS:
+        raise UsageError(f"--decision {decision!r}: choose one of {', '.join(DECISIONS)}")
+    prefix = ident.strip().lower()
+    with vault.conn.transaction():
+        rows = vault.conn.execute(
+            "SELECT id, incoming, existing, source, note FROM cuecard_conflicts "
+            "WHERE open AND starts_with(id, %s) FOR UPDATE",
+            (prefix,),
+        ).fetchall()
+        if not prefix or not rows:
+            raise NotFound(f"conflict {ident!r}: not in the queue (see `cuecard vault conflicts`)")
+        if len(rows) > 1:
+            raise UsageError(f"conflict {ident!r}: the prefix names {len(rows)} conflicts")
+        key, new, old, source, note = (str(v) for v in rows[0])
+        conflict = Conflict(new, old, source, note)
+        if note not in NOTE_IDS:
+            note = DEFAULT.classify(new)
+        if decision == "use-new":
+            vault.conn.execute(
+                "DELETE FROM cuecard_facts WHERE note = %s AND text = %s AND status = 'active'",
+                (note, old),
+            )
+        if decision in ("use-new", "keep-both"):
+            insert_fact(vault, note, new, source or "conflict")
+        vault.conn.execute(
+            "INSERT INTO cuecard_adjudications (conflict, decision, detail) VALUES (%s, %s, %s)",
+            (key, decision, json.dumps({"new": new, "old": old}, ensure_ascii=False)),
+        )
+        if decision != "defer":
+            vault.conn.execute("UPDATE cuecard_conflicts SET open = false WHERE id = %s", (key,))
+    return conflict
