@@ -411,3 +411,114 @@ def test_adjudicate_refuses_unknown_ids_and_a_decided_conflict(cc: Run, db: str)
     assert code == 1 and "not in the queue" in err
     code, _, err = cc("vault", "adjudicate", "zzzz", "--decision", "use-new", "--vault", db)
     assert code == 1 and "not in the queue" in err
+
+
+# -- export, import
+
+
+def folder_state(root: Path) -> dict[str, object]:
+    """What a folder vault holds, as the transfer promises to carry it."""
+    from cuecard.core.vault import Vault
+    from cuecard.core.vault._conflicts import queue
+    from cuecard.core.vault._facts import note_facts
+
+    vault = Vault.open(root)
+    notes = {}
+    for note in ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other"):
+        path = vault.note_file(note)
+        if path.is_file():
+            facts = note_facts(path.read_text(encoding="utf-8"))
+            notes[note] = [(f.line, f.superseded, f.placeholder) for f in facts]
+    return {
+        "notes": notes,
+        "inbox": {p.name: p.read_bytes() for p in vault.inbox_files()},
+        "processed": {p.name: p.read_bytes() for p in sorted(vault.processed.glob("*.md"))},
+        "conflicts": [c.as_json() for c in queue(vault)],
+        "uses": vault.last_uses(),
+    }
+
+
+def db_state(url: str) -> dict[str, object]:
+    with PgVault(url) as vault:
+        conn = vault.conn
+        return {
+            "facts": conn.execute(
+                "SELECT note, id, line, text, shown, status, written FROM cuecard_facts "
+                "ORDER BY note, position"
+            ).fetchall(),
+            "submissions": conn.execute(
+                "SELECT name, agent, body, facts, status FROM cuecard_submissions ORDER BY name"
+            ).fetchall(),
+            "conflicts": conn.execute(
+                "SELECT id, note, existing, incoming, source FROM cuecard_conflicts WHERE open "
+                "ORDER BY seq"
+            ).fetchall(),
+            "uses": conn.execute(
+                "SELECT id, last_used FROM cuecard_facts WHERE last_used IS NOT NULL ORDER BY id"
+            ).fetchall(),
+        }
+
+
+def busy_folder(cc: Run, root: Path) -> None:
+    """A folder vault with promoted, superseded, waiting, processed, conflicting and used facts."""
+    assert cc("vault", "init", "--vault", str(root))[0] == 0
+    for fact in (
+        "the CI runners use Python 3.12 and PostgreSQL 15",
+        "the CI runners now use Python 3.13 and PostgreSQL 15, replaces Python 3.12",
+        "部署前先运行数据库迁移脚本",
+        "the CI runners use Python 3.11 and PostgreSQL 15",
+    ):
+        assert cc("vault", "submit", "--agent", "codex", "--vault", str(root), fact)[0] == 0
+        assert cc("vault", "apply", "--auto", "--vault", str(root))[0] == 0
+    assert cc("vault", "submit", "--agent", "dsh", "--vault", str(root), "still waiting")[0] == 0
+    assert cc("vault", "search", "部署", "--vault", str(root))[0] == 0
+
+
+def test_folder_to_database_to_folder_round_trip(cc: Run, pg_url: str, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    busy_folder(cc, first)
+    assert cc("vault", "migrate-db", "--vault", pg_url)[0] == 0
+    code, out, err = cc("vault", "import", str(first), "--vault", pg_url, "--json")
+    assert code == 0, err
+    moved = json.loads(out)
+    assert moved["submissions"] == 1 and moved["processed"] == 4 and moved["conflicts"] == 1
+    assert "部署" in str(search(cc, pg_url, "部署")[0]["text"])
+    code, out, err = cc("vault", "export", str(second), "--vault", pg_url, "--json")
+    assert code == 0, err
+    before, after = folder_state(first), folder_state(second)
+    assert after == before
+    code, _, err = cc("vault", "import", str(first), "--vault", pg_url)
+    assert code == 1 and "not empty" in err
+
+
+def test_database_to_folder_to_database_round_trip(
+    cc: Run, pg_server: PgServer, db: str, tmp_path: Path
+) -> None:
+    fill(db)
+    assert cc("vault", "submit", "--agent", "a", "--vault", db, "one", "two")[0] == 0
+    make_conflict(cc, db, "the CI runners use Python 3.11 and PostgreSQL 15")
+    assert cc("vault", "submit", "--agent", "b", "--vault", db, "left waiting")[0] == 0
+    assert search(cc, db, "staging")
+    folder = tmp_path / "moved"
+    assert cc("vault", "export", str(folder), "--vault", db)[0] == 0
+    import psycopg
+
+    other = "t_copy_" + os.urandom(4).hex()
+    with psycopg.connect(
+        pg_server.url("postgres"), password=pg_server.password, autocommit=True
+    ) as conn:
+        conn.execute(f'CREATE DATABASE "{other}"')
+    back = pg_server.url(other)
+    assert cc("vault", "migrate-db", "--vault", back)[0] == 0
+    code, _, err = cc("vault", "export", back, "--vault", str(folder))
+    assert code == 0, err
+    assert db_state(back) == db_state(db)
+
+
+def test_transfer_needs_one_folder_and_one_database(cc: Run, tmp_path: Path) -> None:
+    code, _, err = cc("vault", "export", str(tmp_path / "b"), "--vault", str(tmp_path / "a"))
+    assert code == 2 and "two folders" in err
+    code, _, err = cc(
+        "vault", "import", "postgresql://u:secretpw@h/d", "--vault", "postgresql://h/e"
+    )
+    assert code == 1 and "secretpw" not in err and "PGPASSWORD" in err

@@ -22,6 +22,8 @@ SUBCOMMANDS: dict[str, str] = {
     "digest": "cuecard.core.cli._vault_digest",
     "migrate-db": "cuecard.core.cli._vault_migrate_db",
     "pending": "cuecard.core.cli._vault_pending",
+    "export": "cuecard.core.cli._vault_transfer",
+    "import": "cuecard.core.cli._vault_transfer",
 }
 
 
@@ -48,5 +50,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     commands = parser.add_subparsers(dest="vault_command", metavar="COMMAND")
-    for module in SUBCOMMANDS.values():
+    for module in dict.fromkeys(SUBCOMMANDS.values()):  # one module may add two commands
         importlib.import_module(module).register(commands)

@@ -1,0 +1,97 @@
+"""``cuecard vault export DEST`` and ``cuecard vault import SOURCE``: folder <-> PostgreSQL."""
+
+from __future__ import annotations
+
+import argparse
+
+from cuecard.core.cli._vault import add_common
+
+_KEYS = "--json prints keys: source, target, facts, notes, submissions, processed, conflicts."
+_WHAT = (
+    "Carries every note's fact lines as written (stamps included, in order, live, superseded "
+    "or template example), the inbox submissions waiting and processed ones byte for byte, the "
+    "open conflicts and each fact's last use. One side must be a folder and the other a "
+    "postgresql:// URL (password from PGPASSWORD or a pgpass file); a PostgreSQL target must "
+    "be migrated (`cuecard vault migrate-db`) and empty, a folder target must hold no vault "
+    "(a default-layout vault is created). Prose around fact lines is not carried. "
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = sub.add_parser(
+        "export",
+        help="copy this vault to DEST (a folder or a postgresql:// URL)",
+        description="Copy the vault (--vault, $CUECARD_VAULT or the config) to DEST. "
+        + _WHAT
+        + _KEYS,
+    )
+    export.add_argument("dest", metavar="DEST", help="a new folder or a postgresql:// URL")
+    add_common(export)
+    export.set_defaults(run=run_export)
+    imp = sub.add_parser(
+        "import",
+        help="copy SOURCE (a folder or a postgresql:// URL) into this vault",
+        description="Copy the vault at SOURCE into the vault (--vault, $CUECARD_VAULT or the "
+        "config). " + _WHAT + _KEYS,
+    )
+    imp.add_argument("source", metavar="SOURCE", help="a folder vault or a postgresql:// URL")
+    add_common(imp)
+    imp.set_defaults(run=run_import)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from cuecard.core.vault._location import resolve_vault_location
+
+    return _copy(resolve_vault_location(args.vault), args.dest, "DEST", args.json)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from cuecard.core.vault._location import resolve_vault_location
+
+    return _copy(args.source, resolve_vault_location(args.vault), "SOURCE", args.json)
+
+
+def _copy(source: str, target: str, given: str, as_json: bool) -> int:
+    import os
+    from pathlib import Path
+
+    from cuecard.core._errors import UsageError
+    from cuecard.core.vault._location import check_database_url, is_database_url
+    from cuecard.core.vault._pg import PgVault, open_pg
+    from cuecard.core.vault._pg_transfer import folder_to_pg, pg_to_folder
+    from cuecard.core.vault._vault import Vault
+
+    for value in (source, target):
+        if is_database_url(value):
+            check_database_url(given, value)
+    if is_database_url(source) == is_database_url(target):
+        raise UsageError(
+            f"{given}: one side must be a folder vault and the other a postgresql:// URL "
+            f"(got {'two URLs' if is_database_url(source) else 'two folders'})"
+        )
+    if is_database_url(target):
+        vault = Vault.open(Path(os.path.expanduser(source)))
+        pg: PgVault = open_pg(target)
+        with pg:
+            moved = folder_to_pg(vault, pg)
+    else:
+        with open_pg(source) as pg:
+            moved = pg_to_folder(pg, Path(os.path.expanduser(target)))
+    figures = {
+        "facts": moved.facts,
+        "notes": moved.notes,
+        "submissions": moved.submissions,
+        "processed": moved.processed,
+        "conflicts": moved.conflicts,
+    }
+    if as_json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json({"source": source, "target": target, **figures})
+    else:
+        print(
+            f"copied {moved.facts} fact line(s) in {len(moved.notes)} note(s), "
+            f"{moved.submissions} waiting and {moved.processed} processed submission(s), "
+            f"{moved.conflicts} conflict(s) from {source} to {target}"
+        )
+    return 0
