@@ -46,35 +46,60 @@ def connect(url: str) -> psycopg.Connection[tuple[Any, ...]]:
         raise VaultError(f"PostgreSQL vault {safe_url(url)}: cannot connect ({reason})") from None
 
 
-def _tsquery(query: str) -> str:
-    """An OR of the query's words for ``to_tsquery('simple', ...)``: BM25 matches any word."""
+def _words(query: str) -> list[str]:
+    """The query's words that carry meaning: no stopwords nor English function words."""
     import re
 
+    from cuecard.core.recall._graph import FUNCTION_WORDS
+    from cuecard.core.recall._tokens import STOPWORDS
+
     words = dict.fromkeys(w.lower() for w in re.findall(r"\w+", query))
-    return " | ".join(f"'{w}'" for w in words)
+    kept = [w for w in words if w not in STOPWORDS and w not in FUNCTION_WORDS]
+    return kept or list(words)
+
+
+def _tsquery(query: str) -> str:
+    """An OR of the query's meaningful words for ``to_tsquery('simple', ...)`` (BM25 matches
+    any word); words of four letters or more also match as prefixes (a cheap stemmer)."""
+    return " | ".join(f"'{w}':*" if len(w) >= 4 else f"'{w}'" for w in _words(query))
+
+
+def _identifiers(query: str) -> list[str]:
+    """Code identifiers and dotted names (``parse_config``, ``a.b.c``): trigram-matched."""
+    import re
+
+    return [w for w in re.findall(r"[\w.]+", query) if ("_" in w or "." in w) and len(w) >= 3]
 
 
 def _fragments(query: str) -> list[str]:
-    """Runs of non-ASCII word characters (CJK text has no spaces): matched as substrings."""
+    """LIKE patterns: runs of non-ASCII word characters (CJK text has no spaces) and code
+    identifiers, matched as substrings through the trigram index."""
     import re
 
-    return [
-        f"%{run}%"
+    runs = [
+        run
         for run in dict.fromkeys(re.findall(r"\w+", query))
         if any(ch.lower() not in _ASCII_WORD for ch in run) and len(run) >= 2
     ]
+    return [f"%{run}%" for run in [*runs, *_identifiers(query)]]
 
 
 _SEARCH = """
 SELECT note, id, shown, text,
        ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2
-       + word_similarity(%(q)s, text)
        + CASE WHEN text ILIKE ANY(%(frags)s) THEN 0.5 ELSE 0 END AS score
 FROM cuecard_facts
 WHERE status = 'active'
   AND (tsv @@ to_tsquery('simple', %(tsq)s)
-       OR %(q)s <%% text
        OR text ILIKE ANY(%(frags)s))
+ORDER BY score DESC, note, position
+LIMIT %(limit)s
+"""
+# Without CJK text or identifiers in the query: the full-text index alone.
+_SEARCH_WORDS = """
+SELECT note, id, shown, text, ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2 AS score
+FROM cuecard_facts
+WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(tsq)s)
 ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
@@ -204,15 +229,12 @@ class PgVault:
     # -- reading --------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int) -> list[Hit]:
-        """Full-text rank (OR of the words) plus trigram word similarity and CJK substrings."""
-        params = {
-            "tsq": _tsquery(query) or "''",
-            "q": query,
-            "frags": _fragments(query) or ["\x01never\x01"],
-            "limit": limit,
-        }
+        """Full-text rank (OR of the meaningful words, prefixes from four letters) plus
+        substring matches, through the trigram index, of CJK runs and code identifiers."""
+        frags = _fragments(query)
+        params = {"tsq": _tsquery(query) or "''", "frags": frags, "limit": limit}
         with self.conn.transaction():
-            rows = self.conn.execute(_SEARCH, params).fetchall()
+            rows = self.conn.execute(_SEARCH if frags else _SEARCH_WORDS, params).fetchall()
         hits = [
             Hit(f"{note}.md", ident, shown, float(score)) for note, ident, shown, _, score in rows
         ]

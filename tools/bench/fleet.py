@@ -1,0 +1,182 @@
+"""Fleet vault benchmark: the PostgreSQL vault next to the folder vault, in one run.
+
+Builds a folder vault of N facts (the labelled facts of recall_quality_set.tsv mixed with
+distinct sentences of the standard library's docstrings, spread over the eight canonical notes),
+imports it into the PostgreSQL database given by ``--url`` (``vault import``'s code path), then
+measures on both:
+
+- submissions per second: ``--submitters`` threads each making ``--per-submitter`` submissions
+  (the folder vault: exclusive file creates; PostgreSQL: one connection per thread, inserts);
+- search latency: warm per-query times (median, p95) of the labelled set's paraphrased queries
+  (the folder vault's BM25 index synchronised first, its first sync timed separately);
+- ranking: MRR@10 and recall@10 of both on those queries, and how often their top result agrees.
+
+The database must be empty or migrated-and-empty; the password comes from PGPASSWORD or a pgpass
+file. Usage: python tools/bench/fleet.py --url postgresql://user@host:port/db [--facts N]
+[--submitters 16] [--per-submitter 20] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).parent
+NOTES = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
+
+
+def log(message: str) -> None:
+    print(f"[fleet-bench] {message}", file=sys.stderr, flush=True)
+
+
+def labelled() -> list[tuple[str, list[str]]]:
+    rows = []
+    for line in (HERE / "recall_quality_set.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            fact, *queries = line.split("\t")
+            rows.append((fact.strip(), [q.strip() for q in queries if q.strip()]))
+    return rows
+
+
+def corpus(count: int, facts: list[str]) -> list[str]:
+    sys.path.insert(0, str(HERE))
+    from recall import stdlib_lines  # type: ignore[import-not-found]
+
+    lines = list(facts)
+    for text in stdlib_lines(max(0, count - len(facts))):
+        if len(lines) >= count:
+            break
+        if text not in facts:
+            lines.append(text)
+    return lines
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def rank_of(texts: list[str], fact: str) -> int | None:
+    for i, text in enumerate(texts[:10], start=1):
+        if text.startswith(f"- {fact}"):
+            return i
+    return None
+
+
+def quality(ranks: list[int | None]) -> dict[str, float]:
+    return {
+        "mrr10": round(sum(1.0 / r for r in ranks if r) / len(ranks), 4),
+        "recall10": round(sum(1 for r in ranks if r) / len(ranks), 4),
+    }
+
+
+def submit_rate(make: object, threads: int, each: int) -> float:
+    def work(n: int) -> None:
+        submit = make()  # type: ignore[operator]
+        for i in range(each):
+            submit(f"bench{n}", [f"fleet submission {n} {i} about the build cache"])
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(work, range(threads)))
+    return round(threads * each / (time.perf_counter() - start), 1)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", required=True, help="postgresql:// URL of an empty database")
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--submitters", type=int, default=16)
+    parser.add_argument("--per-submitter", type=int, default=20)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    from cuecard.core.vault import DEFAULT, Vault, init_vault
+    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault._pg_transfer import folder_to_pg
+    from cuecard.core.vault._recall import notes_index
+    from cuecard.core.vault._submit import submit
+
+    rows = labelled()
+    lines = corpus(args.facts, [f for f, _ in rows])
+    log(f"{len(lines)} facts")
+    out: dict[str, object] = {"facts": len(lines), "queries": sum(len(q) for _, q in rows)}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        vault, _ = init_vault(root, DEFAULT)
+        for n, note in enumerate(NOTES):
+            chunk = lines[n :: len(NOTES)]
+            body = f"# {note}\n\n" + "".join(f"- {x}\n" for x in chunk)
+            vault.note_file(note).write_text(body, encoding="utf-8")
+        vault = Vault.open(root)
+        pg = PgVault(args.url)
+        pg.migrate()
+        pg.conn.autocommit = False
+        start = time.perf_counter()
+        folder_to_pg(vault, pg)
+        out["pg_import_s"] = round(time.perf_counter() - start, 2)
+        with pg.conn.transaction():
+            pg.conn.execute("ANALYZE cuecard_facts")
+        log("imported")
+        index = notes_index(str(root), vault.layout)
+        start = time.perf_counter()
+        index.sync()
+        out["folder_first_sync_s"] = round(time.perf_counter() - start, 2)
+        folder_ms: list[float] = []
+        pg_ms: list[float] = []
+        ranks: dict[str, list[int | None]] = {"folder_bm25": [], "postgresql": []}
+        agree = 0
+        for fact, queries in rows:
+            for query in queries:
+                start = time.perf_counter()
+                hits = index.search(query, 10)
+                folder_ms.append((time.perf_counter() - start) * 1000)
+                start = time.perf_counter()
+                pg_hits = pg.search(query, 10)
+                pg_ms.append((time.perf_counter() - start) * 1000)
+                ranks["folder_bm25"].append(rank_of([h.text for h in hits], fact))
+                ranks["postgresql"].append(rank_of([h.text for h in pg_hits], fact))
+                agree += bool(hits and pg_hits and hits[0].key == pg_hits[0].key)
+        out["search_ms"] = {
+            "folder_bm25": {
+                "median": round(statistics.median(folder_ms), 2),
+                "p95": round(percentile(folder_ms, 0.95), 2),
+            },
+            "postgresql": {
+                "median": round(statistics.median(pg_ms), 2),
+                "p95": round(percentile(pg_ms, 0.95), 2),
+            },
+        }
+        out["ranking"] = {name: quality(r) for name, r in ranks.items()}
+        out["ranking"]["top1_agreement"] = round(agree / len(folder_ms), 4)  # type: ignore[index]
+        pg.close()
+        log("searched")
+
+        def folder_submitter() -> object:
+            return lambda agent, facts: submit(vault, agent, facts)
+
+        def pg_submitter() -> object:
+            conn = PgVault(args.url)
+            return conn.submit
+
+        out["submissions_per_s"] = {
+            "folder": submit_rate(folder_submitter, args.submitters, args.per_submitter),
+            "postgresql": submit_rate(pg_submitter, args.submitters, args.per_submitter),
+            "threads": args.submitters,
+        }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for key, value in out.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
