@@ -522,3 +522,19 @@ def test_transfer_needs_one_folder_and_one_database(cc: Run, tmp_path: Path) -> 
         "vault", "import", "postgresql://u:secretpw@h/d", "--vault", "postgresql://h/e"
     )
     assert code == 1 and "secretpw" not in err and "PGPASSWORD" in err
+
+
+# -- the DSH adapter's client, unchanged
+
+
+def test_the_dsh_adapter_client_works_on_a_database_vault(db: str) -> None:
+    from cuecard.dsh_adapter._vault import VaultClient
+
+    fill(db)
+    client = VaultClient(db)
+    assert client.status()["layout"] == "postgresql"
+    found = client.search_json("staging database", 5)
+    assert found["results"] and found["results"][0]["note"] == "env.md"
+    assert "<memory-data" in client.search("部署", 5)
+    assert "staging-db.internal" in client.show(str(found["results"][0]["note"]))
+    assert client.submit(["a fleet fact"], "dsh")["facts"] == 1
