@@ -187,21 +187,19 @@ class PgVault:
 
         if note not in NOTE_IDS:
             raise VaultError(f"note {note!r}: not a canonical note id ({', '.join(NOTE_IDS)})")
-        added = 0
         with self.conn.transaction():
             row = self.conn.execute(
-                "SELECT coalesce(max(position), 0) FROM cuecard_facts WHERE note = %s", (note,)
+                "SELECT coalesce(max(position), 0), count(*) FROM cuecard_facts WHERE note = %s",
+                (note,),
             ).fetchone()
-            position = int(row[0]) if row else 0
+            position, before = (int(row[0]), int(row[1])) if row else (0, 0)
+            params = []
             for fact in note_facts(text):
                 position += 1
                 status = (
                     "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
                 ) or "active"
-                cur = self.conn.execute(
-                    "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
-                    "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (note, id) DO NOTHING",
+                params.append(
                     (
                         note,
                         fact_id(fact.text),
@@ -212,10 +210,19 @@ class PgVault:
                         status,
                         source,
                         stamp_date(fact.line),
-                    ),
+                    )
                 )
-                added += cur.rowcount
-        return added
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
+                    "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (note, id) DO NOTHING",
+                    params,
+                )
+            after = self.conn.execute(
+                "SELECT count(*) FROM cuecard_facts WHERE note = %s", (note,)
+            ).fetchone()
+        return (int(after[0]) if after else before) - before
 
     def record_use(self, ids: list[str]) -> None:
         if not ids:
