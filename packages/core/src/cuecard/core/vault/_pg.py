@@ -8,7 +8,7 @@ Submissions are inserts (a unique name, no file races); readers never block writ
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, LiteralString
 
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._errors import VaultError
@@ -236,12 +236,43 @@ class PgVault:
     # -- reading --------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int) -> list[Hit]:
-        """Full-text rank (OR of the meaningful words, prefixes from four letters) plus
-        substring matches, through the trigram index, of CJK runs and code identifiers."""
+        """Facts matching any meaningful word (prefixes from four letters), scored by the sum of
+        the matched words' BM25 idf plus PostgreSQL's cover-density rank, plus substring matches,
+        through the trigram index, of CJK runs and code identifiers. Unlike BM25 there is no
+        term-frequency saturation nor length normalisation."""
+        import math
+
         frags = _fragments(query)
-        params = {"tsq": _tsquery(query) or "''", "frags": frags, "limit": limit}
+        terms = [t for t in _tsquery(query).split(" | ") if t]
         with self.conn.transaction():
-            rows = self.conn.execute(_SEARCH if frags else _SEARCH_WORDS, params).fetchall()
+            # Inverse document frequency per word (BM25's idf), counted through the GIN index.
+            counts: LiteralString = ", ".join(
+                ["(SELECT count(*) FROM cuecard_facts WHERE tsv @@ to_tsquery('simple', %s))"]
+                * len(terms)
+            )
+            # Only constant SQL pieces are joined; every word goes in as a parameter.
+            found = self.conn.execute(
+                "SELECT (SELECT count(*) FROM cuecard_facts)"  # noqa: S608
+                + (", " + counts if terms else ""),
+                terms,
+            ).fetchone()
+            total, *docs = (int(v) for v in found) if found else (0,)
+            weights = [math.log((total - n + 0.5) / (n + 0.5) + 1.0) for n in docs]
+            idf: LiteralString = (
+                " + ".join(["%s * (tsv @@ to_tsquery('simple', %s))::int"] * len(terms)) or "0"
+            )
+            sql: LiteralString = (_SEARCH if frags else _SEARCH_WORDS).replace(
+                "ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2",
+                "(" + idf + ") + ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1)",
+            )
+            named: dict[str, object] = {f"w{i}": w for i, w in enumerate(weights)}
+            named |= {f"t{i}": t for i, t in enumerate(terms)}
+            for i in range(len(terms)):
+                sql = sql.replace("%s * (tsv", f"%(w{i})s * (tsv", 1).replace(
+                    "to_tsquery('simple', %s)", f"to_tsquery('simple', %(t{i})s)", 1
+                )
+            params = {"tsq": _tsquery(query) or "''", "frags": frags, "limit": limit, **named}
+            rows = self.conn.execute(sql, params).fetchall()
         hits = [
             Hit(f"{note}.md", ident, shown, float(score)) for note, ident, shown, _, score in rows
         ]
