@@ -5,15 +5,12 @@ Names are re-exported lazily, so importing a hot-path module never pulls in pyda
 
 from __future__ import annotations
 
-import importlib
-
 from cuecard.core.__about__ import __version__
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 
 # Not `from typing import ...`: typing costs the cold search path milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from cuecard.core._config import ProjectConfig as ProjectConfig
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError
@@ -73,14 +70,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

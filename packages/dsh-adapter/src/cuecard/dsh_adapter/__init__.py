@@ -7,15 +7,12 @@ agent instruction files. Names are re-exported lazily: the per-call paths import
 
 from __future__ import annotations
 
-import importlib
-
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 from cuecard.dsh_adapter.__about__ import __version__
 
 # Not `from typing import ...`: typing costs the per-call paths milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from cuecard.dsh_adapter._deploy import BEGIN, END
     from cuecard.dsh_adapter._deployer import TARGETS, Deployer
     from cuecard.dsh_adapter._errors import (
@@ -49,14 +46,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.dsh_adapter' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

@@ -6,14 +6,11 @@ imports it does not use.
 
 from __future__ import annotations
 
-import importlib
-
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 from cuecard.hooks.__about__ import __version__
 
 TYPE_CHECKING = False  # cuecard-hook imports this package: typing is not worth its import time
 if TYPE_CHECKING:
-    from typing import Any
-
     from cuecard.hooks._harness import HARNESSES as HARNESSES
     from cuecard.hooks._harness import Harness as Harness
     from cuecard.hooks._hook import main as main
@@ -33,14 +30,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.hooks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

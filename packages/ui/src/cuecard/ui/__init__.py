@@ -5,9 +5,9 @@ Names are re-exported lazily, so ``cuecard --help`` does not import Starlette or
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 from cuecard.ui.__about__ import __version__
 
 if TYPE_CHECKING:
@@ -28,14 +28,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.ui' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

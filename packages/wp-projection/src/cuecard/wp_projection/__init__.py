@@ -8,9 +8,9 @@ lazily, so importing the package pulls in neither Starlette nor httpx.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 from cuecard.wp_projection.__about__ import __version__
 
 if TYPE_CHECKING:
@@ -70,14 +70,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.wp_projection' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from cuecard.core.recall._index import Entry as Entry
     from cuecard.core.recall._index import Hit as Hit
     from cuecard.core.recall._index import RecallIndex as RecallIndex
@@ -31,14 +29,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.core.recall' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

@@ -5,12 +5,10 @@ Re-exported lazily, so the cold search path imports only what it uses.
 
 from __future__ import annotations
 
-import importlib
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from cuecard.core.vault._archive import archive_session as archive_session
     from cuecard.core.vault._conflicts import Conflict as Conflict
     from cuecard.core.vault._conflicts import adjudicate as adjudicate
@@ -62,14 +60,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cuecard.core.vault' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)
