@@ -95,6 +95,41 @@ CREATE TABLE cuecard_pending (
 );
 """,
     ),
+    (
+        3,
+        "notes as documents, forgotten lines, session archives, log lines as written",
+        """
+CREATE TABLE cuecard_notes (
+    note       text        PRIMARY KEY,
+    text       text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO cuecard_notes (note, text)
+SELECT note,
+       '# ' || note || E'\\n\\n'
+       || coalesce(string_agg(line, E'\\n' ORDER BY position)
+                   FILTER (WHERE status <> 'superseded') || E'\\n', '')
+       || coalesce(E'\\n## Superseded\\n\\n'
+                   || string_agg(line, E'\\n' ORDER BY position)
+                      FILTER (WHERE status = 'superseded') || E'\\n', '')
+FROM cuecard_facts GROUP BY note;
+CREATE TABLE cuecard_forgotten (
+    seq          bigserial   PRIMARY KEY,
+    file         text        NOT NULL,
+    line         text        NOT NULL,
+    id           text,
+    forgotten_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE cuecard_archives (
+    name       text        PRIMARY KEY,
+    text       text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE cuecard_adjudications ADD COLUMN line text;
+ALTER TABLE cuecard_promotions ADD COLUMN line text;
+ALTER TABLE cuecard_promotions ALTER COLUMN submission DROP NOT NULL;
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]
