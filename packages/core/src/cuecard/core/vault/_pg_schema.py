@@ -97,7 +97,7 @@ CREATE TABLE cuecard_pending (
     ),
     (
         3,
-        "notes as documents, forgotten lines, session archives, log lines as written",
+        "notes as documents, forgotten lines, session archives and their digest cursor, log lines",
         """
 CREATE TABLE cuecard_notes (
     note       text        PRIMARY KEY,
@@ -123,6 +123,12 @@ CREATE TABLE cuecard_forgotten (
 CREATE TABLE cuecard_archives (
     name       text        PRIMARY KEY,
     text       text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE cuecard_digest_cursor (
+    name       text        PRIMARY KEY,
+    size       bigint      NOT NULL,
+    sha256     text        NOT NULL,
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 ALTER TABLE cuecard_adjudications ADD COLUMN line text;
