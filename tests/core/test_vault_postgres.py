@@ -104,11 +104,6 @@ def test_password_from_a_pgpass_file(
     assert cc("vault", "migrate-db", "--vault", pg_url)[0] == 0
 
 
-def test_folder_only_commands_refuse_a_database_url_by_name(cc: Run, db: str) -> None:
-    code, _, err = cc("vault", "forget", "--vault", db)
-    assert code == 1 and "folder vault" in err and "PostgreSQL" in err
-
-
 # -- migrations
 
 
@@ -239,8 +234,12 @@ def test_show_prints_a_note_by_id_or_name(cc: Run, db: str) -> None:
     fill(db)
     code, out, _ = cc("vault", "show", "env", "--vault", db, "--json")
     shown = json.loads(out)
-    assert code == 0 and shown["note"] == "env.md" and shown["id"] == "env"
+    assert code == 0 and shown["note"] == "environment.md" and shown["id"] == "env"
     assert "staging-db.internal" in shown["text"]
+    code, out, _ = cc("vault", "show", "tools.md", "--vault", db)
+    assert code == 0 and "parse_config_file" in out and out.startswith("<memory-data")
+    code, out, _ = cc("vault", "show", "environment.md", "--vault", db)
+    assert code == 0 and "staging-db.internal" in out
     code, out, _ = cc("vault", "show", "tools.md", "--vault", db)
     assert code == 0 and "parse_config_file" in out and out.startswith("<memory-data")
     code, _, err = cc("vault", "show", "coord", "--vault", db)
@@ -306,13 +305,6 @@ def test_a_supersession_moves_the_old_fact_out_of_search(cc: Run, db: str) -> No
     with PgVault(db) as vault:
         row = vault.conn.execute("SELECT status FROM cuecard_facts WHERE text = %s", (old,))
         assert row.fetchone() == ("superseded",)
-
-
-def test_pending_drop_on_a_folder_vault_points_at_the_file(cc: Run, tmp_path: Path) -> None:
-    root = tmp_path / "v"
-    assert cc("vault", "init", "--vault", str(root))[0] == 0
-    code, _, err = cc("vault", "pending", "drop", "1", "--vault", str(root))
-    assert code == 2 and "pending" in err
 
 
 def distinct(n: int) -> str:

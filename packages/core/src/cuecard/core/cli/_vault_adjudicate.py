@@ -36,36 +36,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._conflicts import adjudicate, queue
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.cli._vault_open import open_backend
 
-    opened = open_any(args)
-    if isinstance(opened, Vault):
-        vault = opened
-
-        def decide(ident: str, decision: str) -> Conflict:
-            return adjudicate(vault, ident, decision)
-
-        def waiting() -> list[Conflict]:
-            return queue(vault)
-
-    else:
-        from cuecard.core.vault._pg_conflicts import adjudicate_pg, queue_pg
-
-        pg = opened
-
-        def decide(ident: str, decision: str) -> Conflict:
-            return adjudicate_pg(pg, ident, decision)
-
-        def waiting() -> list[Conflict]:
-            return queue_pg(pg)
-
-    try:
-        return _decide(args, decide, waiting)
-    finally:
-        if not isinstance(opened, Vault):
-            opened.close()
+    with open_backend(args) as vault:
+        return _decide(args, vault.adjudicate, vault.conflicts)
 
 
 def _decide(

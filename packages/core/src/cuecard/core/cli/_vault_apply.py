@@ -8,8 +8,7 @@ from cuecard.core.cli._vault import add_common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._promote import Applied
-    from cuecard.core.vault._vault import Vault
+    pass
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,22 +31,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.cli._vault_open import open_backend
 
-    opened = open_any(args)
-    if not isinstance(opened, Vault):
-        from cuecard.core.vault._pg_promote import apply_pg, review_pg
-
-        with opened:
-            conflicts = 0
-            if args.auto:
-                conflicts = len(review_pg(opened)[0].conflicts)
-            done = apply_pg(opened)
-        processed, waiting = "processed submissions", "the conflict table"
-    else:
-        processed, waiting = opened.layout.processed, opened.layout.conflicts
-        conflicts, done = _apply_files(opened, args.auto)
+    with open_backend(args) as vault:
+        done, conflicts = vault.apply(auto=args.auto)
+        places = vault.places
     if args.json:
         from cuecard.core.cli._output import emit_json
 
@@ -67,16 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  + {p.fact[:100]}")
     if done.skipped:
         print(f"{done.skipped} already present, not added again")
-    print(f"{len(done.archived)} inbox file(s) archived to {processed}")
+    print(f"{len(done.archived)} inbox file(s) archived to {places.processed}")
     if conflicts:
-        print(f"warning: {conflicts} conflict(s) wait in {waiting}")
+        print(f"warning: {conflicts} conflict(s) wait in {places.conflicts}")
     return 0
-
-
-def _apply_files(vault: Vault, auto_review: bool) -> tuple[int, Applied]:
-    from cuecard.core.vault._promote import apply_pending, auto
-
-    if auto_review:
-        result, done, _ = auto(vault)
-        return len(result.conflicts), done
-    return 0, apply_pending(vault, "cuecard vault apply")

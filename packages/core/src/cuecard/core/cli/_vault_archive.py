@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
-    from cuecard.core.vault._archive import MAX_ARCHIVE_CHARS, archive_session
+    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.vault._archive import MAX_ARCHIVE_CHARS
     from cuecard.core.vault._submit import check_agent
 
     check_agent(args.agent)
@@ -36,20 +36,21 @@ def run(args: argparse.Namespace) -> int:
         from cuecard.core._errors import ValidationError
 
         raise ValidationError([f"archive: more than {MAX_ARCHIVE_CHARS} characters on stdin"])
-    vault = open_vault(args)
-    done = archive_session(vault, args.agent, args.title, text)
+    with open_backend(args) as vault:
+        done = vault.archive(args.agent, args.title, text)
+        sessions = vault.places.sessions
     if args.json:
         from cuecard.core.cli._output import emit_json
 
         emit_json(
             {
                 "archived": done is not None,
-                "file": None if done is None else f"{vault.layout.sessions}/{done[0]}",
+                "file": None if done is None else f"{sessions}/{done[0]}",
                 "lines": 0 if done is None else done[1],
             }
         )
     elif done is None:
         print("nothing to archive (empty input)", file=sys.stderr)
     else:
-        print(f"archived {done[1]} line(s) to {vault.layout.sessions}/{done[0]}")
+        print(f"archived {done[1]} line(s) to {sessions}/{done[0]}")
     return 0

@@ -22,19 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._conflicts import queue, render_queue
+    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.vault._conflicts import render_queue
     from cuecard.core.vault._render import clean
-    from cuecard.core.vault._vault import Vault
 
-    vault = open_any(args)
-    if isinstance(vault, Vault):
-        waiting = queue(vault)
-    else:
-        from cuecard.core.vault._pg_conflicts import queue_pg
-
-        with vault:
-            waiting = queue_pg(vault)
+    with open_backend(args) as vault:
+        waiting = vault.conflicts()
     if args.json:
         from cuecard.core.cli._output import emit_json
 

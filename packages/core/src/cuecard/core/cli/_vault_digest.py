@@ -36,12 +36,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
-    from cuecard.core.vault._digest import digest, load_digest_config
+    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.vault._digest import load_digest_config
 
     path, config = load_digest_config()
-    vault = open_vault(args)
-    report = digest(vault, config, dry_run=args.dry_run, limit=args.limit)
+    with open_backend(args) as vault:
+        report = vault.digest(config, dry_run=args.dry_run, limit=args.limit)
     if args.json:
         from cuecard.core.cli._output import emit_json
 

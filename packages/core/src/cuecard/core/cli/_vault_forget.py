@@ -37,16 +37,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_vault
-    from cuecard.core.vault._forget import apply_forget, candidates
+    from cuecard.core.cli._vault_open import open_backend
     from cuecard.core.vault._render import clean
 
-    vault = open_vault(args)
-    today = vault.now().date()
-    if args.apply:
-        found = apply_forget(vault, today=today, days=args.days)
-    else:
-        found = candidates(vault, today=today, days=args.days)
+    with open_backend(args) as vault:
+        found = vault.forget(today=vault.today(), days=args.days, apply=args.apply)
+        forgotten = vault.places.forgotten
     if args.json:
         from cuecard.core.cli._output import emit_json
 
@@ -68,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     verb = "moved" if args.apply else "dry run: would move"
-    print(f"{verb} {len(found)} line(s) to {vault.layout.forgotten}/ (reversible)")
+    print(f"{verb} {len(found)} line(s) to {forgotten} (reversible)")
     for c in found:
         print(f"  {c.note}: {clean(c.line)[:90]}")
     return 0

@@ -17,8 +17,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Create a vault: canonical notes, inbox/ (with processed/), review/, forgotten/ and "
             "sessions/ (or the unified-agent-memory folders under 50-Agent-Context/). An "
             "existing vault is never overwritten without --force, and --force first copies it "
-            "to a sibling <name>-backup-<YYYYmmdd-HHMMSS> folder. --json prints keys: vault, "
-            "layout, backup."
+            "to a sibling <name>-backup-<YYYYmmdd-HHMMSS> folder. Given a postgresql:// URL it "
+            "creates or upgrades the database's tables (as `vault migrate-db` does; a database "
+            "is never overwritten, so --force and --layout do not apply). --json prints keys: "
+            "vault, layout, backup, and for a database applied (the schema versions added)."
         ),
     )
     parser.add_argument("--layout", choices=LAYOUT_NAMES, default="default", help="the profile")
@@ -32,10 +34,12 @@ def run(args: argparse.Namespace) -> int:
 
     from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import LAYOUTS
-    from cuecard.core.vault._location import resolve_vault_path
+    from cuecard.core.vault._location import is_database_url, resolve_vault_location
 
-    root = Path(resolve_vault_path(args.vault))
-    vault, backup = init_vault(root, LAYOUTS[args.layout], force=args.force)
+    location = resolve_vault_location(args.vault)
+    if is_database_url(location):
+        return _init_database(args, location)
+    vault, backup = init_vault(Path(location), LAYOUTS[args.layout], force=args.force)
     if args.json:
         from cuecard.core.cli._output import emit_json
 
@@ -50,4 +54,25 @@ def run(args: argparse.Namespace) -> int:
     if backup is not None:
         print(f"backed up the old vault to {backup}")
     print(f"vault ({vault.layout.name} layout) ready at {vault.root}")
+    return 0
+
+
+def _init_database(args: argparse.Namespace, url: str) -> int:
+    from cuecard.core._errors import UsageError
+    from cuecard.core.vault._pg import PgVault
+
+    if args.force or args.layout != "default":
+        raise UsageError(
+            f"{url}: --force and --layout apply to folder vaults; a PostgreSQL vault is never "
+            "overwritten and has one layout"
+        )
+    with PgVault(url) as vault:
+        applied, version = vault.migrate()
+    if args.json:
+        from cuecard.core.cli._output import emit_json
+
+        emit_json({"vault": url, "layout": "postgresql", "backup": None, "applied": applied})
+        return 0
+    done = f"schema versions {', '.join(map(str, applied))} applied" if applied else "up to date"
+    print(f"vault (PostgreSQL, schema version {version}) ready at {url}: {done}")
     return 0

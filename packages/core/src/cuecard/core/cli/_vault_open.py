@@ -10,9 +10,10 @@ from cuecard.core.vault._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core.vault._backend import Backend
     from cuecard.core.vault._pg import PgVault
 
-__all__ = ["open_any", "open_vault"]
+__all__ = ["open_any", "open_backend", "open_vault"]
 
 
 def open_vault(args: argparse.Namespace) -> Vault:
@@ -28,3 +29,10 @@ def open_any(args: argparse.Namespace) -> Vault | PgVault:
 
         return open_pg(location)
     return Vault.open(Path(location))
+
+
+def open_backend(args: argparse.Namespace) -> Backend:
+    """The vault the settings name, folder or PostgreSQL, behind the backend interface."""
+    from cuecard.core.vault._backend import open_backend as open_location
+
+    return open_location(resolve_vault_location(getattr(args, "vault", None)))

@@ -1,4 +1,4 @@
-"""``cuecard vault pending drop ID``: leave one item of a PostgreSQL vault's pending list out."""
+"""``cuecard vault pending drop ID``: leave one item of the pending list out of the next apply."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from cuecard.core.cli._vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "pending",
-        help="edit a PostgreSQL vault's pending list (drop an item before apply)",
+        help="edit the pending list (drop an item before apply)",
         description=(
-            "On a PostgreSQL vault the pending list `cuecard vault review` writes is a table; "
-            "`pending drop ID` removes the item with that id (shown by review) so `cuecard "
-            "vault apply` does not promote it. A folder vault's pending list is a Markdown file "
-            "you edit instead. --json prints keys: dropped (fact, note, source, replaces)."
+            "`pending drop ID` leaves the item with that id (as `cuecard vault review` shows "
+            "it) out of the next `cuecard vault apply`. On a folder vault it ticks the item's "
+            "line in the pending-list file (as ticking [x] by hand does); on a PostgreSQL vault "
+            "it deletes the item's row from the pending table. --json prints keys: dropped "
+            "(fact, note, source, replaces)."
         ),
     )
     actions = parser.add_subparsers(dest="pending_action", metavar="ACTION", required=True)
@@ -26,20 +27,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import NotFound, UsageError
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core._errors import NotFound
+    from cuecard.core.cli._vault_open import open_backend
 
-    vault = open_any(args)
-    if isinstance(vault, Vault):
-        raise UsageError(
-            f"vault {vault.root}: a folder vault's pending list is the file "
-            f"{vault.layout.pending}; tick [x] or delete the line instead"
-        )
-    from cuecard.core.vault._pg_promote import drop_pending
-
-    with vault:
-        item = drop_pending(vault, args.id)
+    with open_backend(args) as vault:
+        item = vault.drop_pending(args.id)
     if item is None:
         raise NotFound(f"pending item {args.id}: no such item (see `cuecard vault review`)")
     if args.json:

@@ -8,7 +8,7 @@ from cuecard.core.cli._vault import add_common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
+    pass
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,51 +32,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._promote import review, write_review
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.cli._vault_open import open_backend
 
-    vault = open_any(args)
-    if not isinstance(vault, Vault):
-        with vault:
-            return _review_pg(vault, args.json)
-    result = review(vault)
-    queued = write_review(vault, result, "cuecard vault apply")
+    with open_backend(args) as vault:
+        found = vault.review()
+        pending_list = vault.places.pending_list
+    result = found.review
     if args.json:
-        from cuecard.core.cli._output import emit_json
-
-        emit_json(
-            {
-                "pending": [
-                    {"fact": p.fact, "note": p.note, "source": p.source, "replaces": p.replaces}
-                    for p in result.pending
-                ],
-                "duplicates": result.duplicates,
-                "conflicts": len(result.conflicts),
-                "supersessions": result.supersessions,
-                "sources": result.sources,
-                "pending_list": vault.layout.pending,
-            }
-        )
-        return 0
-    print(
-        f"review: {len(result.pending)} pending, {result.duplicates} duplicate(s), "
-        f"{len(result.conflicts)} conflict(s) ({queued} newly queued), "
-        f"{result.supersessions} supersession(s)"
-    )
-    for p in result.pending:
-        mark = f" [replaces: {p.replaces[:40]}]" if p.replaces else ""
-        print(f"  -> {p.note:6s} | {p.fact[:70]}{mark}")
-    print(f"pending list: {vault.layout.pending}; promote with `cuecard vault apply`")
-    return 0
-
-
-def _review_pg(vault: PgVault, as_json: bool) -> int:
-    from cuecard.core.vault._pg_promote import PENDING_TABLE, pending_rows, review_pg
-
-    result, queued = review_pg(vault)
-    rows = pending_rows(vault)
-    if as_json:
         from cuecard.core.cli._output import emit_json
 
         emit_json(
@@ -89,26 +51,26 @@ def _review_pg(vault: PgVault, as_json: bool) -> int:
                         "source": p.source,
                         "replaces": p.replaces,
                     }
-                    for ident, p in rows
+                    for ident, p in found.items
                 ],
                 "duplicates": result.duplicates,
                 "conflicts": len(result.conflicts),
                 "supersessions": result.supersessions,
                 "sources": result.sources,
-                "pending_list": f"table {PENDING_TABLE}",
+                "pending_list": pending_list,
             }
         )
         return 0
     print(
-        f"review: {len(rows)} pending, {result.duplicates} duplicate(s), "
-        f"{len(result.conflicts)} conflict(s) ({queued} newly queued), "
+        f"review: {len(found.items)} pending, {result.duplicates} duplicate(s), "
+        f"{len(result.conflicts)} conflict(s) ({found.queued} newly queued), "
         f"{result.supersessions} supersession(s)"
     )
-    for ident, p in rows:
+    for ident, p in found.items:
         mark = f" [replaces: {p.replaces[:40]}]" if p.replaces else ""
         print(f"  {ident:>4} -> {p.note:6s} | {p.fact[:70]}{mark}")
     print(
-        "pending list: the database table; leave an item out with `cuecard vault pending drop "
-        "ID`, promote with `cuecard vault apply`"
+        f"pending list: {pending_list}; leave an item out with `cuecard vault pending drop ID`, "
+        "promote with `cuecard vault apply`"
     )
     return 0

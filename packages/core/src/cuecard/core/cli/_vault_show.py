@@ -7,10 +7,6 @@ import re
 
 from cuecard.core.cli._vault import add_common
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
-
 NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
 _NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
 
@@ -41,54 +37,18 @@ def check_name(name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import NotFound
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._facts import fact_id, note_facts
+    from cuecard.core.cli._vault_open import open_backend
     from cuecard.core.vault._render import clean, render_note
-    from cuecard.core.vault._vault import Vault
 
     name: str = args.note.strip()
     if name not in NOTE_IDS:
         check_name(name)  # before any file is touched
-    vault = open_any(args)
-    if not isinstance(vault, Vault):
-        with vault:
-            return _show_pg(vault, name, args.json)
-    ids = (*vault.layout.notes, "other")
-    if name in ids:
-        path = vault.note_file(name)
-        note_id: str | None = name
-    else:
-        path = vault.root / vault.layout.notes_dir / name
-        catch_all = vault.root / vault.layout.catch_all
-        if not path.is_file() and catch_all.name == name:
-            path = catch_all
-        note_id = vault.note_id_of(str(path.relative_to(vault.root)))
-    if path.is_symlink() or not path.is_file():
-        raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(ids)})")
-    text = path.read_text(encoding="utf-8", errors="replace")
-    vault.record_use([fact_id(f.text) for f in note_facts(text)])
+    with open_backend(args) as vault:
+        shown = vault.show(name)
     if args.json:
         from cuecard.core.cli._output import emit_json
 
-        emit_json({"note": path.name, "id": note_id, "text": clean(text)})
+        emit_json({"note": shown.file, "id": shown.id, "text": clean(shown.text)})
     else:
-        print(render_note(path.name, text))
-    return 0
-
-
-def _show_pg(vault: PgVault, name: str, as_json: bool) -> int:
-    from cuecard.core._errors import NotFound
-    from cuecard.core.vault._render import clean, render_note
-
-    note_id = name[:-3] if name.lower().endswith(".md") else name
-    text = vault.note(note_id) if note_id in NOTE_IDS else None
-    if text is None:
-        raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(NOTE_IDS)})")
-    if as_json:
-        from cuecard.core.cli._output import emit_json
-
-        emit_json({"note": f"{note_id}.md", "id": note_id, "text": clean(text)})
-    else:
-        print(render_note(f"{note_id}.md", text))
+        print(render_note(shown.file, shown.text))
     return 0

@@ -24,16 +24,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._status import status
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.cli._vault_open import open_backend
 
-    vault = open_any(args)
-    if isinstance(vault, Vault):
-        info = status(vault)
-    else:
-        with vault:
-            info = vault.status()
+    with open_backend(args) as vault:
+        info = vault.status()
     if args.json:
         from cuecard.core.cli._output import emit_json
 

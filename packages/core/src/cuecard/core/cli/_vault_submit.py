@@ -26,18 +26,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_any
-    from cuecard.core.vault._submit import check_agent, submit
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.vault._submit import check_agent
 
     check_agent(args.agent)
     lines = "\n".join(args.facts).splitlines() if args.facts else sys.stdin.read().splitlines()
-    vault = open_any(args)
-    if isinstance(vault, Vault):
-        name, count = submit(vault, args.agent, lines)
-    else:
-        with vault:
-            name, count = vault.submit(args.agent, lines)
+    with open_backend(args) as vault:
+        name, count = vault.submit(args.agent, lines)
     if args.json:
         from cuecard.core.cli._output import emit_json
 

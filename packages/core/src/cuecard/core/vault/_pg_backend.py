@@ -1,0 +1,138 @@
+"""The PostgreSQL implementation of the vault backend interface (see ``_backend``).
+
+A thin adapter: each method is one of the PostgreSQL vault's transactions (``_pg``,
+``_pg_promote``, ``_pg_conflicts``, ...). psycopg is imported only when one is opened.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cuecard.core.recall._index import Hit
+from cuecard.core.vault._backend import Places, Reviewed, Shown
+from cuecard.core.vault._conflicts import Conflict
+from cuecard.core.vault._forget import Candidate
+from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._pg import NOTE_IDS, PgVault, open_pg
+from cuecard.core.vault._promote import Applied, Pending
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date
+
+    from cuecard.core.vault._digest import DigestConfig
+
+__all__ = ["PgBackend", "note_file_name", "note_id_of"]
+
+_PLACES = Places(
+    pending_list="table cuecard_pending",
+    processed="processed submissions (table cuecard_submissions)",
+    conflicts="table cuecard_conflicts",
+    forgotten="table cuecard_forgotten",
+    sessions="table cuecard_archives",
+)
+
+
+def note_file_name(note_id: str) -> str:
+    """The file a folder vault (default layout) keeps a note in: ``env`` -> ``environment.md``."""
+    if note_id == "other":
+        return DEFAULT.catch_all.rsplit("/", 1)[-1]
+    return DEFAULT.notes[note_id][0]
+
+
+def note_id_of(name: str) -> str | None:
+    """The note id a name gives: an id (``env``), its file name, or ``<id>.md``."""
+    if name in NOTE_IDS:
+        return name
+    for note_id in NOTE_IDS:
+        if name in (note_file_name(note_id), f"{note_id}.md"):
+            return note_id
+    return None
+
+
+class PgBackend:
+    """A PostgreSQL vault behind the backend interface."""
+
+    kind = "postgresql"
+    layout_name = "postgresql"
+    places = _PLACES
+
+    def __init__(self, vault: PgVault) -> None:
+        self.vault = vault
+        self.location = vault.url
+
+    @classmethod
+    def open(cls, url: str) -> PgBackend:
+        return cls(open_pg(url))
+
+    def close(self) -> None:
+        self.vault.close()
+
+    def __enter__(self) -> PgBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def today(self) -> date:
+        return self.vault.now().date()
+
+    def status(self) -> dict[str, Any]:
+        return self.vault.status()
+
+    def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
+        return self.vault.submit(agent, lines)
+
+    def search(self, query: str, limit: int) -> list[Hit]:
+        return self.vault.search(query, limit)
+
+    def show(self, name: str) -> Shown:
+        from cuecard.core._errors import NotFound
+
+        note_id = note_id_of(name)
+        text = None if note_id is None else self.vault.note(note_id)
+        if note_id is None or text is None:
+            raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(NOTE_IDS)})")
+        return Shown(note_file_name(note_id), note_id, text)
+
+    def review(self) -> Reviewed:
+        from cuecard.core.vault._pg_promote import pending_rows, review_pg
+
+        result, queued = review_pg(self.vault)
+        return Reviewed(result, queued, pending_rows(self.vault))
+
+    def drop_pending(self, ident: int) -> Pending | None:
+        from cuecard.core.vault._pg_promote import drop_pending
+
+        return drop_pending(self.vault, ident)
+
+    def apply(self, *, auto: bool) -> tuple[Applied, int]:
+        from cuecard.core.vault._pg_promote import apply_pg, review_pg
+
+        conflicts = len(review_pg(self.vault)[0].conflicts) if auto else 0
+        return apply_pg(self.vault), conflicts
+
+    def conflicts(self) -> list[Conflict]:
+        from cuecard.core.vault._pg_conflicts import queue_pg
+
+        return queue_pg(self.vault)
+
+    def adjudicate(self, ident: str, decision: str) -> Conflict:
+        from cuecard.core.vault._pg_conflicts import adjudicate_pg
+
+        return adjudicate_pg(self.vault, ident, decision)
+
+    def forget(self, *, today: date, days: int, apply: bool) -> list[Candidate]:
+        from cuecard.core._errors import UsageError
+
+        raise UsageError(f"{self.location}: `vault forget` needs a folder vault for now")
+
+    def archive(self, agent: str, title: str, text: str) -> tuple[str, int] | None:
+        from cuecard.core._errors import UsageError
+
+        raise UsageError(f"{self.location}: `vault archive` needs a folder vault for now")
+
+    def digest(self, config: DigestConfig, *, dry_run: bool, limit: int | None) -> dict[str, Any]:
+        from cuecard.core._errors import UsageError
+
+        raise UsageError(f"{self.location}: `vault digest` needs a folder vault for now")
