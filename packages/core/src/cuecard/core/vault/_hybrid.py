@@ -29,6 +29,7 @@ __all__ = [
     "Settings",
     "hybrid_results",
     "load_settings",
+    "print_results",
     "resolve_mode",
     "run_hybrid",
     "vectors_state",
@@ -196,7 +197,6 @@ def run_hybrid(
     from cuecard.core.vault._errors import NotAVault
     from cuecard.core.vault._layout import detect_layout
     from cuecard.core.vault._recall import cache_dir, notes_index, record_use
-    from cuecard.core.vault._render import DATA_LINE, NO_MATCHES, safe, wrap
 
     layout = detect_layout(root)
     if layout is None:
@@ -217,6 +217,24 @@ def run_hybrid(
     import time
 
     record_use(cache_dir(root), [r.key for r in results], time.strftime("%Y-%m-%d"))
+    print_results(query, resolved, results, info, as_json=as_json, explain=explain)
+    return 0
+
+
+def print_results(
+    query: str,
+    mode: str,
+    results: list[Result],
+    info: dict[str, object],
+    *,
+    as_json: bool,
+    explain: bool,
+) -> None:
+    """Print hybrid-mode results (redacted text, inside ``<memory-data>`` unless ``as_json``):
+    one JSON object of query, mode, count, results (note, id, text, score, and ranks with
+    ``explain``) and explain, or the text form with each stream's ranks."""
+    from cuecard.core.vault._render import DATA_LINE, NO_MATCHES, safe, wrap
+
     if as_json:
         import json
 
@@ -233,23 +251,25 @@ def run_hybrid(
             rows.append(row)
         value: dict[str, object] = {
             "query": query,
-            "mode": resolved,
+            "mode": mode,
             "count": len(rows),
             "results": rows,
         }
         if explain:
             value["explain"] = info
         sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-        return 0
+        return
     lines = [DATA_LINE, ""]
     if explain:
         counts = info.get("streams", {})
         assert isinstance(counts, dict)
         lines.append(
-            f"mode: {resolved}; streams: "
+            f"mode: {mode}; streams: "
             + ", ".join(f"{n} {c} found" for n, c in counts.items())
             + (f"; vectors off: {info['vectors_off']}" if "vectors_off" in info else "")
         )
+        if "lexical" in info:
+            lines.append(f"bm25 stream: {safe(str(info['lexical']))}")
         expansion = info.get("expansion") or {}
         assert isinstance(expansion, dict)
         for concept, near in expansion.items():
@@ -263,4 +283,3 @@ def run_hybrid(
         if explain:
             lines.append(f"  ranks: {_ranks_line(r.ranks)}; score {r.score:.5f}")
     sys.stdout.write(wrap("\n".join(lines), "vault") + "\n")
-    return 0

@@ -44,16 +44,11 @@ def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
     return hits
 
 
-def _pg_hits(url: str, query: str, limit: int, mode: str | None, explain: bool) -> list[Hit]:
-    """Hits from a PostgreSQL vault: full-text ranking plus trigram similarity (no hybrid)."""
-    from cuecard.core._errors import UsageError
+def _pg_hits(url: str, query: str, limit: int) -> list[Hit]:
+    """Hits from a PostgreSQL vault: full-text ranking plus trigram similarity (hybrid mode
+    runs in ``vault._pg_hybrid``)."""
     from cuecard.core.vault._pg import open_pg
 
-    if mode == "hybrid" or explain:
-        raise UsageError(
-            "--mode hybrid and --explain: not available on a PostgreSQL vault yet "
-            "(it ranks by PostgreSQL full-text search and pg_trgm)"
-        )
     with open_pg(url) as vault:
         return vault.search(query, limit)
 
@@ -71,7 +66,13 @@ def run_search(
 
     root = resolve_vault_location(vault_arg)
     if is_database_url(root):
-        hits = _pg_hits(root, query, limit, mode, explain)
+        # Hybrid search (and --explain) run in vault._pg_hybrid; plain ranking stays here.
+        from cuecard.core.vault._pg_hybrid import run_pg_hybrid
+
+        done = run_pg_hybrid(root, query, limit, as_json, mode, explain)
+        if done is not None:
+            return done
+        hits = _pg_hits(root, query, limit)
         if as_json:
             results = [hit_json(h) for h in hits]
             print_json({"query": query, "count": len(results), "results": results})
@@ -112,7 +113,7 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
     if vault_root is None:
         vault_hits = None
     elif is_database_url(vault_root):
-        vault_hits = _pg_hits(vault_root, query, limit, None, False)
+        vault_hits = _pg_hits(vault_root, query, limit)
     else:
         vault_hits = _vault_hits(vault_root, query, limit)
     if as_json:

@@ -1,0 +1,249 @@
+"""Hybrid search on a PostgreSQL vault: the database's own ranking fused with local streams.
+
+The streams, fused by the folder vault's weighted RRF (``recall._fusion``) with the same
+``[recall]`` settings and the same output:
+
+- ``bm25`` (the lexical stream): PostgreSQL's full-text ranking with BM25 idf and ``pg_trgm``
+  (``_pg_search.rank``), run in the database. Its weight is ``recall.weights.bm25``.
+- ``graph`` and ``vectors``: the concept graph and (with ``cuecard-core[vectors]``) local
+  vectors, computed on this machine over a *mirror* of the database's active facts: one small
+  file per note (JSON lines of fact id, shown line and redacted text) in this machine's cache
+  folder for the vault URL, indexed by the same ``RecallIndex`` the folder vault uses. The graph
+  reads that index's postings, as on a folder vault; vectors are kept by content hash in
+  ``vectors.sqlite3`` beside it, so only facts not embedded before are embedded.
+
+Keeping the mirror cheap: each hybrid search first asks the database for a fingerprint of the
+active facts (their count and the sum of a 64-bit hash of each one's note, id, shown line and
+text: one scan, no rows sent). Only when it differs from the one stored with the mirror are the
+active facts fetched (note, id, shown line, text; nothing else) and the notes that changed
+rewritten; the index then re-reads only those. The fingerprint is taken before the fetch, so
+the stored one is never newer than the mirror (a write in between only costs one more fetch).
+
+Plain BM25 mode (without ``--explain``) never comes here: the cold search path stays lean.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cuecard.core.recall._index import Entry, RecallIndex
+from cuecard.core.vault._hybrid import Result, Settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault._pg import PgVault
+
+__all__ = ["LEXICAL", "mirror_index", "pg_cache_dir", "pg_hybrid_results", "run_pg_hybrid"]
+
+# Version of the mirror's file format and extraction: a change rebuilds the local index.
+RULES = "pg-mirror-1"
+LEXICAL = "PostgreSQL full-text ranking (ts_rank_cd with BM25 idf, pg_trgm substrings)"
+
+_FINGERPRINT = """
+SELECT count(*),
+       coalesce(sum(hashtextextended(note || E'\\n' || id || E'\\n' || shown || E'\\n' || text,
+                                     0)::numeric), 0)::text
+FROM cuecard_facts WHERE status = 'active'
+"""
+_ACTIVE = (
+    "SELECT note, id, shown, text FROM cuecard_facts WHERE status = 'active' "
+    "ORDER BY note, position"
+)
+
+
+def pg_cache_dir(url: str) -> str:
+    """This machine's folder of derived data for the vault at ``url`` (keyed as the folder
+    vault keys its cache: a readable name and 64 bits of checksums of the URL)."""
+    import zlib
+    from urllib.parse import urlsplit
+
+    from cuecard.core.vault._location import cache_home
+
+    raw = url.encode("utf-8", "surrogateescape")
+    try:
+        parts = urlsplit(url)
+        label = f"{parts.hostname or 'local'}-{parts.path.lstrip('/')}"
+    except ValueError:
+        label = "postgresql"
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in label)
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    return os.path.join(cache_home(), "vaults", f"pg-{name[:40]}-{key}")
+
+
+# -- the mirror ---------------------------------------------------------------------------------
+
+
+def _file_name(note: str) -> str:
+    """A note's mirror file: its name percent-encoded (no ``/``, no leading dot), ``.md``."""
+    from urllib.parse import quote
+
+    return quote(note, safe="-_") + ".md"
+
+
+def _note_path(file_name: str) -> str:
+    """The result path (``<note>.md``, as ``_pg_search.rank`` gives) of a mirror file."""
+    from urllib.parse import unquote
+
+    return unquote(file_name[:-3]) + ".md"
+
+
+def _extract(rel: str, text: str) -> list[Entry]:
+    import json
+
+    entries = []
+    for line in text.split("\n"):
+        try:
+            ident, shown, terms = json.loads(line)
+        except (ValueError, TypeError):
+            continue
+        entries.append(Entry(str(ident), str(shown), str(terms)))
+    return entries
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _refresh_mirror(vault: PgVault, mirror: str, stamp: str, fingerprint: str) -> int:
+    """Rewrite the notes whose facts changed, drop the notes that have none left; the number
+    of active facts fetched."""
+    import json
+    from pathlib import Path
+
+    from cuecard.core._fsio import atomic_write
+
+    with vault.conn.transaction():
+        rows = vault.conn.execute(_ACTIVE).fetchall()
+    notes: dict[str, list[str]] = {}
+    for note, ident, shown, text in rows:
+        notes.setdefault(_file_name(str(note)), []).append(
+            json.dumps([str(ident), str(shown), str(text)])
+        )
+    os.makedirs(mirror, exist_ok=True)
+    for name, lines in notes.items():
+        data = "\n".join(lines) + "\n"
+        path = os.path.join(mirror, name)
+        if _read(path) != data:
+            atomic_write(Path(path), data)
+    for name in os.listdir(mirror):
+        if name.endswith(".md") and name not in notes:
+            os.remove(os.path.join(mirror, name))
+    atomic_write(Path(stamp), fingerprint)
+    return len(rows)
+
+
+def mirror_index(vault: PgVault) -> tuple[RecallIndex, dict[str, object]]:
+    """The local recall index over the vault's active facts, brought up to date (see the module
+    docstring), and what that took (facts held, whether they were fetched now)."""
+    from pathlib import Path
+
+    from cuecard.core._fsio import locked
+
+    base = pg_cache_dir(vault.url)
+    mirror = os.path.join(base, "mirror")
+    stamp = os.path.join(base, "mirror.fingerprint")
+    os.makedirs(base, exist_ok=True)
+    with vault.conn.transaction():
+        row = vault.conn.execute(_FINGERPRINT).fetchone()
+    assert row is not None
+    fingerprint = f"{RULES} {row[0]} {row[1]}"
+    fetched = False
+    if not os.path.isdir(mirror) or _read(stamp) != fingerprint:
+        with locked(Path(base) / "mirror.lock"):
+            if not os.path.isdir(mirror) or _read(stamp) != fingerprint:
+                _refresh_mirror(vault, mirror, stamp, fingerprint)
+                fetched = True
+
+    def files() -> list[str]:
+        try:
+            return sorted(n for n in os.listdir(mirror) if n.endswith(".md"))
+        except OSError:
+            return []
+
+    index = RecallIndex(os.path.join(base, "recall.sqlite3"), mirror, files, _extract, rules=RULES)
+    index.sync()
+    return index, {"facts": int(row[0]), "fetched": fetched}
+
+
+# -- search -------------------------------------------------------------------------------------
+
+
+def pg_hybrid_results(
+    vault: PgVault, query: str, limit: int, settings: Settings, *, vectors: bool
+) -> tuple[list[Result], dict[str, object]]:
+    """The fused results for ``query`` on a PostgreSQL vault, and what each stream contributed
+    (the same shape as ``_hybrid.hybrid_results``, plus ``lexical`` and ``mirror``)."""
+    from cuecard.core.recall._fusion import fuse
+    from cuecard.core.vault._hybrid import vectors_state
+    from cuecard.core.vault._pg_search import rank
+    from cuecard.core.vault._render import clean
+
+    pool = max(limit * 4, 40)
+    weights = settings.weights
+    texts: dict[tuple[str, str], str] = {}
+    streams: dict[str, list[tuple[str, str]]] = {}
+    info: dict[str, object] = {"lexical": LEXICAL}
+    if weights["bm25"] > 0:
+        hits = rank(vault, query, pool)
+        streams["bm25"] = [(h.path, h.key) for h in hits]
+        texts.update({(h.path, h.key): h.text for h in hits})
+    why = vectors_state() if vectors else "not asked"
+    run_vectors = vectors and why is None and weights["vectors"] > 0
+    if weights["graph"] > 0 or run_vectors:
+        index, info["mirror"] = mirror_index(vault)
+        if weights["graph"] > 0:
+            from cuecard.core.recall._graph import graph_search
+
+            graph, expansion = graph_search(index._connect(), query, pool)
+            streams["graph"] = [(_note_path(h.path), h.key) for h in graph]
+            texts.update({(_note_path(h.path), h.key): h.text for h in graph})
+            info["expansion"] = {c: [t for t, _ in near] for c, near in expansion.items()}
+        if run_vectors:
+            from cuecard.core.recall._vectors import vector_search
+
+            found = vector_search(index, query, pool)
+            streams["vectors"] = [(_note_path(h.path), h.key) for h in found]
+            texts.update({(_note_path(h.path), h.key): h.text for h in found})
+    if vectors and not run_vectors:
+        info["vectors_off"] = why or "weight 0"
+    fused = fuse(streams, weights, limit=limit, per_note=settings.per_note, k=settings.rrf_k)
+    info["streams"] = {name: len(items) for name, items in streams.items()}
+    # The database is shared: text is redacted and made safe again here, whoever wrote it.
+    results = [Result(f.item[0], f.item[1], clean(texts[f.item]), f.score, f.ranks) for f in fused]
+    return results, info
+
+
+def run_pg_hybrid(
+    url: str, query: str, limit: int, as_json: bool, mode: str | None, explain: bool
+) -> int | None:
+    """Search the PostgreSQL vault at ``url`` in the resolved mode and print the results as the
+    folder vault's hybrid search does; ``None`` when the mode is plain BM25 without
+    ``--explain`` (the caller's lean path then runs)."""
+    from cuecard.core.vault._hybrid import load_settings, print_results, resolve_mode
+
+    settings = load_settings()
+    resolved = resolve_mode(mode, settings)
+    if resolved == "bm25" and not explain:
+        return None
+    from cuecard.core.vault._pg import open_pg
+
+    with open_pg(url) as vault:
+        if resolved == "bm25":
+            from cuecard.core.vault._pg_search import rank
+            from cuecard.core.vault._render import clean
+
+            hits = rank(vault, query, limit)
+            results = [
+                Result(h.path, h.key, clean(h.text), h.score, {"bm25": i})
+                for i, h in enumerate(hits, 1)
+            ]
+            info: dict[str, object] = {"lexical": LEXICAL, "streams": {"bm25": len(hits)}}
+        else:
+            results, info = pg_hybrid_results(vault, query, limit, settings, vectors=True)
+        vault.record_use([r.key for r in results])
+    print_results(query, resolved, results, info, as_json=as_json, explain=explain)
+    return 0
