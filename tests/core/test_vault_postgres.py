@@ -152,7 +152,7 @@ def test_status_counts_what_the_database_holds(cc: Run, db: str) -> None:
     assert info["pending"] == 0 and info["index"]["facts"] == 0
     fill(db)
     info = json.loads(cc("vault", "status", "--vault", db, "--json")[1])
-    assert info["index"] == {"path": db, "exists": True, "notes": 3, "facts": 8}
+    assert info["index"] == {"path": db, "exists": True, "notes": 8, "facts": 8}
     code, out, _ = cc("vault", "status", "--vault", db)
     assert code == 0 and "postgresql layout" in out and "8 facts" in out
 
@@ -242,7 +242,9 @@ def test_show_prints_a_note_by_id_or_name(cc: Run, db: str) -> None:
     assert code == 0 and "staging-db.internal" in out
     code, out, _ = cc("vault", "show", "tools.md", "--vault", db)
     assert code == 0 and "parse_config_file" in out and out.startswith("<memory-data")
-    code, _, err = cc("vault", "show", "coord", "--vault", db)
+    code, out, _ = cc("vault", "show", "coord", "--vault", db, "--json")  # its template, as init
+    assert code == 0 and json.loads(out)["text"].startswith("# Coordination\n")
+    code, _, err = cc("vault", "show", "projects.md", "--vault", db)
     assert code != 0 and "no such canonical note" in err
     code, _, _ = cc("vault", "show", "../etc/passwd", "--vault", db)
     assert code == 2

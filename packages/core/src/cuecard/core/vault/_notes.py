@@ -1,16 +1,33 @@
 """Edits of a canonical note's text: add a stamped fact, remove one, move one to superseded.
 
-Pure functions over the note text (the caller reads and atomically writes the file).
+Pure functions over the note text (the caller reads and writes it: a file for the folder vault,
+a row for the PostgreSQL vault). ``NoteHost`` is what they need of the vault: its layout (stamp
+format, superseded heading) and its clock.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from cuecard.core.vault._facts import bare
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault._layout import Layout
 
-__all__ = ["add_fact", "has_fact", "remove_fact", "supersede"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
+__all__ = ["NoteHost", "add_fact", "has_fact", "remove_fact", "supersede"]
+
+
+class NoteHost(Protocol):
+    """A vault as the note edits see it: a folder ``Vault`` or a ``PgVault``."""
+
+    @property
+    def layout(self) -> Layout: ...
+
+    def now(self) -> datetime: ...
+
 
 _HEADING = re.compile(r"^#{1,6}\s")
 _SUPERSEDED = re.compile(r"^#{1,6}\s*(?:已取代|已失效|已废弃|superseded|obsolete)", re.IGNORECASE)
@@ -31,7 +48,7 @@ def _superseded_at(lines: list[str]) -> int | None:
     return next((i for i, line in enumerate(lines) if _SUPERSEDED.match(line)), None)
 
 
-def add_fact(vault: Vault, text: str, fact: str, source: str) -> str:
+def add_fact(vault: NoteHost, text: str, fact: str, source: str) -> str:
     """The note with ``- fact<stamp>`` added before any superseded section (once only)."""
     if has_fact(text, fact):
         return text
@@ -62,7 +79,7 @@ def remove_fact(text: str, old: str) -> str:
     return text
 
 
-def supersede(vault: Vault, text: str, old: str) -> str:
+def supersede(vault: NoteHost, text: str, old: str) -> str:
     """Move the live line whose bare fact is ``old`` under the superseded heading."""
     lines = text.splitlines()
     key = _key(old)

@@ -12,6 +12,7 @@ from typing import Any
 
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._errors import VaultError
+from cuecard.core.vault._layout import DEFAULT, Layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ class PgVault:
     """A vault held in PostgreSQL, behind the same commands as the folder vault."""
 
     layout_name = "postgresql"
+    layout: Layout = DEFAULT
+    """Wording of what the database holds as text (stamps, superseded heading, log lines): the
+    default layout, as ``vault export`` writes it."""
 
     def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None) -> None:
         self.url = url
@@ -120,49 +124,24 @@ class PgVault:
         raise VaultError(f"could not allocate a submission name for {agent}-{stamp}-NN.md")
 
     def add_note_text(self, note: str, text: str, source: str = "import") -> int:
-        """Store a note's fact lines (as a folder vault's note holds them); facts added."""
-        from cuecard.core._text import neutralise
-        from cuecard.core.vault._facts import fact_id, note_facts, stamp_date
-        from cuecard.core.vault._secrets import redact_credentials as redact
+        """Store a note's text as a folder vault's note file holds it; the facts added.
+
+        A note that holds no fact yet (its template, or nothing) becomes ``text`` byte for byte
+        (an import); otherwise ``text`` is appended after the note's current text, as pasting
+        it at the end of the note file would. Its facts are inserted in one ``executemany``.
+        ``source`` is kept for callers; a fact's source is read from its line's stamp.
+        """
+        from cuecard.core.vault._facts import note_facts
+        from cuecard.core.vault._pg_notes import lock_note, store_note
 
         if note not in NOTE_IDS:
             raise VaultError(f"note {note!r}: not a canonical note id ({', '.join(NOTE_IDS)})")
         with self.conn.transaction():
-            row = self.conn.execute(
-                "SELECT coalesce(max(position), 0), count(*) FROM cuecard_facts WHERE note = %s",
-                (note,),
-            ).fetchone()
-            position, before = (int(row[0]), int(row[1])) if row else (0, 0)
-            params = []
-            for fact in note_facts(text):
-                position += 1
-                status = (
-                    "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
-                ) or "active"
-                params.append(
-                    (
-                        note,
-                        fact_id(fact.text),
-                        position,
-                        fact.line,
-                        redact(fact.text),
-                        neutralise(redact(fact.line.strip())),
-                        status,
-                        source,
-                        stamp_date(fact.line),
-                    )
-                )
-            with self.conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
-                    "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (note, id) DO NOTHING",
-                    params,
-                )
-            after = self.conn.execute(
-                "SELECT count(*) FROM cuecard_facts WHERE note = %s", (note,)
-            ).fetchone()
-        return (int(after[0]) if after else before) - before
+            current = lock_note(self, note)
+            if note_facts(current):
+                body = current if current.endswith("\n") else current + "\n"
+                text = body + text
+            return store_note(self, note, text)
 
     def record_use(self, ids: list[str]) -> None:
         if not ids:
@@ -184,22 +163,26 @@ class PgVault:
         return hits
 
     def note(self, note: str) -> str | None:
-        """A note's text as a folder vault would hold it, or None when it holds no facts."""
+        """A note's document (as a folder vault's note file holds it), or None when there is
+        no such note; its facts count as used."""
+        from cuecard.core.vault._facts import fact_id, note_facts
+
         with self.conn.transaction():
-            rows = self.conn.execute(
-                "SELECT line, id FROM cuecard_facts WHERE note = %s ORDER BY position", (note,)
-            ).fetchall()
-        if not rows:
+            row = self.conn.execute(
+                "SELECT text FROM cuecard_notes WHERE note = %s", (note,)
+            ).fetchone()
+        if row is None:
             return None
-        self.record_use([str(r[1]) for r in rows])
-        return f"# {note}\n\n" + "".join(f"{line}\n" for line, _ in rows)
+        text = str(row[0])
+        self.record_use([fact_id(f.text) for f in note_facts(text)])
+        return text
 
     def status(self) -> dict[str, Any]:
         from cuecard.core.vault._status import recall_mode
 
         with self.conn.transaction():
             row = self.conn.execute(
-                "SELECT (SELECT count(DISTINCT note) FROM cuecard_facts), "
+                "SELECT (SELECT count(*) FROM cuecard_notes), "
                 "(SELECT count(*) FROM cuecard_facts WHERE status = 'active'), "
                 "(SELECT count(*) FROM cuecard_submissions "
                 "WHERE status IN ('pending', 'reviewed')), "

@@ -1,19 +1,24 @@
 """The conflict queue of a PostgreSQL vault: a table, decided in transactions with row locks.
 
-A decision locks its conflict row (``FOR UPDATE``), edits the facts, logs the decision in
-``cuecard_adjudications`` and closes the conflict, all in one transaction: two people deciding
-the same conflict at once apply one decision, the second finds it decided.
+A decision locks its conflict row (``FOR UPDATE``), edits the note's text with the folder
+vault's functions under the note's row lock (``remove_fact``, ``add_fact``), logs the decision
+in ``cuecard_adjudications`` (with its line as the folder's adjudication log writes it) and
+closes the conflict, all in one transaction: two people deciding the same conflict at once
+apply one decision, the second finds it decided.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 
 from cuecard.core._errors import NotFound, UsageError
 from cuecard.core.vault._conflicts import DECISIONS, Conflict
+from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._notes import add_fact, remove_fact
 from cuecard.core.vault._pg import NOTE_IDS, PgVault
-from cuecard.core.vault._pg_promote import insert_fact
+from cuecard.core.vault._pg_notes import lock_note, store_note
 
 __all__ = ["adjudicate_pg", "queue_pg"]
 
@@ -46,16 +51,22 @@ def adjudicate_pg(vault: PgVault, ident: str, decision: str) -> Conflict:
         conflict = Conflict(new, old, source, note)
         if note not in NOTE_IDS:
             note = DEFAULT.classify(new)
-        if decision == "use-new":
-            vault.conn.execute(
-                "DELETE FROM cuecard_facts WHERE note = %s AND text = %s AND status = 'active'",
-                (note, old),
-            )
         if decision in ("use-new", "keep-both"):
-            insert_fact(vault, note, new, source or "conflict")
+            original = lock_note(vault, note)
+            text = remove_fact(original, bare(old)) if decision == "use-new" else original
+            text = add_fact(vault, text, new, PurePosixPath(source).name or "conflict")
+            if text != original:
+                store_note(vault, note, text)
+        line = vault.layout.log_format.format(
+            when=vault.now().strftime("%Y-%m-%d %H:%M"),
+            decision=vault.layout.decisions[decision],
+            new=new,
+            old=old,
+        )
         vault.conn.execute(
-            "INSERT INTO cuecard_adjudications (conflict, decision, detail) VALUES (%s, %s, %s)",
-            (key, decision, json.dumps({"new": new, "old": old}, ensure_ascii=False)),
+            "INSERT INTO cuecard_adjudications (conflict, decision, detail, line) "
+            "VALUES (%s, %s, %s, %s)",
+            (key, decision, json.dumps({"new": new, "old": old}, ensure_ascii=False), line),
         )
         if decision != "defer":
             vault.conn.execute("UPDATE cuecard_conflicts SET open = false WHERE id = %s", (key,))

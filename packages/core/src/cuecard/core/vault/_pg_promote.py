@@ -12,9 +12,11 @@ from __future__ import annotations
 from cuecard.core._fsio import crash_point
 from cuecard.core._text import neutralise
 from cuecard.core.vault._conflicts import Conflict
-from cuecard.core.vault._facts import best_overlap, classify_against, fact_id, inbox_facts
+from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts
 from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault._pg_notes import lock_note, note_file_name, store_note
 from cuecard.core.vault._promote import SUPERSESSION, Applied, Pending, Review
 from cuecard.core.vault._secrets import find_credential, redact_credentials
 
@@ -22,8 +24,8 @@ __all__ = [
     "PENDING_TABLE",
     "apply_pg",
     "drop_pending",
-    "insert_fact",
     "pending_rows",
+    "promotion_line",
     "review_pg",
 ]
 
@@ -39,8 +41,10 @@ def _live(vault: PgVault, note: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def review_pg(vault: PgVault) -> tuple[Review, int]:
-    """Classify the waiting submissions into the pending table; (review, conflicts queued)."""
+def review_pg(vault: PgVault, command: str = "cuecard vault apply") -> tuple[Review, int]:
+    """Classify the waiting submissions into the pending table; (review, conflicts queued).
+
+    The pending list's header (its time and ``command``) is kept as the folder's would be."""
     result = Review()
     known: dict[str, list[str]] = {}
     with vault.conn.transaction():
@@ -92,6 +96,12 @@ def review_pg(vault: PgVault) -> tuple[Review, int]:
             "UPDATE cuecard_submissions SET status = 'reviewed' WHERE name = ANY(%s)",
             (result.sources,),
         )
+        vault.conn.execute(
+            "INSERT INTO cuecard_pending_list (generated, command) VALUES (%s, %s) "
+            "ON CONFLICT (one) DO UPDATE SET generated = EXCLUDED.generated, "
+            "command = EXCLUDED.command",
+            (vault.now().strftime("%Y-%m-%d %H:%M"), command),
+        )
     return result, queued
 
 
@@ -116,74 +126,91 @@ def drop_pending(vault: PgVault, ident: int) -> Pending | None:
     return Pending(str(row[0]), str(row[1]), str(row[2]), str(row[3]))
 
 
-def _key(text: str) -> str:
-    return " ".join(text.split()).casefold()
+def _refusals(rows: list[tuple[int, Pending]]) -> list[str]:
+    from cuecard.core.vault._pg import NOTE_IDS
+
+    refusals = []
+    for seq, p in rows:
+        if p.note not in NOTE_IDS:
+            refusals.append(
+                f"pending item {seq}: note {p.note!r} is not one of {', '.join(NOTE_IDS)}"
+            )
+        if not p.fact:
+            refusals.append(f"pending item {seq}: the fact is empty")
+        secret = find_credential(p.fact)
+        if secret is not None:
+            refusals.append(f"pending item {seq}: looks like a plaintext credential ({secret})")
+    return refusals
 
 
-def insert_fact(vault: PgVault, note: str, fact: str, source: str) -> None:
-    """Add a live, stamped fact at the end of a note (revive it if it was superseded)."""
-    today = vault.now().date()
-    line = "- " + fact + DEFAULT.stamp.format(date=today.isoformat(), source=source)
-    vault.conn.execute(
-        "INSERT INTO cuecard_facts (note, id, position, line, text, shown, source, "
-        "written) VALUES (%s, %s, (SELECT coalesce(max(position), 0) + 1 FROM "
-        "cuecard_facts WHERE note = %s), %s, %s, %s, %s, %s) "
-        "ON CONFLICT (note, id) DO UPDATE SET status = 'active', line = EXCLUDED.line, "
-        "shown = EXCLUDED.shown, source = EXCLUDED.source, written = EXCLUDED.written",
-        (
-            note,
-            fact_id(fact),
-            note,
-            line,
-            redact_credentials(fact),
-            neutralise(redact_credentials(line)),
-            source,
-            today,
-        ),
-    )
+def _promote_note(vault: PgVault, note: str, items: list[Pending], done: Applied) -> None:
+    """Edit one note's text as the folder vault's promotion does, under its row lock."""
+    original = lock_note(vault, note)
+    text = original
+    for p in items:
+        if has_fact(text, p.fact):
+            done.skipped += 1
+            continue
+        text = add_fact(
+            vault, supersede(vault, text, p.replaces) if p.replaces else text, p.fact, p.source
+        )
+        done.promoted.append(p)
+    if text != original:
+        store_note(vault, note, text)
 
 
-def apply_pg(vault: PgVault) -> Applied:
-    """Promote every pending row and archive the reviewed submissions, in one transaction."""
+def apply_pg(vault: PgVault, command: str = "cuecard vault apply") -> Applied:
+    """Promote every pending row and archive the reviewed submissions, in one transaction.
+
+    Each note's text is edited by the folder vault's functions (``add_fact``, ``supersede``),
+    so a promotion writes the same note text on either backend; each promoted fact gets a line
+    in ``cuecard_promotions`` as the folder's promotion log writes it.
+    """
     from cuecard.core._errors import ValidationError
 
     done = Applied()
     with vault.conn.transaction():
         vault.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PROMOTE_LOCK,))
-        rows = vault.conn.execute(
-            "SELECT seq, fact, note, source, replaces FROM cuecard_pending ORDER BY seq FOR UPDATE"
-        ).fetchall()
-        entries = [Pending(str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
-        refusals = [
-            f"pending item {r[0]}: looks like a plaintext credential ({secret})"
-            for r, p in zip(rows, entries, strict=True)
-            if (secret := find_credential(p.fact)) is not None
+        rows = [
+            (int(r[0]), Pending(str(r[1]), str(r[2]), str(r[3]), str(r[4])))
+            for r in vault.conn.execute(
+                "SELECT seq, fact, note, source, replaces FROM cuecard_pending ORDER BY seq "
+                "FOR UPDATE"
+            ).fetchall()
         ]
+        refusals = _refusals(rows)
         if refusals:
             raise ValidationError(["nothing applied:", *refusals])
-        for p in entries:
-            live = {_key(t) for t in _live(vault, p.note)}
-            if _key(p.fact) in live:
-                done.skipped += 1
-                continue
-            if p.replaces:
-                vault.conn.execute(
-                    "UPDATE cuecard_facts SET status = 'superseded' "
-                    "WHERE note = %s AND status = 'active' AND text = %s",
-                    (p.note, p.replaces),
-                )
-            insert_fact(vault, p.note, p.fact, p.source)
-            vault.conn.execute(
-                "INSERT INTO cuecard_promotions (submission, added, detail) VALUES (%s, 1, %s)",
-                (p.source, f"{p.note} | {p.fact}"),
-            )
-            done.promoted.append(p)
+        by_note: dict[str, list[Pending]] = {}
+        for _, p in rows:
+            by_note.setdefault(p.note, []).append(p)
+        for note, items in by_note.items():
+            _promote_note(vault, note, items, done)
             crash_point("vault-apply-note")
+        when = vault.now().strftime("%Y-%m-%d %H:%M")
+        if done.promoted:
+            with vault.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO cuecard_promotions (submission, added, detail, line) "
+                    "VALUES (%s, 1, %s, %s)",
+                    [
+                        (p.source, f"{p.note} | {p.fact}", promotion_line(when, p.note, p.fact))
+                        for p in done.promoted
+                    ],
+                )
         archived = vault.conn.execute(
             "UPDATE cuecard_submissions SET status = 'processed' WHERE status = 'reviewed' "
             "RETURNING name"
         ).fetchall()
         done.archived = sorted(str(r[0]) for r in archived)
         vault.conn.execute("DELETE FROM cuecard_pending")
+        vault.conn.execute(
+            "UPDATE cuecard_pending_list SET generated = %s, command = %s", (when, command)
+        )
         crash_point("vault-apply-archived")
     return done
+
+
+def promotion_line(when: str, note: str, fact: str) -> str:
+    """A promotion log line as the folder vault writes it (``_promote._log``)."""
+    return f"- {when} | {note_file_name(note)} | {fact}"

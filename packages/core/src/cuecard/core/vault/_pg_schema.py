@@ -15,6 +15,86 @@ __all__ = ["LATEST", "MIGRATIONS", "current_version", "migrate"]
 
 _LOCK_KEY = 0x63756563  # "cuec": the advisory lock migrations serialise on
 
+
+def _templates() -> str:
+    """``VALUES`` rows of every canonical note's template (the text ``vault init`` writes)."""
+    from cuecard.core.vault._layout import DEFAULT
+
+    return ",\n".join(
+        "('{}', '{}')".format(note, text.replace("'", "''"))
+        for note, text in DEFAULT.notes_templates.items()
+    )
+
+
+# Version 3 turns each note into a document (``cuecard_notes.text``, the note exactly as a
+# folder vault holds it) from which ``cuecard_facts`` is derived. A version-2 database's facts
+# become the text of their note: the note's template, its live lines in order, then its
+# superseded lines under ``## Superseded`` (what promotions would have written), and positions
+# are renumbered to match; every canonical note without facts gets its template, as ``vault
+# init`` gives a folder vault.
+_V3_NOTES = """
+CREATE TABLE cuecard_notes (
+    note       text        PRIMARY KEY,
+    text       text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TEMPORARY TABLE cuecard_templates (note text PRIMARY KEY, text text NOT NULL)
+    ON COMMIT DROP;
+INSERT INTO cuecard_templates (note, text) VALUES
+"""
+_V3_REST = """;
+WITH parts AS (
+    SELECT f.note,
+           coalesce(t.text, '# ' || f.note || E'\n\n')
+           || coalesce(string_agg(f.line, E'\n' ORDER BY f.position)
+                       FILTER (WHERE f.status <> 'superseded') || E'\n', '') AS head,
+           string_agg(f.line, E'\n' ORDER BY f.position)
+               FILTER (WHERE f.status = 'superseded') AS old
+    FROM cuecard_facts f LEFT JOIN cuecard_templates t ON t.note = f.note
+    GROUP BY f.note, t.text
+)
+INSERT INTO cuecard_notes (note, text)
+SELECT note,
+       CASE WHEN old IS NULL THEN head
+            ELSE rtrim(head, E'\n') || E'\n\n## Superseded\n\n' || old || E'\n' END
+FROM parts;
+INSERT INTO cuecard_notes (note, text) SELECT note, text FROM cuecard_templates
+ON CONFLICT (note) DO NOTHING;
+UPDATE cuecard_facts f SET position = r.n
+FROM (SELECT note, id, row_number() OVER (
+          PARTITION BY note ORDER BY status = 'superseded', position) AS n
+      FROM cuecard_facts) r
+WHERE f.note = r.note AND f.id = r.id AND f.position <> r.n;
+CREATE TABLE cuecard_forgotten (
+    seq          bigserial   PRIMARY KEY,
+    file         text        NOT NULL,
+    line         text        NOT NULL,
+    id           text,
+    forgotten_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX cuecard_forgotten_file ON cuecard_forgotten (file, seq);
+CREATE TABLE cuecard_archives (
+    name       text        PRIMARY KEY,
+    text       text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE cuecard_digest_cursor (
+    name       text        PRIMARY KEY,
+    size       bigint      NOT NULL,
+    sha256     text        NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE cuecard_pending_list (
+    one        boolean     PRIMARY KEY DEFAULT true CHECK (one),
+    generated  text        NOT NULL,
+    command    text        NOT NULL
+);
+ALTER TABLE cuecard_adjudications ADD COLUMN line text;
+ALTER TABLE cuecard_promotions ADD COLUMN line text;
+ALTER TABLE cuecard_promotions ALTER COLUMN submission DROP NOT NULL;
+"""
+_NOTES_V3 = "".join((_V3_NOTES, _templates(), _V3_REST))
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         1,
@@ -98,43 +178,7 @@ CREATE TABLE cuecard_pending (
     (
         3,
         "notes as documents, forgotten lines, session archives and their digest cursor, log lines",
-        """
-CREATE TABLE cuecard_notes (
-    note       text        PRIMARY KEY,
-    text       text        NOT NULL,
-    updated_at timestamptz NOT NULL DEFAULT now()
-);
-INSERT INTO cuecard_notes (note, text)
-SELECT note,
-       '# ' || note || E'\\n\\n'
-       || coalesce(string_agg(line, E'\\n' ORDER BY position)
-                   FILTER (WHERE status <> 'superseded') || E'\\n', '')
-       || coalesce(E'\\n## Superseded\\n\\n'
-                   || string_agg(line, E'\\n' ORDER BY position)
-                      FILTER (WHERE status = 'superseded') || E'\\n', '')
-FROM cuecard_facts GROUP BY note;
-CREATE TABLE cuecard_forgotten (
-    seq          bigserial   PRIMARY KEY,
-    file         text        NOT NULL,
-    line         text        NOT NULL,
-    id           text,
-    forgotten_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE cuecard_archives (
-    name       text        PRIMARY KEY,
-    text       text        NOT NULL,
-    updated_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE cuecard_digest_cursor (
-    name       text        PRIMARY KEY,
-    size       bigint      NOT NULL,
-    sha256     text        NOT NULL,
-    updated_at timestamptz NOT NULL DEFAULT now()
-);
-ALTER TABLE cuecard_adjudications ADD COLUMN line text;
-ALTER TABLE cuecard_promotions ADD COLUMN line text;
-ALTER TABLE cuecard_promotions ALTER COLUMN submission DROP NOT NULL;
-""",
+        _NOTES_V3,
     ),
 )
 

@@ -1,16 +1,47 @@
 """Moving a vault between a folder and PostgreSQL, both ways: ``vault export`` / ``vault import``.
 
-What moves: every canonical note's fact lines as written (stamps included), in order, with their
-state (live, superseded, template example); the inbox submissions waiting and the processed
-ones, byte for byte; the open conflicts; the day each fact was last used. Into PostgreSQL the
-target must be migrated and empty; into a folder the target must not hold a vault yet (a
-default-layout vault is created there). A note's prose around its fact lines (headings other
-than the superseded one, paragraphs) is not carried: the database holds facts, not prose.
+Into PostgreSQL the target must be migrated and empty (nothing but the notes' templates); into a
+folder the target must hold no vault yet (a default-layout vault is created there). A folder of
+either layout imports (its names mapped through its layout: note files, the inbox, logs, the
+forgotten and sessions folders); export always writes the default layout.
+
+What "identical" means. Folder -> PostgreSQL -> a new folder, for a default-layout vault that
+cuecard wrote: every file under the vault root is byte-identical except ``.lock``, namely
+  - each canonical note (``cuecard_notes.text``, byte for byte: prose, headings, fact lines,
+    the superseded section; a note the folder lacks is absent from both);
+  - the inbox and processed submissions (``cuecard_submissions``: waiting ones ``pending`` or,
+    when the pending list names them, ``reviewed``; ``processed``), byte for byte;
+  - ``review/pending.md`` (rows of ``cuecard_pending`` plus its header time and command in
+    ``cuecard_pending_list``), ``review/conflicts.md`` (the open conflicts in order; the file
+    exists once any conflict was queued), ``review/adjudicated.md`` and ``review/promoted.md``
+    (one row per line, ``line`` as written: lines that do not parse move too, as lines),
+    ``forgotten/*.md`` (``cuecard_forgotten``, one row per line) and ``sessions/*.md``
+    (``cuecard_archives``, byte for byte); the READMEs are the ones ``vault init`` writes;
+and, in the vault's cache folder, the use records say the same (per fact id: the number of uses
+and the last day; ``usage.log`` is rewritten one line per use) and the digest cursor holds the
+same entries (``digest-cursor.json`` key ``sessions/<day>.md`` <-> ``cuecard_digest_cursor`` row
+``<day>.md``). Not byte-identical: a pending list edited by hand (ticked or deleted items are left
+out and the rest renumbered, as ``apply`` would read it), log headers edited by hand (the
+standard header is written back), a file without a final line break (it gets one), and a
+UAM-layout vault (its wording of pending items, conflicts and log lines becomes the default's;
+its fact stamps and notes' text are kept as written). Notes other than the eight canonical ones,
+and the recall index (rebuilt on first search), are not carried. Use records of fact ids that no
+note holds any more (forgotten or removed facts) are dropped: on PostgreSQL uses live on facts.
+
+PostgreSQL -> a folder -> a new database: every table holds the same rows, except what the
+folder cannot hold: serial numbers (``seq`` of submissions, pending items, conflicts,
+adjudications, promotions, forgotten lines; the order is kept), timestamps (``submitted_at``,
+``reviewed_at``, ``created_at``, ``updated_at``, ``forgotten_at``, ``promoted_at`` of facts;
+``decided_at`` and ``promotions.promoted_at`` keep their minute, read back from the log line),
+``cuecard_schema``, submissions marked ``dropped`` (the folder has no place for them), closed
+conflicts (the folder keeps only the open queue; each decision stays in the adjudication log),
+``cuecard_adjudications.conflict`` of a decision whose conflict is closed (the log line does not
+name it; it reads back empty), and ``cuecard_promotions.submission`` when the promoted line no
+longer carries its stamp (read back from the fact's stamp otherwise).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +50,15 @@ from cuecard.core.vault._pg import NOTE_IDS, PgVault
 from cuecard.core.vault._vault import Vault
 
 __all__ = ["Moved", "folder_to_pg", "pg_to_folder"]
+
+# Rows in any table but the notes (which hold their templates after migrate-db).
+_COUNT = """
+SELECT (SELECT count(*) FROM cuecard_facts) + (SELECT count(*) FROM cuecard_submissions)
+     + (SELECT count(*) FROM cuecard_conflicts) + (SELECT count(*) FROM cuecard_pending)
+     + (SELECT count(*) FROM cuecard_pending_list) + (SELECT count(*) FROM cuecard_adjudications)
+     + (SELECT count(*) FROM cuecard_promotions) + (SELECT count(*) FROM cuecard_forgotten)
+     + (SELECT count(*) FROM cuecard_archives) + (SELECT count(*) FROM cuecard_digest_cursor)
+"""
 
 
 @dataclass
@@ -30,33 +70,17 @@ class Moved:
     processed: int = 0
     conflicts: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-def _agent(name: str) -> str:
-    parts = name[:-3].rsplit("-", 3) if name.endswith(".md") else [name]
-    return parts[0] if len(parts) == 4 else "unknown"
-
-
-def _md_files(folder: Path) -> list[Path]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    return sorted(
-        folder / e.name
-        for e in entries
-        if e.name.endswith(".md")
-        and e.name.lower() != "readme.md"
-        and not e.name.startswith(".")
-        and e.is_file(follow_symlinks=False)
-    )
+    pending: int = 0
+    adjudications: int = 0
+    promotions: int = 0
+    forgotten: int = 0
+    archives: int = 0
+    uses: int = 0
+    cursor: int = 0
 
 
 def _require_empty(pg: PgVault) -> None:
-    row = pg.conn.execute(
-        "SELECT (SELECT count(*) FROM cuecard_facts) + (SELECT count(*) FROM "
-        "cuecard_submissions) + (SELECT count(*) FROM cuecard_conflicts)"
-    ).fetchone()
+    row = pg.conn.execute(_COUNT).fetchone()
     pg.conn.commit()
     if row is None or int(row[0]) != 0:
         raise VaultError(
@@ -66,93 +90,51 @@ def _require_empty(pg: PgVault) -> None:
 
 def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
     """Copy a folder vault into an empty PostgreSQL vault, in one transaction."""
-    from cuecard.core.vault._conflicts import queue
-    from cuecard.core.vault._facts import inbox_facts
+    from cuecard.core.vault._pg_import import (
+        import_logs,
+        import_queues,
+        import_records,
+        optional_text,
+    )
 
     _require_empty(pg)
     moved = Moved()
     with pg.conn.transaction():
         for note in NOTE_IDS:
-            path = vault.note_file(note)
-            if path.is_symlink() or not path.is_file():
+            text = optional_text(vault.note_file(note))
+            if text is None:
+                pg.conn.execute("DELETE FROM cuecard_notes WHERE note = %s", (note,))
                 continue
-            moved.facts += pg.add_note_text(note, path.read_text(encoding="utf-8"))
+            moved.facts += pg.add_note_text(note, text)
             moved.notes.append(note)
-        for status, folder in (("pending", vault.inbox), ("processed", vault.processed)):
-            for path in _md_files(folder):
-                body = path.read_text(encoding="utf-8")
-                pg.conn.execute(
-                    "INSERT INTO cuecard_submissions (name, agent, body, facts, status) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    (path.name, _agent(path.name), body, len(inbox_facts(body)), status),
-                )
-                if status == "pending":
-                    moved.submissions += 1
-                else:
-                    moved.processed += 1
-        for c in queue(vault):
-            pg.conn.execute(
-                "INSERT INTO cuecard_conflicts (id, note, existing, incoming, source) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (c.id, c.note, c.old, c.new, c.source),
-            )
-            moved.conflicts += 1
-        for ident, day in vault.last_uses().items():
-            pg.conn.execute(
-                "UPDATE cuecard_facts SET last_used = %s, uses = greatest(uses, 1) WHERE id = %s",
-                (day, ident),
-            )
+        import_queues(vault, pg, moved)
+        import_logs(vault, pg, moved)
+        import_records(vault, pg, moved)
     return moved
 
 
 def pg_to_folder(pg: PgVault, root: Path) -> Moved:
-    """Copy a PostgreSQL vault into a new default-layout folder vault."""
+    """Copy a PostgreSQL vault into a new default-layout folder vault (one consistent read)."""
     from cuecard.core._fsio import atomic_write
-    from cuecard.core.vault._conflicts import queue_conflicts
     from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import DEFAULT
-    from cuecard.core.vault._pg_conflicts import queue_pg
-    from cuecard.core.vault._recall import record_use
+    from cuecard.core.vault._pg_export import read_all, write_logs, write_queues, write_records
 
+    with pg.conn.transaction():
+        pg.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        held = read_all(pg)
     vault, _ = init_vault(root, DEFAULT)
     moved = Moved()
-    with pg.conn.transaction():
-        rows = pg.conn.execute(
-            "SELECT note, line, status, id, last_used FROM cuecard_facts ORDER BY note, position"
-        ).fetchall()
-        submissions = pg.conn.execute(
-            "SELECT name, body, status FROM cuecard_submissions "
-            "WHERE status IN ('pending', 'reviewed', 'processed') ORDER BY seq"
-        ).fetchall()
-    by_note: dict[str, list[tuple[str, str]]] = {}
-    uses: dict[str, list[str]] = {}
-    for note, line, status, ident, last_used in rows:
-        by_note.setdefault(str(note), []).append((str(line), str(status)))
-        if last_used is not None:
-            uses.setdefault(last_used.isoformat(), []).append(str(ident))
+    notes = dict(held["notes"])
     for note in NOTE_IDS:
-        lines = by_note.get(note)
-        if not lines:
+        path = vault.note_file(note)
+        if note not in notes:
+            path.unlink(missing_ok=True)
             continue
-        live = [line for line, status in lines if status != "superseded"]
-        old = [line for line, status in lines if status == "superseded"]
-        text = f"# {note}\n\n" + "".join(f"{line}\n" for line in live)
-        if old:
-            text += f"\n{DEFAULT.superseded_heading}\n\n" + "".join(f"{line}\n" for line in old)
-        atomic_write(vault.note_file(note), text)
-        moved.facts += len(lines)
+        atomic_write(path, notes[note])
         moved.notes.append(note)
-    vault.processed.mkdir(parents=True, exist_ok=True)
-    for name, body, status in submissions:
-        folder = vault.processed if status == "processed" else vault.inbox
-        atomic_write(folder / str(name), str(body))
-        if status == "processed":
-            moved.processed += 1
-        else:
-            moved.submissions += 1
-    conflicts = queue_pg(pg)
-    with vault.lock():
-        moved.conflicts = queue_conflicts(vault, conflicts)
-    for day, ids in sorted(uses.items()):
-        record_use(str(vault.cache_dir), ids, day)
+    moved.facts = int(held["facts"])
+    write_queues(vault, held, moved)
+    write_logs(vault, held, moved)
+    write_records(vault, held, moved)
     return moved

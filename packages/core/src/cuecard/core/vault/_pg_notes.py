@@ -1,0 +1,136 @@
+"""A PostgreSQL vault's notes as documents: ``cuecard_notes.text`` is the note; facts derive.
+
+Each canonical note is one row holding the whole document exactly as a folder vault's note file
+holds it (prose, headings, fact lines with their stamps, the superseded section). Every edit is
+made by the folder vault's own pure functions (``_notes``) on that text, under a row lock on the
+note (``SELECT ... FOR UPDATE``), and ``cuecard_facts`` (the searchable table) is brought in
+line in the same transaction by a diff on fact id: new ids are inserted, gone ids deleted, and
+only rows whose line, position or status changed are updated, so surviving facts keep their
+``uses`` and ``last_used``. A fact id that occurs twice in a note keeps its first line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cuecard.core.vault._layout import DEFAULT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault._pg import PgVault
+
+__all__ = [
+    "derive_facts",
+    "lock_note",
+    "note_file_name",
+    "note_id_of_file",
+    "stamp_source",
+    "store_note",
+]
+
+_SOURCE = re.compile(
+    r"\(written \d{4}-\d{2}-\d{2} ?[｜|] ?source: ?(?:inbox/)?([^)]*)\)|（写入 "
+    r"\d{4}-\d{2}-\d{2}｜来源：(?:Agent提交区/)?([^）]*)）"
+)
+
+
+def note_file_name(note_id: str) -> str:
+    """The file a default-layout folder vault keeps a note in: ``env`` -> ``environment.md``."""
+    if note_id == "other":
+        return DEFAULT.catch_all.rsplit("/", 1)[-1]
+    return DEFAULT.notes[note_id][0]
+
+
+def note_id_of_file(name: str) -> str | None:
+    """The note id of a default-layout note file name, if it is one."""
+    from cuecard.core.vault._pg import NOTE_IDS
+
+    return next((n for n in NOTE_IDS if note_file_name(n) == name), None)
+
+
+def stamp_source(line: str) -> str | None:
+    """The submission a fact line's stamp names (``source: inbox/NAME``), if it has a stamp."""
+    found = _SOURCE.search(line)
+    if found is None:
+        return None
+    return (found.group(1) or found.group(2) or "").strip() or None
+
+
+def derive_facts(note: str, text: str) -> dict[str, tuple[Any, ...]]:
+    """Fact id -> the ``cuecard_facts`` row a note's text gives it (first line of an id wins):
+    (position, line, text, shown, status, source, written)."""
+    from cuecard.core._text import neutralise
+    from cuecard.core.vault._facts import fact_id, note_facts, stamp_date
+    from cuecard.core.vault._secrets import redact_credentials as redact
+
+    rows: dict[str, tuple[Any, ...]] = {}
+    for position, fact in enumerate(note_facts(text), 1):
+        ident = fact_id(fact.text)
+        if ident in rows:
+            continue
+        status = "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
+        rows[ident] = (
+            position,
+            fact.line,
+            redact(fact.text),
+            neutralise(redact(fact.line.strip())),
+            status or "active",
+            stamp_source(fact.line),
+            stamp_date(fact.line),
+        )
+    return rows
+
+
+def lock_note(vault: PgVault, note: str) -> str:
+    """The note's text, its row locked until the transaction ends (created from its template
+    when missing). Call inside a transaction."""
+    vault.conn.execute(
+        "INSERT INTO cuecard_notes (note, text) VALUES (%s, %s) ON CONFLICT (note) DO NOTHING",
+        (note, DEFAULT.notes_templates.get(note, "")),
+    )
+    row = vault.conn.execute(
+        "SELECT text FROM cuecard_notes WHERE note = %s FOR UPDATE", (note,)
+    ).fetchone()
+    return str(row[0]) if row else ""
+
+
+def store_note(vault: PgVault, note: str, text: str) -> int:
+    """Write a note's text and bring its facts in line (see the module docstring); the number
+    of facts inserted. Call inside a transaction, after ``lock_note`` for an edit."""
+    conn = vault.conn
+    conn.execute(
+        "INSERT INTO cuecard_notes (note, text) VALUES (%s, %s) ON CONFLICT (note) DO UPDATE "
+        "SET text = EXCLUDED.text, updated_at = now() WHERE cuecard_notes.text <> EXCLUDED.text",
+        (note, text),
+    )
+    wanted = derive_facts(note, text)
+    have = {
+        str(r[0]): (int(r[1]), str(r[2]), str(r[3]))
+        for r in conn.execute(
+            "SELECT id, position, line, status FROM cuecard_facts WHERE note = %s", (note,)
+        ).fetchall()
+    }
+    gone = [ident for ident in have if ident not in wanted]
+    new = [(note, ident, *row) for ident, row in wanted.items() if ident not in have]
+    changed = [
+        (*row, note, ident)
+        for ident, row in wanted.items()
+        if ident in have and have[ident] != (row[0], row[1], row[4])
+    ]
+    if gone:
+        conn.execute("DELETE FROM cuecard_facts WHERE note = %s AND id = ANY(%s)", (note, gone))
+    with conn.cursor() as cur:
+        if changed:
+            cur.executemany(
+                "UPDATE cuecard_facts SET position = %s, line = %s, text = %s, shown = %s, "
+                "status = %s, source = %s, written = %s WHERE note = %s AND id = %s",
+                changed,
+            )
+        if new:
+            cur.executemany(
+                "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
+                "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                new,
+            )
+    return len(new)
