@@ -344,7 +344,9 @@ class InThread:
 
         self.served = bind(0)
         project = Project(
-            Store.open(seeded.root), vault_path=seeded.vault if vault else None, reviewer="tester"
+            Store.open(seeded.root),
+            vault_location=str(seeded.vault) if vault else None,
+            reviewer="tester",
         )
         config = uvicorn.Config(
             build_app(project, self.served.guard), log_level="warning", lifespan="off"

@@ -257,37 +257,31 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         )
 
     def vault_conflict(request: Request, data: dict[str, Any]) -> JSONResponse:
-        from cuecard.core.vault import adjudicate
-
-        vault = _vault(project)
         decision = _text(data, "decision", 20)
-        conflict = adjudicate(vault, str(request.path_params["ident"]), decision)
+        with project.open_vault() as vault:
+            conflict = vault.adjudicate(str(request.path_params["ident"]), decision)
         return _ok(f"conflict {conflict.id}: {decision}")
 
     def vault_review(request: Request, data: dict[str, Any]) -> JSONResponse:
-        from cuecard.core.vault._promote import review, write_review
-
-        vault = _vault(project)
-        result = review(vault)
-        queued = write_review(vault, result, "cuecard ui")
+        with project.open_vault() as vault:
+            found = vault.review()
         return _ok(
-            f"reviewed the inbox: {len(result.pending)} pending, {queued} new conflict(s), "
-            f"{result.duplicates} duplicate(s)"
+            f"reviewed the inbox: {len(found.items)} pending, {found.queued} new conflict(s), "
+            f"{found.review.duplicates} duplicate(s)"
         )
 
     def vault_apply(request: Request, data: dict[str, Any]) -> JSONResponse:
-        from cuecard.core.vault import apply_pending
-
-        done = apply_pending(_vault(project), "cuecard ui")
+        with project.open_vault() as vault:
+            done, _ = vault.apply(auto=False)
         return _ok(
             f"promoted {len(done.promoted)} fact(s); {len(done.archived)} inbox file(s) archived"
         )
 
     def vault_forget(request: Request, data: dict[str, Any]) -> JSONResponse:
-        from cuecard.core.vault import apply_forget
-
-        moved = apply_forget(_vault(project), today=project.today(), days=project.forget_days)
-        return _ok(f"moved {len(moved)} fact(s) to the forgotten folder")
+        with project.open_vault() as vault:
+            moved = vault.forget(today=project.today(), days=project.forget_days, apply=True)
+            where = vault.places.forgotten
+        return _ok(f"moved {len(moved)} fact(s) to {where}")
 
     table: list[tuple[str, Callable[[Request, dict[str, Any]], JSONResponse]]] = [
         ("/api/memories/{ident}/edit", edit),
@@ -303,14 +297,6 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         ("/api/vault/forget", vault_forget),
     ]
     return [(path, _guarded(work)) for path, work in table]
-
-
-def _vault(project: Project) -> Any:
-    from cuecard.core.vault import Vault
-
-    if project.vault_path is None:
-        raise NotFound("no vault is configured (pass --vault, set CUECARD_VAULT or config `vault`)")
-    return Vault.open(project.vault_path)
 
 
 def _resolve(project: Project, item: dict[str, Any], decision: str) -> None:

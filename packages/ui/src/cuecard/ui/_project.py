@@ -14,11 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from cuecard.core import Memory, ProjectConfig, Store
 from cuecard.core._fsio import atomic_write, locked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault import Backend
 
 __all__ = ["Project", "Snapshot"]
 
@@ -65,7 +68,7 @@ class Project:
         self,
         store: Store,
         *,
-        vault_path: Path | None = None,
+        vault_location: str | None = None,
         reviewer: str = "person",
         today: Callable[[], date] = date.today,
         forget_days: int = 90,
@@ -74,7 +77,8 @@ class Project:
         self.store = store
         self.health_ttl = health_ttl
         self._health_cache: tuple[tuple[int, ...], float, dict[str, Any]] | None = None
-        self.vault_path = vault_path
+        self.vault_location = vault_location
+        """A vault folder or a ``postgresql://`` URL; ``None`` when no vault is configured."""
         self.reviewer = reviewer
         self.today = today
         self.forget_days = forget_days
@@ -181,40 +185,50 @@ class Project:
                 stale[memory.id] = refs
         return stale
 
-    def vault_view(self) -> VaultView | None:
-        if self.vault_path is None:
-            return None
-        from cuecard.core.vault import Vault, candidates, queue
-        from cuecard.core.vault._promote import parse_pending
+    def open_vault(self) -> Backend:
+        """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none."""
+        from cuecard.core import NotFound
+        from cuecard.core.vault import open_backend
 
-        try:
-            vault = Vault.open(self.vault_path)
-            text = ""
-            with contextlib.suppress(OSError):
-                text = vault.path(vault.layout.pending).read_text(encoding="utf-8")
-            entries, _sources = parse_pending(vault.layout, text)
-            forget = candidates(vault, today=self.today(), days=self.forget_days)
-            return VaultView(
-                root=str(vault.root),
-                pending=[
-                    {"fact": p.fact, "note": p.note, "source": p.source, "replaces": p.replaces}
-                    for p in entries
-                ],
-                inbox=[p.name for p in vault.inbox_files()],
-                conflicts=[c.as_json() for c in queue(vault)],
-                forget=[
-                    {
-                        "id": c.id,
-                        "note": c.note,
-                        "line": c.line,
-                        "stamped": c.stamped.isoformat(),
-                        "last_used": c.last_used.isoformat() if c.last_used else "",
-                    }
-                    for c in forget
-                ],
+        if self.vault_location is None:
+            raise NotFound(
+                "no vault is configured (pass --vault, set CUECARD_VAULT or config `vault`)"
             )
+        return open_backend(self.vault_location)
+
+    def vault_view(self) -> VaultView | None:
+        if self.vault_location is None:
+            return None
+        try:
+            with self.open_vault() as vault:
+                entries = vault.pending()
+                forget = vault.forget(today=self.today(), days=self.forget_days, apply=False)
+                return VaultView(
+                    root=vault.location,
+                    pending=[
+                        {
+                            "fact": p.fact,
+                            "note": p.note,
+                            "source": p.source,
+                            "replaces": p.replaces,
+                        }
+                        for _, p in entries
+                    ],
+                    inbox=vault.inbox(),
+                    conflicts=[c.as_json() for c in vault.conflicts()],
+                    forget=[
+                        {
+                            "id": c.id,
+                            "note": c.note,
+                            "line": c.line,
+                            "stamped": c.stamped.isoformat(),
+                            "last_used": c.last_used.isoformat() if c.last_used else "",
+                        }
+                        for c in forget
+                    ],
+                )
         except Exception as exc:  # a broken vault must not take the project's pages down
-            return VaultView(str(self.vault_path), [], [], [], [], error=str(exc))
+            return VaultView(self.vault_location, [], [], [], [], error=str(exc))
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """This UI's journal of changes to one memory, then the git commits of its file."""

@@ -42,10 +42,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _vault(explicit: str | None) -> str | None:
     from cuecard.core import UsageError
-    from cuecard.core.vault import resolve_vault_path
+    from cuecard.core.vault._location import resolve_vault_location
 
     try:
-        return resolve_vault_path(explicit)
+        return resolve_vault_location(explicit)
     except UsageError:
         return None  # no vault configured: the vault queues say so
 
@@ -54,7 +54,6 @@ def run(args: argparse.Namespace) -> int:
     import getpass
     import sys
     import webbrowser
-    from pathlib import Path
 
     from cuecard.core import Store, UsageError
     from cuecard.ui._project import Project
@@ -67,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     vault = _vault(args.vault)
     project = Project(
         store,
-        vault_path=Path(vault) if vault else None,
+        vault_location=vault,
         reviewer=args.reviewer or getpass.getuser() or "person",
     )
     try:

@@ -10,6 +10,9 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._archive import archive_session as archive_session
+    from cuecard.core.vault._backend import Backend as Backend
+    from cuecard.core.vault._backend import FolderBackend as FolderBackend
+    from cuecard.core.vault._backend import open_backend as open_backend
     from cuecard.core.vault._conflicts import Conflict as Conflict
     from cuecard.core.vault._conflicts import adjudicate as adjudicate
     from cuecard.core.vault._conflicts import queue as queue
@@ -33,6 +36,9 @@ if TYPE_CHECKING:
     from cuecard.core.vault._vault import Vault as Vault
 
 _EXPORTS: dict[str, str] = {
+    "Backend": "cuecard.core.vault._backend",
+    "FolderBackend": "cuecard.core.vault._backend",
+    "open_backend": "cuecard.core.vault._backend",
     "Conflict": "cuecard.core.vault._conflicts",
     "DEFAULT": "cuecard.core.vault._layout",
     "LAYOUTS": "cuecard.core.vault._layout",

@@ -107,6 +107,14 @@ class Backend(Protocol):
         """A canonical note by id or file name; its facts count as used. ``NotFound`` if none."""
         ...
 
+    def inbox(self) -> list[str]:
+        """The names of the submissions waiting for review or promotion, in order."""
+        ...
+
+    def pending(self) -> list[tuple[int, Pending]]:
+        """The pending list as it stands (what ``apply`` would promote), with item ids."""
+        ...
+
     def review(self) -> Reviewed:
         """Classify the waiting submissions into the pending list; queue conflicts."""
         ...
@@ -204,6 +212,24 @@ class FolderBackend:
         text = path.read_text(encoding="utf-8", errors="replace")
         vault.record_use([fact_id(f.text) for f in note_facts(text)])
         return Shown(path.name, vault.note_id_of(str(path.relative_to(vault.root))), text)
+
+    def inbox(self) -> list[str]:
+        return [p.name for p in self.vault.inbox_files()]
+
+    def pending(self) -> list[tuple[int, Pending]]:
+        from cuecard.core.vault._promote import parse_pending
+
+        try:
+            text = self.vault.path(self.vault.layout.pending).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        items = []
+        for line in text.splitlines():
+            found = _ITEM_NUMBER.match(line)
+            entries = parse_pending(self.vault.layout, line)[0] if found else []
+            if found and entries:
+                items.append((int(found.group(3)), entries[0]))
+        return items
 
     def review(self) -> Reviewed:
         from cuecard.core.vault._promote import review, write_review

@@ -95,6 +95,19 @@ class PgBackend:
             raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(NOTE_IDS)})")
         return Shown(note_file_name(note_id), note_id, text)
 
+    def inbox(self) -> list[str]:
+        with self.vault.conn.transaction():
+            rows = self.vault.conn.execute(
+                "SELECT name FROM cuecard_submissions WHERE status IN ('pending', 'reviewed') "
+                "ORDER BY name"
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def pending(self) -> list[tuple[int, Pending]]:
+        from cuecard.core.vault._pg_promote import pending_rows
+
+        return pending_rows(self.vault)
+
     def review(self) -> Reviewed:
         from cuecard.core.vault._pg_promote import pending_rows, review_pg
 
