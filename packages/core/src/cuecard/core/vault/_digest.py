@@ -14,26 +14,31 @@ Off by default. A person turns it on in the ``[digest]`` table of the user confi
   or a failed connection (0-5, 2).
 
 Each archive is read from where the last successful digest of that file stopped (a per-file
-cursor of size and SHA-256 of what was read, kept beside the recall index): a second archive of
-the same day, or lines appended to today's, are never lost, and a rewritten file is read again
-whole. The text is redacted before it leaves the process; the answer's credential-shaped or
-unsafe lines are dropped, and the rest is written to the inbox as one normal submission (agent
-``digest``) for review. The cursor of a file advances only when its request succeeded.
+cursor of size and SHA-256 of what was read): a second archive of the same day, or lines
+appended to today's, are never lost, and a rewritten file is read again whole. Where archives
+and cursor live is the ``Archives`` interface: a folder vault's ``sessions/*.md`` with the
+cursor beside the recall index (``FolderArchives``), or a PostgreSQL vault's tables with one
+cursor for the whole fleet (``_pg_digest.PgArchives``). Each archive is claimed while its
+request runs, so two digests at once never send the same text. The text is redacted before it
+leaves the process; the answer's credential-shaped or unsafe lines are dropped, and the rest is
+written to the inbox as one normal submission (agent ``digest``) for review. The cursor of a
+file advances only when its request succeeded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from cuecard.core._errors import ConfigError, CuecardError
-from cuecard.core._fsio import atomic_write, locked
 from cuecard.core.vault._vault import Vault
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault._pg import PgVault
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -188,58 +193,6 @@ def parse_facts(content: str) -> tuple[list[str], int]:
     return facts[:MAX_FACTS], dropped
 
 
-# -- cursor ------------------------------------------------------------------------------------
-
-
-def _cursor_path(vault: Vault) -> Path:
-    from cuecard.core.vault._recall import cache_dir
-
-    return Path(cache_dir(str(vault.root))) / "digest-cursor.json"
-
-
-def _read_cursor(path: Path) -> dict[str, dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    files = data.get("files") if isinstance(data, dict) else None
-    return {
-        str(k): v
-        for k, v in (files or {}).items()
-        if isinstance(v, dict)
-        and isinstance(v.get("size"), int)
-        and isinstance(v.get("sha256"), str)
-    }
-
-
-def _pending(vault: Vault, cursor: dict[str, dict[str, Any]]) -> list[tuple[str, bytes, str]]:
-    """(vault-relative name, the file's bytes, the text not yet digested) per archive."""
-    folder = vault.path(vault.layout.sessions)
-    found = []
-    try:
-        names = sorted(
-            p.name
-            for p in folder.iterdir()
-            if p.suffix == ".md" and p.name != "README.md" and p.is_file() and not p.is_symlink()
-        )
-    except FileNotFoundError:
-        names = []
-    for name in names:
-        rel = f"{vault.layout.sessions}/{name}"
-        data = (folder / name).read_bytes()
-        seen = cursor.get(rel)
-        start = 0
-        if seen is not None:
-            size = int(seen["size"])
-            if size <= len(data) and hashlib.sha256(data[:size]).hexdigest() == seen["sha256"]:
-                start = size
-        if start == len(data):
-            continue
-        found.append((rel, data, data[start:].decode("utf-8", "replace")))
-    return found
-
-
 # -- the run -----------------------------------------------------------------------------------
 
 Post = Callable[[str, dict[str, str], dict[str, Any], float], tuple[int, str]]
@@ -288,16 +241,18 @@ def _ask(config: DigestConfig, body: dict[str, Any], post: Post) -> str:
 
 
 def digest(
-    vault: Vault,
+    vault: Vault | PgVault,
     config: DigestConfig,
     *,
     dry_run: bool = False,
     limit: int | None = None,
     post: Post | None = None,
 ) -> dict[str, Any]:
-    """Digest the pending archives (see the module docstring); a report of what was done."""
+    """Digest the pending archives of a folder or PostgreSQL vault (see the module docstring);
+    a report of what was done. Each archive is claimed (locked against every other digest)
+    while its request runs, so two digests at once never send the same text."""
+    from cuecard.core.vault._digest_archives import archives_of
     from cuecard.core.vault._secrets import redact_credentials
-    from cuecard.core.vault._submit import submit
 
     report: dict[str, Any] = {
         "enabled": config.enabled,
@@ -311,26 +266,24 @@ def digest(
     }
     if not config.enabled:
         return report
-    cursor_file = _cursor_path(vault)
-    cursor_file.parent.mkdir(parents=True, exist_ok=True)
-    with locked(cursor_file.with_name("digest-cursor.lock")):
-        cursor = _read_cursor(cursor_file)
-        todo = _pending(vault, cursor)
-        report["pending"] = len(todo)
-        for rel, data, new_text in todo[: limit or None]:
-            transcript = redact_credentials(new_text)[-config.max_chars :]
-            body = build_request(config, rel.rsplit("/", 1)[-1], transcript)
+    archives = archives_of(vault)
+    names = archives.pending()
+    report["pending"] = len(names)
+    for name in names[: limit or None]:
+        with archives.claim(name, lock=not dry_run) as claim:
+            if claim is None:  # another digest took it meanwhile
+                continue
+            transcript = redact_credentials(claim.new_text)[-config.max_chars :]
+            body = build_request(config, name, transcript)
             if dry_run:
-                report["requests"].append({"file": rel, "body": body})
+                report["requests"].append({"file": claim.label, "body": body})
                 continue
             content = _ask(config, body, post or _httpx_post)
             report["sent"] += 1
             facts, dropped = parse_facts(content)
             report["dropped"] += dropped
-            if facts:
-                name, count = submit(vault, "digest", facts)
-                report["written"].append(f"{vault.layout.inbox}/{name}")
-                report["facts"] += count
-            cursor[rel] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-            atomic_write(cursor_file, json.dumps({"files": cursor}, indent=1, sort_keys=True))
+            written = archives.commit(claim, facts)
+            if written is not None:
+                report["written"].append(written[0])
+                report["facts"] += written[1]
     return report
