@@ -162,7 +162,7 @@ def test_config_mode_hybrid_applies_to_postgresql_and_weights_and_cap_count(
     value = search(cc, db, "kubelet", "staging", "--limit", "10")
     assert value["mode"] == "hybrid"
     notes = [r["note"] for r in rows(value)]
-    assert notes.count("tools.md") == 2 and notes.count("env.md") == 2
+    assert notes.count("tools.md") == 2 and notes.count("environment.md") == 2
     # The lexical stream off: only what the graph finds, ranked by it.
     write_config(tmp_path, '[recall]\nmode = "hybrid"\nweights = { bm25 = 0, vectors = 0 }\n')
     value = search(cc, db, "--explain", "liveness")

@@ -206,7 +206,9 @@ def search(cc: Run, url: str, *query: str) -> list[dict[str, object]]:
 def test_search_ranks_words_identifiers_and_cjk(cc: Run, db: str) -> None:
     fill(db)
     top = search(cc, db, "staging", "database", "port")
-    assert top and "staging-db.internal" in str(top[0]["text"]) and top[0]["note"] == "env.md"
+    assert (
+        top and "staging-db.internal" in str(top[0]["text"]) and top[0]["note"] == "environment.md"
+    )
     assert set(top[0]) == {"note", "id", "text", "score"}
     assert "parse_config_file" in str(search(cc, db, "parse_config_file")[0]["text"])
     assert "parse_config_file" in str(search(cc, db, "parse_config")[0]["text"])
@@ -215,9 +217,9 @@ def test_search_ranks_words_identifiers_and_cjk(cc: Run, db: str) -> None:
     assert search(cc, db, "long", "paragraphs") == []  # superseded facts are not searched
     assert search(cc, db, "zebra", "quokka") == []
     code, out, _ = cc("vault", "search", "staging", "--vault", db)
-    assert code == 0 and out.startswith("<memory-data") and "doc: env.md [" in out
+    assert code == 0 and out.startswith("<memory-data") and "doc: environment.md [" in out
     code, out, err = cc("vault", "search", "staging", "--vault", db, "--mode", "hybrid")
-    assert code == 0 and "doc: env.md [" in out, err  # hybrid: see test_pg_hybrid.py
+    assert code == 0 and "doc: environment.md [" in out, err  # hybrid: see test_pg_hybrid.py
 
 
 def test_search_results_are_data_and_count_as_used(cc: Run, db: str) -> None:
@@ -528,7 +530,7 @@ def test_the_dsh_adapter_client_works_on_a_database_vault(db: str) -> None:
     client = VaultClient(db)
     assert client.status()["layout"] == "postgresql"
     found = client.search_json("staging database", 5)
-    assert found["results"] and found["results"][0]["note"] == "env.md"
+    assert found["results"] and found["results"][0]["note"] == "environment.md"
     assert "<memory-data" in client.search("部署", 5)
     assert "staging-db.internal" in client.show(str(found["results"][0]["note"]))
     assert client.submit(["a fleet fact"], "dsh")["facts"] == 1

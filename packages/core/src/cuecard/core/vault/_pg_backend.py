@@ -12,8 +12,8 @@ from cuecard.core.recall._index import Hit
 from cuecard.core.vault._backend import Places, Reviewed, Shown
 from cuecard.core.vault._conflicts import Conflict
 from cuecard.core.vault._forget import Candidate
-from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._pg import NOTE_IDS, PgVault, open_pg
+from cuecard.core.vault._pg_notes import note_file_name, note_id_of_file
 from cuecard.core.vault._promote import Applied, Pending
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from cuecard.core.vault._digest import DigestConfig
 
-__all__ = ["PgBackend", "note_file_name", "note_id_of"]
+__all__ = ["PgBackend", "note_id_of"]
 
 _PLACES = Places(
     pending_list="table cuecard_pending",
@@ -33,21 +33,13 @@ _PLACES = Places(
 )
 
 
-def note_file_name(note_id: str) -> str:
-    """The file a folder vault (default layout) keeps a note in: ``env`` -> ``environment.md``."""
-    if note_id == "other":
-        return DEFAULT.catch_all.rsplit("/", 1)[-1]
-    return DEFAULT.notes[note_id][0]
-
-
 def note_id_of(name: str) -> str | None:
     """The note id a name gives: an id (``env``), its file name, or ``<id>.md``."""
     if name in NOTE_IDS:
         return name
-    for note_id in NOTE_IDS:
-        if name in (note_file_name(note_id), f"{note_id}.md"):
-            return note_id
-    return None
+    if name.endswith(".md") and name[:-3] in NOTE_IDS:
+        return name[:-3]
+    return note_id_of_file(name)
 
 
 class PgBackend:
@@ -136,14 +128,16 @@ class PgBackend:
         return adjudicate_pg(self.vault, ident, decision)
 
     def forget(self, *, today: date, days: int, apply: bool) -> list[Candidate]:
-        from cuecard.core._errors import UsageError
+        from cuecard.core.vault._pg_forget import apply_forget_pg, candidates_pg
 
-        raise UsageError(f"{self.location}: `vault forget` needs a folder vault for now")
+        if apply:
+            return apply_forget_pg(self.vault, today=today, days=days)
+        return candidates_pg(self.vault, today=today, days=days)
 
     def archive(self, agent: str, title: str, text: str) -> tuple[str, int] | None:
-        from cuecard.core._errors import UsageError
+        from cuecard.core.vault._pg_archive import archive_session_pg
 
-        raise UsageError(f"{self.location}: `vault archive` needs a folder vault for now")
+        return archive_session_pg(self.vault, agent, title, text)
 
     def digest(self, config: DigestConfig, *, dry_run: bool, limit: int | None) -> dict[str, Any]:
         from cuecard.core._errors import UsageError

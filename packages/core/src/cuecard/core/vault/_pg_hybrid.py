@@ -81,10 +81,13 @@ def _file_name(note: str) -> str:
 
 
 def _note_path(file_name: str) -> str:
-    """The result path (``<note>.md``, as ``_pg_search.rank`` gives) of a mirror file."""
+    """The result path (the note's folder file name, as ``_pg_search.rank`` gives) of a mirror
+    file."""
     from urllib.parse import unquote
 
-    return unquote(file_name[:-3]) + ".md"
+    from cuecard.core.vault._pg_notes import note_file_name
+
+    return note_file_name(unquote(file_name[:-3]))
 
 
 def _extract(rel: str, text: str) -> list[Entry]:

@@ -39,7 +39,8 @@ def note_file_name(note_id: str) -> str:
     """The file a default-layout folder vault keeps a note in: ``env`` -> ``environment.md``."""
     if note_id == "other":
         return DEFAULT.catch_all.rsplit("/", 1)[-1]
-    return DEFAULT.notes[note_id][0]
+    names = DEFAULT.notes.get(note_id)
+    return names[0] if names else f"{note_id}.md"  # a note no layout names: its id
 
 
 def note_id_of_file(name: str) -> str | None:

@@ -117,5 +117,10 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
             )
         params = {"tsq": _tsquery(query) or "''", "frags": frags, "limit": limit, **named}
         rows = vault.conn.execute(sql, params).fetchall()
-    hits = [Hit(f"{note}.md", ident, shown, float(score)) for note, ident, shown, _, score in rows]
+    from cuecard.core.vault._pg_notes import note_file_name
+
+    hits = [
+        Hit(note_file_name(note), ident, shown, float(score))
+        for note, ident, shown, _, score in rows
+    ]
     return hits
