@@ -116,7 +116,8 @@ class PgVault:
             with self.conn.transaction():
                 row = self.conn.execute(
                     "INSERT INTO cuecard_submissions (name, agent, body, facts) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO NOTHING RETURNING seq",
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (name) WHERE status <> 'processed' "
+                    "DO NOTHING RETURNING seq",
                     (name, agent, body, len(facts)),
                 ).fetchone()
             if row is not None:

@@ -57,16 +57,17 @@ def adjudicate_pg(vault: PgVault, ident: str, decision: str) -> Conflict:
             text = add_fact(vault, text, new, PurePosixPath(source).name or "conflict")
             if text != original:
                 store_note(vault, note, text)
+        now = vault.now()
         line = vault.layout.log_format.format(
-            when=vault.now().strftime("%Y-%m-%d %H:%M"),
+            when=now.strftime("%Y-%m-%d %H:%M"),
             decision=vault.layout.decisions[decision],
             new=new,
             old=old,
         )
         vault.conn.execute(
-            "INSERT INTO cuecard_adjudications (conflict, decision, detail, line) "
-            "VALUES (%s, %s, %s, %s)",
-            (key, decision, json.dumps({"new": new, "old": old}, ensure_ascii=False), line),
+            "INSERT INTO cuecard_adjudications (conflict, decision, detail, decided_at, line) "
+            "VALUES (%s, %s, %s, %s, %s)",
+            (key, decision, json.dumps({"new": new, "old": old}, ensure_ascii=False), now, line),
         )
         if decision != "defer":
             vault.conn.execute("UPDATE cuecard_conflicts SET open = false WHERE id = %s", (key,))

@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._pg_transfer import Moved
 
-__all__ = ["read_all", "write_logs", "write_queues", "write_records"]
+__all__ = ["check_names", "read_all", "write_logs", "write_queues", "write_records"]
 
 _QUERIES: dict[str, str] = {
     "notes": "SELECT note, text FROM cuecard_notes ORDER BY note",
@@ -55,8 +55,20 @@ def _name(name: object, what: str) -> str:
     """A file name from the database, refused unless it is a plain ``NAME.md``."""
     text = str(name)
     if "/" in text or "\\" in text or text.startswith(".") or not text.endswith(".md"):
-        raise VaultError(f"{what} {text!r}: not a plain NAME.md file name; nothing more written")
+        raise VaultError(f"{what} {text!r}: not a plain NAME.md file name; nothing written")
     return text
+
+
+def check_names(held: dict[str, Any]) -> None:
+    """Refuse, before anything is written, a file name from the database that is not plain."""
+    for part, what in (
+        ("submissions", "submission"),
+        ("forgotten", "forgotten file"),
+        ("archives", "session archive"),
+        ("cursor", "digest cursor entry"),
+    ):
+        for row in held[part]:
+            _name(row[0], what)
 
 
 def _minute(value: datetime) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,13 @@ def optional_text(path: Path) -> str | None:
     return _text(path)
 
 
+_NAME = re.compile(r"^(?P<agent>.+?)-\d{8}-\d{6}-\d{2,3}(?:-\d+)?\.md$")
+
+
 def _agent(name: str) -> str:
-    parts = name[:-3].rsplit("-", 3) if name.endswith(".md") else [name]
-    return parts[0] if len(parts) == 4 else "unknown"
+    """The agent of a submission file name (``<agent>-<YYYYMMDD>-<HHMMSS>-<nn>[-<n>].md``)."""
+    found = _NAME.match(name)
+    return found.group("agent") if found else "unknown"
 
 
 def _file_names(vault: Vault) -> dict[str, str]:

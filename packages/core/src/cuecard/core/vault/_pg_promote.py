@@ -93,7 +93,8 @@ def review_pg(vault: PgVault, command: str = "cuecard vault apply") -> tuple[Rev
                 (p.fact, p.note, p.source, p.replaces),
             )
         vault.conn.execute(
-            "UPDATE cuecard_submissions SET status = 'reviewed' WHERE name = ANY(%s)",
+            "UPDATE cuecard_submissions SET status = 'reviewed' WHERE name = ANY(%s) "
+            "AND status IN ('pending', 'reviewed')",
             (result.sources,),
         )
         vault.conn.execute(
@@ -187,28 +188,56 @@ def apply_pg(vault: PgVault, command: str = "cuecard vault apply") -> Applied:
         for note, items in by_note.items():
             _promote_note(vault, note, items, done)
             crash_point("vault-apply-note")
-        when = vault.now().strftime("%Y-%m-%d %H:%M")
+        now = vault.now()
+        when = now.strftime("%Y-%m-%d %H:%M")
         if done.promoted:
             with vault.conn.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO cuecard_promotions (submission, added, detail, line) "
-                    "VALUES (%s, 1, %s, %s)",
+                    "INSERT INTO cuecard_promotions (submission, added, detail, promoted_at, line) "
+                    "VALUES (%s, 1, %s, %s, %s)",
                     [
-                        (p.source, f"{p.note} | {p.fact}", promotion_line(when, p.note, p.fact))
+                        (
+                            p.source,
+                            f"{p.note} | {p.fact}",
+                            now,
+                            promotion_line(when, p.note, p.fact),
+                        )
                         for p in done.promoted
                     ],
                 )
-        archived = vault.conn.execute(
-            "UPDATE cuecard_submissions SET status = 'processed' WHERE status = 'reviewed' "
-            "RETURNING name"
-        ).fetchall()
-        done.archived = sorted(str(r[0]) for r in archived)
+        done.archived = _archive(vault)
         vault.conn.execute("DELETE FROM cuecard_pending")
         vault.conn.execute(
             "UPDATE cuecard_pending_list SET generated = %s, command = %s", (when, command)
         )
         crash_point("vault-apply-archived")
     return done
+
+
+def _archive(vault: PgVault) -> list[str]:
+    """Mark the reviewed submissions processed, each under a name no processed one holds
+    (``NAME-2.md``, ``NAME-3.md``, ... as the folder's archiving names a taken one)."""
+    rows = vault.conn.execute(
+        "SELECT seq, name FROM cuecard_submissions WHERE status = 'reviewed' ORDER BY name"
+    ).fetchall()
+    for seq, name in rows:
+        stem = str(name)[:-3] if str(name).endswith(".md") else str(name)
+        taken = {
+            str(r[0])
+            for r in vault.conn.execute(
+                "SELECT name FROM cuecard_submissions WHERE status = 'processed' "
+                "AND starts_with(name, %s)",
+                (stem,),
+            ).fetchall()
+        }
+        n = 1
+        while (target := str(name) if n == 1 else f"{stem}-{n}.md") in taken:
+            n += 1
+        vault.conn.execute(
+            "UPDATE cuecard_submissions SET status = 'processed', name = %s WHERE seq = %s",
+            (target, seq),
+        )
+    return sorted(str(r[1]) for r in rows)
 
 
 def promotion_line(when: str, note: str, fact: str) -> str:

@@ -31,7 +31,9 @@ def _templates() -> str:
 # become the text of their note: the note's template, its live lines in order, then its
 # superseded lines under ``## Superseded`` (what promotions would have written), and positions
 # are renumbered to match; every canonical note without facts gets its template, as ``vault
-# init`` gives a folder vault.
+# init`` gives a folder vault. Submission names are unique among waiting submissions and among
+# processed ones, as in the inbox and processed folders (an archived name that is taken gets
+# ``-2``, ``-3``, ... as the folder's archiving gives it).
 _V3_NOTES = """
 CREATE TABLE cuecard_notes (
     note       text        PRIMARY KEY,
@@ -89,6 +91,11 @@ CREATE TABLE cuecard_pending_list (
     generated  text        NOT NULL,
     command    text        NOT NULL
 );
+ALTER TABLE cuecard_submissions DROP CONSTRAINT cuecard_submissions_name_key;
+CREATE UNIQUE INDEX cuecard_submissions_waiting ON cuecard_submissions (name)
+    WHERE status <> 'processed';
+CREATE UNIQUE INDEX cuecard_submissions_archived ON cuecard_submissions (name)
+    WHERE status = 'processed';
 ALTER TABLE cuecard_adjudications ADD COLUMN line text;
 ALTER TABLE cuecard_promotions ADD COLUMN line text;
 ALTER TABLE cuecard_promotions ALTER COLUMN submission DROP NOT NULL;

@@ -118,11 +118,18 @@ def pg_to_folder(pg: PgVault, root: Path) -> Moved:
     from cuecard.core._fsio import atomic_write
     from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import DEFAULT
-    from cuecard.core.vault._pg_export import read_all, write_logs, write_queues, write_records
+    from cuecard.core.vault._pg_export import (
+        check_names,
+        read_all,
+        write_logs,
+        write_queues,
+        write_records,
+    )
 
     with pg.conn.transaction():
         pg.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         held = read_all(pg)
+    check_names(held)
     vault, _ = init_vault(root, DEFAULT)
     moved = Moved()
     notes = dict(held["notes"])
