@@ -149,7 +149,7 @@ def write_cursor(root: Path, day: str) -> bytes:
 
 
 def test_a_busy_folder_comes_back_byte_for_byte(
-    cc: Run, pg_server: PgServer, tmp_path: Path
+    cc: Run, pg_server: PgServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     ok(cc, "vault", "init", "--vault", str(first))
@@ -168,7 +168,15 @@ def test_a_busy_folder_comes_back_byte_for_byte(
     url = new_db(pg_server, cc)
     result = json.loads(ok(cc, "vault", "import", str(first), "--vault", url, "--json"))
     assert result["submissions"] == 2 and result["conflicts"] == 1
-    assert result["processed"] == 8
+    assert result["processed"] == 8 and result["pending"] == 2 and result["archives"] == 1
+    assert result["adjudications"] == 4 and result["promotions"] == 7 and result["forgotten"] == 1
+    assert result["cursor"] == 1 and result["uses"] >= 3
+    keys = "source, target, facts, notes, submissions, processed, conflicts, pending, "
+    keys += "adjudications, promotions, forgotten, archives, uses, cursor"
+    assert set(result) == set(keys.split(", "))
+    with pytest.raises(SystemExit):
+        main(["vault", "import", "--help"])
+    assert keys in " ".join(capsys.readouterr().out.split())
     ok(cc, "vault", "export", str(second), "--vault", url)
     again = tree(second)
     assert sorted(again) == sorted(files)

@@ -6,14 +6,19 @@ import argparse
 
 from cuecard.core.cli._vault import add_common
 
-_KEYS = "--json prints keys: source, target, facts, notes, submissions, processed, conflicts."
+_KEYS = (
+    "--json prints keys: source, target, facts, notes, submissions, processed, conflicts, "
+    "pending, adjudications, promotions, forgotten, archives, uses, cursor."
+)
 _WHAT = (
-    "Carries every note's fact lines as written (stamps included, in order, live, superseded "
-    "or template example), the inbox submissions waiting and processed ones byte for byte, the "
-    "open conflicts and each fact's last use. One side must be a folder and the other a "
-    "postgresql:// URL (password from PGPASSWORD or a pgpass file); a PostgreSQL target must "
-    "be migrated (`cuecard vault migrate-db`) and empty, a folder target must hold no vault "
-    "(a default-layout vault is created). Prose around fact lines is not carried. "
+    "Carries every canonical note byte for byte (prose, fact lines with their stamps, the "
+    "superseded section), the inbox submissions waiting and processed ones byte for byte, the "
+    "pending list, the open conflicts in order, the adjudication and promotion logs line for "
+    "line, forgotten lines, session archives, each fact's use count and last use, and the "
+    "digest cursor. One side must be a folder and the other a postgresql:// URL (password from "
+    "PGPASSWORD or a pgpass file); a PostgreSQL target must be migrated (`cuecard vault "
+    "migrate-db`) and empty, a folder target must hold no vault (a default-layout vault is "
+    "created; a unified-agent-memory folder imports through its layout). "
 )
 
 
@@ -83,6 +88,13 @@ def _copy(source: str, target: str, given: str, as_json: bool) -> int:
         "submissions": moved.submissions,
         "processed": moved.processed,
         "conflicts": moved.conflicts,
+        "pending": moved.pending,
+        "adjudications": moved.adjudications,
+        "promotions": moved.promotions,
+        "forgotten": moved.forgotten,
+        "archives": moved.archives,
+        "uses": moved.uses,
+        "cursor": moved.cursor,
     }
     if as_json:
         from cuecard.core.cli._output import emit_json

@@ -1,10 +1,13 @@
 """Review and apply on a PostgreSQL vault: the pending list is the table ``cuecard_pending``.
 
 ``review`` classifies every waiting submission as the folder vault does (the default layout's
-keyword rules, duplicates, conflicts, supersessions), replaces the pending table and marks the
-submissions it saw as reviewed, in one transaction. ``apply`` promotes the pending rows in one
-transaction that holds them locked (``FOR UPDATE``) under the promoters' advisory lock: two
-promoters never promote the same row, and a promoter killed midway promotes nothing.
+keyword rules, duplicates, conflicts, supersessions), replaces the pending table, marks the
+submissions it saw as reviewed and keeps the list's header time, in one transaction. ``apply``
+promotes the pending rows in one transaction that holds them locked (``FOR UPDATE``) under the
+promoters' advisory lock: two promoters never promote the same row, and a promoter killed
+midway promotes nothing. Each note's text is edited by the folder vault's own functions under
+its row lock (notes are locked in name order, as every writer locks them), so a promotion
+writes the same note text on either backend; the promotion log gets the folder's lines.
 """
 
 from __future__ import annotations
@@ -185,6 +188,8 @@ def apply_pg(vault: PgVault, command: str = "cuecard vault apply") -> Applied:
         by_note: dict[str, list[Pending]] = {}
         for _, p in rows:
             by_note.setdefault(p.note, []).append(p)
+        for note in sorted(by_note):  # every writer locks notes in this order: no deadlock
+            lock_note(vault, note)
         for note, items in by_note.items():
             _promote_note(vault, note, items, done)
             crash_point("vault-apply-note")
