@@ -140,6 +140,6 @@ class PgBackend:
         return archive_session_pg(self.vault, agent, title, text)
 
     def digest(self, config: DigestConfig, *, dry_run: bool, limit: int | None) -> dict[str, Any]:
-        from cuecard.core._errors import UsageError
+        from cuecard.core.vault._digest import digest
 
-        raise UsageError(f"{self.location}: `vault digest` needs a folder vault for now")
+        return digest(self.vault, config, dry_run=dry_run, limit=limit)
