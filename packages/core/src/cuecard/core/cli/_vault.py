@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "digest": "cuecard.core.cli._vault_digest",
     "migrate-db": "cuecard.core.cli._vault_migrate_db",
     "pending": "cuecard.core.cli._vault_pending",
+    "mirror": "cuecard.core.cli._vault_mirror",
     "export": "cuecard.core.cli._vault_transfer",
     "import": "cuecard.core.cli._vault_transfer",
 }

@@ -14,6 +14,7 @@ and ``recall`` commands keep their own lean cold path in ``_search``.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -267,8 +268,11 @@ class FolderBackend:
 
         if auto:
             result, done, _ = review_and_apply(self.vault)
-            return done, len(result.conflicts)
-        return apply_pending(self.vault, "cuecard vault apply"), 0
+            conflicts = len(result.conflicts)
+        else:
+            done, conflicts = apply_pending(self.vault, "cuecard vault apply"), 0
+        self._mirror()
+        return done, conflicts
 
     def conflicts(self) -> list[Conflict]:
         from cuecard.core.vault._conflicts import queue
@@ -278,14 +282,18 @@ class FolderBackend:
     def adjudicate(self, ident: str, decision: str) -> Conflict:
         from cuecard.core.vault._conflicts import adjudicate
 
-        return adjudicate(self.vault, ident, decision)
+        conflict = adjudicate(self.vault, ident, decision)
+        self._mirror()
+        return conflict
 
     def forget(self, *, today: date, days: int, apply: bool) -> list[Candidate]:
         from cuecard.core.vault._forget import apply_forget, candidates
 
-        if apply:
-            return apply_forget(self.vault, today=today, days=days)
-        return candidates(self.vault, today=today, days=days)
+        if not apply:
+            return candidates(self.vault, today=today, days=days)
+        moved = apply_forget(self.vault, today=today, days=days)
+        self._mirror()
+        return moved
 
     def archive(self, agent: str, title: str, text: str) -> tuple[str, int] | None:
         from cuecard.core.vault._archive import archive_session
@@ -296,6 +304,23 @@ class FolderBackend:
         from cuecard.core.vault._digest import digest
 
         return digest(self.vault, config, dry_run=dry_run, limit=limit)
+
+    def _mirror(self) -> None:
+        """Copy the notes to the mirror database when one is set (see ``_mirror``). A failure
+        only warns: the folder is the vault, and the next write or ``vault mirror`` catches up."""
+        from cuecard.core.vault._mirror import mirror_location, mirror_notes
+
+        try:
+            url = mirror_location()
+            if url is not None:
+                mirror_notes(self.vault, url)
+        except Exception as exc:  # the folder's change is done; the copy must not undo it
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            print(
+                f"warning: the vault mirror was not updated ({reason}); "
+                "`cuecard vault mirror` retries",
+                file=sys.stderr,
+            )
 
 
 def open_backend(location: str) -> Backend:
