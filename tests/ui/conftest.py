@@ -335,7 +335,7 @@ def ui(seeded: Seeded) -> Iterator[Server]:
 class InThread:
     """The same app and uvicorn server as `cuecard ui`, run in a thread (no process start-up)."""
 
-    def __init__(self, seeded: Seeded, *, vault: bool = True) -> None:
+    def __init__(self, seeded: Seeded, *, vault: bool = True, location: str | None = None) -> None:
         import threading
 
         import uvicorn
@@ -345,7 +345,7 @@ class InThread:
         self.served = bind(0)
         project = Project(
             Store.open(seeded.root),
-            vault_location=str(seeded.vault) if vault else None,
+            vault_location=(location or str(seeded.vault)) if vault else None,
             reviewer="tester",
         )
         config = uvicorn.Config(

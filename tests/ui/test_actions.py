@@ -10,7 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.core.pg_fixture import pg_server, pg_url
 from tests.ui.conftest import Seeded, Server
+
+__all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
 
 
 @pytest.fixture
@@ -387,6 +390,40 @@ def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
         answer = c.post("/api/vault/apply", json={})
         assert answer.status_code == 404 and "no vault is configured" in answer.text
         assert "No vault is configured" in c.get("/queues/vault-conflicts").text
+    finally:
+        c.close()
+        running.stop()
+
+
+def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
+    seeded: Seeded, pg_url: str
+) -> None:
+    from cuecard.core.cli import main
+    from cuecard.core.vault import open_backend
+    from tests.ui.conftest import InThread
+
+    assert main(["vault", "migrate-db", "--vault", pg_url]) == 0
+    with open_backend(pg_url) as vault:
+        vault.submit("agent", ["The release train leaves every Tuesday at noon"])
+        vault.apply(auto=True)
+        vault.submit("agent", ["The release train leaves every Tuesday at one"])
+    running = InThread(seeded, location=pg_url)
+    c = Server(running.served.url, None).client()
+    try:
+        reviewed = c.post("/api/vault/review", json={})
+        assert reviewed.status_code == 200 and "1 new conflict(s)" in reviewed.json()["message"]
+        page = c.get("/queues/vault-conflicts").text
+        assert "Tuesday at one" in page and "Tuesday at noon" in page
+        with open_backend(pg_url) as vault:
+            [conflict] = vault.conflicts()
+        answer = c.post(f"/api/vault/conflicts/{conflict.id}", json={"decision": "use-new"})
+        assert answer.status_code == 200
+        assert "No conflicts wait." in c.get("/queues/vault-conflicts").text
+        with open_backend(pg_url) as vault:
+            shown = vault.show(vault.search("release train", 1)[0].path)
+        assert "Tuesday at one" in shown.text and "Tuesday at noon" not in shown.text
+        forgot = c.post("/api/vault/forget", json={})
+        assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
     finally:
         c.close()
         running.stop()
