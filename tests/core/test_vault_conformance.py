@@ -185,6 +185,23 @@ def test_sixteen_concurrent_submitters_lose_nothing(v: V) -> None:
     assert len(review["pending"]) == 16  # type: ignore[arg-type]
 
 
+def test_eight_searchers_during_an_apply_all_answer(v: V) -> None:
+    facts = [f"heron {distinct(i)}" for i in range(30)]
+    v.submit(*facts)
+    v.json("review")
+    with ThreadPoolExecutor(9) as pool:
+        searches = [pool.submit(v.cuecard, "search", "heron", "--json") for _ in range(8)]
+        applying = pool.submit(v.cuecard, "apply", "--json")
+        results = [f.result() for f in searches]
+        applied = applying.result()
+    assert applied.returncode == 0, applied.stderr
+    promoted = len(json.loads(applied.stdout)["promoted"])
+    for result in results:
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["count"] in (0, min(promoted, 8))  # before or after
+    assert len(v.search("heron", "--limit", "100")) == promoted == 30
+
+
 # -- review, pending, apply ----------------------------------------------------------------------
 
 
