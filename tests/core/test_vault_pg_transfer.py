@@ -305,6 +305,17 @@ def test_the_target_database_must_be_empty_and_names_from_it_are_checked(
     ok(cc, "vault", "init", "--vault", str(folder))
     code, _, err = cc("vault", "import", str(folder), "--vault", url)
     assert code == 1 and "not empty" in err
+    (folder / "notes" / "tools.md").write_bytes(b"# Tools\n\n- caf\xe9 latin-1\n")
+    (folder / "notes" / "rules.md").unlink()
+    (folder / "notes" / "rules.md").symlink_to("/etc/passwd")
+    fresh = new_db(pg_server, cc)
+    code, _, err = cc("vault", "import", str(folder), "--vault", fresh)
+    assert code == 1 and "tools.md: not UTF-8" in err
+    (folder / "notes" / "tools.md").write_text("# Tools\n\n- café\n", encoding="utf-8")
+    ok(cc, "vault", "import", str(folder), "--vault", fresh)
+    ok(cc, "vault", "export", str(tmp_path / "back"), "--vault", fresh)
+    assert not (tmp_path / "back" / "notes" / "rules.md").exists()  # a symlink is no note
+    assert (tmp_path / "back" / "notes" / "tools.md").read_text(encoding="utf-8").endswith("café\n")
 
 
 # -- notes as documents --------------------------------------------------------------------------
