@@ -22,10 +22,12 @@ and the last day; ``usage.log`` is rewritten one line per use) and the digest cu
 same entries (``digest-cursor.json`` key ``sessions/<day>.md`` <-> ``cuecard_digest_cursor`` row
 ``<day>.md``). Not byte-identical: a pending list edited by hand (ticked or deleted items are left
 out and the rest renumbered, as ``apply`` would read it), log headers edited by hand (the
-standard header is written back), a file without a final line break (it gets one), and a
-UAM-layout vault (its wording of pending items, conflicts and log lines becomes the default's;
-its fact stamps and notes' text are kept as written). Notes other than the eight canonical ones,
-and the recall index (rebuilt on first search), are not carried. Use records of fact ids that no
+standard header is written back), a log or forgotten file without a final line break (it
+gets one), READMEs edited by hand (``vault init``'s come back), and a UAM-layout vault (its
+wording of pending items, conflicts and log lines becomes the default's; its fact stamps and
+notes' text are kept as written). Not carried at all: notes other than the eight canonical
+ones, files cuecard does not write (an editor's settings, attachments), and the recall index
+(rebuilt on first search). Use records of fact ids that no
 note holds any more (forgotten or removed facts) are dropped: on PostgreSQL uses live on facts.
 
 PostgreSQL -> a folder -> a new database: every table holds the same rows, except what the
