@@ -488,3 +488,49 @@ def test_eight_concurrent_archivers_lose_nothing(cc: Run, pg_server: PgServer) -
     assert text.startswith("# 2026-11-30\n\n## 09:05 [agent")
     for n in range(8):
         assert f"## 09:05 [agent{n}]\n\n- step {n}\n- note {n}\n\n" in text
+
+
+# -- concurrent writers of one note ---------------------------------------------------------------
+
+
+def test_concurrent_promoters_and_a_decision_on_one_note_lose_nothing(
+    cc: Run, pg_server: PgServer
+) -> None:
+    import hashlib
+    import subprocess
+
+    from cuecard.core.vault._pg_notes import derive_facts
+
+    url = new_db(pg_server, cc)
+    for fact in (BASES[0], VARIANTS[0]):
+        ok(cc, "vault", "submit", "--agent", "a", "--vault", url, fact)
+        ok(cc, "vault", "apply", "--auto", "--vault", url)
+    ident = json.loads(ok(cc, "vault", "conflicts", "--vault", url, "--json"))["conflicts"][0]["id"]
+    facts = [
+        " ".join(hashlib.sha256(f"{n}-{i}".encode()).hexdigest()[:10] for i in range(4))
+        for n in range(6)
+    ]
+    env = {**os.environ, "CUECARD_VAULT": url}
+    cuecard = str(Path(sys.executable).parent / "cuecard")
+
+    def write(n: int) -> None:
+        if n == len(facts):
+            args = ["vault", "adjudicate", ident, "--decision", "keep-both"]
+        else:
+            args = ["vault", "submit", "--agent", f"w{n}", facts[n]]
+        for step in (args, ["vault", "apply", "--auto"]):
+            done = subprocess.run([cuecard, *step], env=env, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+
+    with ThreadPoolExecutor(len(facts) + 1) as pool:
+        list(pool.map(write, range(len(facts) + 1)))
+    with PgVault(url) as vault:
+        text = vault.note("other")
+        rows = vault.conn.execute(
+            "SELECT id, position, line, status FROM cuecard_facts WHERE note = 'other'"
+        ).fetchall()
+    assert text is not None
+    for fact in (*facts, BASES[0], VARIANTS[0]):
+        assert text.count(f"- {fact} (written ") == 1, fact
+    derived = derive_facts("other", text)
+    assert sorted(rows) == sorted((i, r[0], r[1], r[4]) for i, r in derived.items())
