@@ -184,6 +184,27 @@ def test_a_stale_index_is_rebuilt(store) -> None:
     assert ids(handle(root, Event("read", paths=("z",)))) == [m]
 
 
+def test_a_memory_file_rewritten_in_place_is_never_delivered_stale(store) -> None:
+    import os
+
+    root = str(store.root)
+    m = add(
+        store, body="Run the old migration script.", triggers=[{"on": ["read"], "paths": ["y"]}]
+    )
+    assert "old migration" in handle(root, Event("read", paths=("y",))).text
+    folder = store.memories_dir
+    before = os.stat(folder)
+    path = folder / f"{m}.json"
+    raw = json.loads(path.read_text())
+    raw["body"] = "Run the new migration script, never the old one."
+    with open(path, "r+", encoding="utf-8") as handle_:  # an editor writing in place
+        handle_.write(json.dumps(raw))
+        handle_.truncate()
+    os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))  # the folder looks unchanged
+    text = handle(root, Event("read", paths=("y",))).text
+    assert "new migration script" in text and "Run the old migration script." not in text
+
+
 def test_parallel_claims_deliver_once(store) -> None:
     add(store, triggers=[{"on": ["edit"], "paths": ["p/**"]}])
     run_cli("compile", cwd=store.root)

@@ -253,7 +253,9 @@ def _compiled_files(
     if files != old:
         payload = json.dumps({"version": _CACHE_VERSION, "files": files}, separators=(",", ":"))
         atomic_write(cache_path, payload, durable=False)
-    return [entry["out"] for entry in files.values()]
+    # Each output names its file and stamp, so a delivery can tell an edit the folder's
+    # fingerprint missed (a file rewritten in place) and rebuild before it delivers old text.
+    return [{**entry["out"], "src": [name, *entry["stamp"]]} for name, entry in files.items()]
 
 
 def compile_index(
@@ -288,7 +290,7 @@ def compile_index(
             if out.get("dormant"):
                 continue
             report.memories += 1
-            records[out["id"]] = out["record"]
+            records[out["id"]] = {**out["record"], "src": out["src"]}
             for entry, keys in out["clauses"]:
                 report.clauses += 1
                 for key in keys:

@@ -12,7 +12,7 @@ import time
 
 from cuecard.core._delivery import Block, Delivery, compose, render_memory
 from cuecard.core._event import Event
-from cuecard.core._index import Index
+from cuecard.core._index import Index, source_changed
 from cuecard.core._ledger import Ledger
 
 TYPE_CHECKING = False
@@ -25,9 +25,10 @@ __all__ = ["REPORTS_PER_FILE", "handle", "load_index", "stop"]
 REPORTS_PER_FILE = 2
 
 
-def load_index(root: str) -> Index | None:
-    """The current index of the project at ``root``, rebuilt first when it is stale or missing."""
-    index = Index.read(root)
+def load_index(root: str, *, rebuild: bool = False) -> Index | None:
+    """The current index of the project at ``root``, rebuilt first when it is stale or missing
+    (or when ``rebuild`` says a memory file changed in place)."""
+    index = None if rebuild else Index.read(root)
     if index is not None and index.fresh(root):
         return index
     from pathlib import Path
@@ -59,7 +60,15 @@ def _marks(root: str, record: dict[str, Any]) -> list[str]:
     return marks
 
 
-def _memory_blocks(root: str, index: Index, event: Event, ledger: Ledger | None) -> list[Block]:
+class _Changed(Exception):
+    """A matched memory's file changed since the index was compiled."""
+
+
+def _memory_blocks(
+    root: str, index: Index, event: Event, ledger: Ledger | None, *, sources: bool = True
+) -> list[Block]:
+    """The matched memories' blocks, by rank; ``_Changed`` when ``sources`` and a matched
+    memory's file changed since the index was compiled."""
     ranked: list[tuple[int, Block]] = []
     for match in index.match(event):
         if ledger is not None and ledger.claimed(match.memory):
@@ -67,6 +76,8 @@ def _memory_blocks(root: str, index: Index, event: Event, ledger: Ledger | None)
         record = index.memory(match.memory)
         if record is None:
             continue
+        if sources and source_changed(root, record):
+            raise _Changed(match.memory)
         text = render_memory(match.memory, record, match.dimension, _marks(root, record))
         block = Block(match.memory, str(record.get("title", "")), text, match.dimension)
         ranked.append((int(record.get("rank", 9)), block))
@@ -172,7 +183,15 @@ def handle(
     cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
     local = os.path.join(root, ".cuecard", "local")
     ledger = Ledger(local, event.session, event.agent, clock=clock) if event.session else None
-    blocks = _check_blocks(index, event) + _memory_blocks(root, index, event, ledger)
+    try:
+        found = _memory_blocks(root, index, event, ledger)
+    except _Changed:  # never deliver what a person has since rewritten: rebuild, match again
+        index = load_index(root, rebuild=True)
+        if index is None:
+            return Delivery()
+        cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
+        found = _memory_blocks(root, index, event, ledger, sources=False)
+    blocks = _check_blocks(index, event) + found
     if ledger is not None:
         blocks = [b for b in blocks if not b.key.startswith("check:") or _check_open(ledger, b)]
     return _deliver(blocks, cap, ledger, event, event.kind)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from cuecard.core._event import Event
 
-__all__ = ["INDEX_VERSION", "Index", "Match", "event_keys", "fingerprint"]
+__all__ = ["INDEX_VERSION", "Index", "Match", "event_keys", "fingerprint", "source_changed"]
 
 INDEX_VERSION = 2
 _WORD = re.compile(r"[\w$][\w$.-]*")
@@ -44,6 +44,19 @@ def fingerprint(root: str) -> list[int]:
         except OSError:
             out += [0, 0]
     return out
+
+
+def source_changed(root: str, record: dict[str, Any]) -> bool:
+    """Whether the memory file a delivery record was compiled from changed since (size or
+    modification time): an edit in place leaves the memories folder's own stamp alone."""
+    src = record.get("src")
+    if not isinstance(src, list) or len(src) != 3:
+        return False  # an index compiled before records named their file
+    try:
+        st = os.stat(os.path.join(root, ".cuecard", "memories", str(src[0])))
+    except OSError:
+        return True
+    return [st.st_mtime_ns, st.st_size] != src[1:]
 
 
 def _path_keys(path: str, keys: list[str]) -> None:
