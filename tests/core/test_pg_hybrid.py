@@ -337,3 +337,31 @@ def test_auto_mode_is_hybrid_with_the_extra_on_postgresql(cc: Run, db: str, tmp_
     assert value["mode"] == "hybrid"
     streams = explain_of(value)["streams"]
     assert isinstance(streams, dict) and set(streams) == {"bm25", "vectors"}
+
+
+# -- the lexical stream: PostgreSQL's BM25 -------------------------------------------------------
+
+
+def test_lexical_ranking_normalises_length_and_matches_cjk_by_bigrams(cc: Run, db: str) -> None:
+    padding = " ".join(f"filler{i}" for i in range(30))
+    with PgVault(db) as vault:
+        vault.add_note_text(
+            "other",
+            f"- the nightly backup {padding} also touches the cache\n"
+            "- the nightly backup skips the cache\n"
+            "- 数据库每天凌晨两点备份。\n"
+            "- 用户喜欢深色主题的界面。\n",
+        )
+    top = rows(search(cc, db, "--mode", "bm25", "nightly", "backup", "cache"))
+    # Both facts hold every word; the short one ranks first (BM25's length normalisation).
+    assert str(top[0]["text"]) == "- the nightly backup skips the cache"
+    assert "filler0" in str(top[1]["text"])
+    # The query shares no run of text with the fact, only the bigrams 数据 and 备份.
+    found = rows(search(cc, db, "--mode", "bm25", "数据什么时候备份"))
+    assert found and "凌晨两点" in str(found[0]["text"])
+    assert not any("深色" in str(r["text"]) for r in found)
+    # A rare word finds its fact; words nobody wrote find nothing.
+    assert "filler12" in str(rows(search(cc, db, "filler12"))[0]["text"])
+    assert rows(search(cc, db, "zebra", "quokka")) == []
+    assert "凌晨两点" in str(rows(search(cc, db, "数"))[0]["text"])  # a lone character
+    assert rows(search(cc, db, "猫")) == []

@@ -9,11 +9,16 @@ measures on both:
   (the folder vault: exclusive file creates; PostgreSQL: one connection per thread, inserts);
 - search latency: warm per-query times (median, p95) of the labelled set's paraphrased queries
   (the folder vault's BM25 index synchronised first, its first sync timed separately);
-- ranking: MRR@10 and recall@10 of both on those queries, and how often their top result agrees.
+- ranking: MRR@10 and recall@10 of both on those queries, and how often their top result agrees;
+- with ``--hybrid``, hybrid search on PostgreSQL too (the database's ranking fused with the
+  concept graph and, with the vectors extra, local vectors over this machine's mirror of the
+  active facts): the mirror's first build (and the vectors' first embedding), warm search
+  latency and MRR@10 / recall@10. Embedding is slow on a small machine: use it with a smaller
+  ``--facts``.
 
 The database must be empty or migrated-and-empty; the password comes from PGPASSWORD or a pgpass
 file. Usage: python tools/bench/fleet.py --url postgresql://user@host:port/db [--facts N]
-[--submitters 16] [--per-submitter 20] [--json]
+[--submitters 16] [--per-submitter 20] [--hybrid] [--json]
 """
 
 from __future__ import annotations
@@ -88,12 +93,49 @@ def submit_rate(make: object, threads: int, each: int) -> float:
     return round(threads * each / (time.perf_counter() - start), 1)
 
 
+def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str, object]:
+    """Hybrid search on the PostgreSQL vault (its per-machine mirror under ``cache``)."""
+    import os
+
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from cuecard.core.recall._vectors import refresh, unavailable
+    from cuecard.core.vault._hybrid import Settings
+    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault._pg_hybrid import mirror_index, pg_hybrid_results
+
+    found: dict[str, object] = {"vectors": unavailable() or "available"}
+    settings = Settings(mode="hybrid")
+    with PgVault(url) as pg:
+        start = time.perf_counter()
+        index, _ = mirror_index(pg)
+        found["mirror_build_s"] = round(time.perf_counter() - start, 2)
+        if unavailable() is None:
+            start = time.perf_counter()
+            refresh(index)
+            found["vectors_build_s"] = round(time.perf_counter() - start, 2)
+        times: list[float] = []
+        ranks: list[int | None] = []
+        for fact, queries in rows:
+            for query in queries:
+                start = time.perf_counter()
+                results, _ = pg_hybrid_results(pg, query, 10, settings, vectors=True)
+                times.append((time.perf_counter() - start) * 1000)
+                ranks.append(rank_of([r.text for r in results], fact))
+    found["search_ms"] = {
+        "median": round(statistics.median(times), 2),
+        "p95": round(percentile(times, 0.95), 2),
+    }
+    found["ranking"] = quality(ranks)
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", required=True, help="postgresql:// URL of an empty database")
     parser.add_argument("--facts", type=int, default=100_000)
     parser.add_argument("--submitters", type=int, default=16)
     parser.add_argument("--per-submitter", type=int, default=20)
+    parser.add_argument("--hybrid", action="store_true", help="measure hybrid search too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -157,6 +199,9 @@ def main() -> int:
         out["ranking"]["top1_agreement"] = round(agree / len(folder_ms), 4)  # type: ignore[index]
         pg.close()
         log("searched")
+        if args.hybrid:
+            out["postgresql_hybrid"] = hybrid(args.url, rows, Path(tmp) / "cache")
+            log("hybrid searched")
 
         def folder_submitter() -> object:
             return lambda agent, facts: submit(vault, agent, facts)

@@ -1,8 +1,19 @@
-"""Search on a PostgreSQL vault: full-text ranking weighted by BM25 idf, plus trigrams.
+"""Search on a PostgreSQL vault: Okapi BM25 over PostgreSQL full-text matches, CJK bigrams and
+code identifiers.
 
-Words match through the GIN full-text index (``to_tsvector('simple', ...)``); CJK runs and code
-identifiers match as substrings through the ``pg_trgm`` index. Reads only: recording use is the
-caller's part.
+Words match through the GIN full-text index (``to_tsvector('simple', ...)``; words of four
+letters or more also as prefixes, a cheap stemmer). Chinese, Japanese and Korean text has no
+spaces, so a query's CJK runs are cut into the bigrams the folder vault's BM25 uses, each matched
+as a substring; code identifiers and dotted names match as substrings through the ``pg_trgm``
+index. Every matched word or bigram adds its BM25 idf, the sum is scaled by BM25's length
+normalisation (the fact's length in distinct words against the average), and an identifier
+match adds a fixed share. Reads only: recording use is the caller's part.
+
+Cost: the facts' count comes from the planner's statistics once the table is large (an exact
+count below ``EXACT_BELOW`` facts), the average length from a sample, and each word's document
+count from the GIN index. A query with CJK text also scans the table once (no index serves
+two-character substrings); its bigrams' document counts are counted among the matches, in the
+same statement (every fact holding a bigram is a match).
 """
 
 from __future__ import annotations
@@ -18,16 +29,33 @@ if TYPE_CHECKING:
 __all__ = ["rank"]
 
 _ASCII_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_"
+K1 = 1.2
+B = 0.75
+# An identifier's substring match counts as much as a matched word of this idf.
+SUBSTRING_IDF = 3.0
+# Below this many facts (by the planner's estimate) the count is exact.
+EXACT_BELOW = 10_000
+# The average length is taken over at most this many facts.
+LENGTH_SAMPLE = 2_000
+
+
+def _is_cjk(char: str) -> bool:
+    from cuecard.core.recall._tokens import _is_cjk as is_cjk
+
+    return is_cjk(char)
 
 
 def _words(query: str) -> list[str]:
-    """The query's words that carry meaning: no stopwords nor English function words."""
+    """The query's words that carry meaning: no stopwords nor English function words, and no
+    CJK runs (those are matched by their bigrams)."""
     import re
 
     from cuecard.core.recall._graph import FUNCTION_WORDS
     from cuecard.core.recall._tokens import STOPWORDS
 
-    words = dict.fromkeys(w.lower() for w in re.findall(r"\w+", query))
+    words = dict.fromkeys(
+        w.lower() for w in re.findall(r"\w+", query) if not any(_is_cjk(ch) for ch in w)
+    )
     kept = [w for w in words if w not in STOPWORDS and w not in FUNCTION_WORDS]
     return kept or list(words)
 
@@ -38,6 +66,25 @@ def _tsquery(query: str) -> str:
     return " | ".join(f"'{w}':*" if len(w) >= 4 else f"'{w}'" for w in _words(query))
 
 
+def _bigrams(query: str) -> list[str]:
+    """The distinct CJK bigrams of the query (a lone CJK character stands for itself)."""
+    import re
+    import unicodedata
+
+    found: dict[str, None] = {}
+    for run in re.findall(r"\w+", unicodedata.normalize("NFKC", query)):
+        piece = ""
+        for ch in [*run, ""]:
+            if ch and _is_cjk(ch):
+                piece += ch
+                continue
+            if len(piece) == 1:
+                found[piece] = None
+            found.update(dict.fromkeys(piece[i : i + 2] for i in range(len(piece) - 1)))
+            piece = ""
+    return list(found)
+
+
 def _identifiers(query: str) -> list[str]:
     """Code identifiers and dotted names (``parse_config``, ``a.b.c``): trigram-matched."""
     import re
@@ -46,81 +93,125 @@ def _identifiers(query: str) -> list[str]:
 
 
 def _fragments(query: str) -> list[str]:
-    """LIKE patterns: runs of non-ASCII word characters (CJK text has no spaces) and code
-    identifiers, matched as substrings through the trigram index."""
+    """ILIKE patterns: runs of non-ASCII, non-CJK word characters and code identifiers,
+    matched as substrings through the trigram index."""
     import re
 
     runs = [
         run
         for run in dict.fromkeys(re.findall(r"\w+", query))
-        if any(ch.lower() not in _ASCII_WORD for ch in run) and len(run) >= 2
+        if any(ch.lower() not in _ASCII_WORD for ch in run)
+        and not any(_is_cjk(ch) for ch in run)
+        and len(run) >= 2
     ]
     return [f"%{run}%" for run in [*runs, *_identifiers(query)]]
 
 
-_SEARCH = """
-SELECT note, id, shown, text,
-       ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2
-       + CASE WHEN text ILIKE ANY(%(frags)s) THEN 0.5 ELSE 0 END AS score
-FROM cuecard_facts
-WHERE status = 'active'
-  AND (tsv @@ to_tsquery('simple', %(tsq)s)
-       OR text ILIKE ANY(%(frags)s))
-ORDER BY score DESC, note, position
-LIMIT %(limit)s
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+_STATS: LiteralString = """
+SELECT CASE WHEN c.reltuples >= %(exact_below)s THEN c.reltuples::bigint
+            ELSE (SELECT count(*) FROM cuecard_facts WHERE status = 'active') END,
+       (SELECT coalesce(avg(length(tsv)), 1)
+        FROM (SELECT tsv FROM cuecard_facts WHERE status = 'active' LIMIT %(sample)s) s)
+       {words}
+FROM pg_class c WHERE c.oid = 'cuecard_facts'::regclass
 """
-# Without CJK text or identifiers in the query: the full-text index alone.
-_SEARCH_WORDS = """
-SELECT note, id, shown, text, ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2 AS score
-FROM cuecard_facts
-WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(tsq)s)
+_WORD_COUNT: LiteralString = (
+    ", (SELECT count(*) FROM cuecard_facts WHERE tsv @@ to_tsquery('simple', %(t{i})s))"
+)
+_SEARCH: LiteralString = """
+SELECT note, id, shown,
+       ({idf}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(tsv) / %(avgdl)s))
+       {bonus} AS score
+FROM (SELECT note, id, shown, position, tsv, text{columns}
+      FROM cuecard_facts
+      WHERE status = 'active' AND ({match})) c
 ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
 
 
 def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
-    """Facts matching any meaningful word (prefixes from four letters), scored by the sum of
-    the matched words' BM25 idf plus PostgreSQL's cover-density rank, plus substring matches,
-    through the trigram index, of CJK runs and code identifiers. Unlike BM25 there is no
-    term-frequency saturation nor length normalisation."""
+    """Active facts matching any meaningful word (prefixes from four letters), any CJK bigram,
+    or (through the trigram index) a code identifier, best first by BM25 (see the module
+    docstring). Unlike the folder vault's BM25 each word counts once per fact (no term
+    frequency: fact lines rarely repeat a word), length is counted in distinct words, and
+    prefixes match."""
     import math
 
-    frags = _fragments(query)
     terms = [t for t in _tsquery(query).split(" | ") if t]
+    grams = _bigrams(query)
+    frags = _fragments(query)
+    if (not terms and not grams and not frags) or limit < 1:
+        return []
+    params: dict[str, object] = {
+        "exact_below": EXACT_BELOW,
+        "sample": LENGTH_SAMPLE,
+        "tsq": " | ".join(terms),
+        "frags": frags,
+        "grams": [_like(g) for g in grams],
+        "limit": limit,
+        "k1": K1,
+        "k1p1": K1 + 1,
+        "b": B,
+        "bonus": SUBSTRING_IDF * (K1 + 1) / (1 + K1),
+        **{f"t{i}": t for i, t in enumerate(terms)},
+        **{f"g{i}": g for i, g in enumerate(grams)},
+    }
+    # Only constant SQL pieces are put together; every word, bigram and weight is a parameter.
+    stats = _STATS.replace(
+        "{words}", "".join(_WORD_COUNT.replace("{i}", str(i)) for i in range(len(terms)))
+    )
+    parts: list[LiteralString] = [
+        "%(w{i})s * (tsv @@ to_tsquery('simple', %(t{i})s))::int".replace("{i}", str(i))
+        for i in range(len(terms))
+    ]
+    # A bigram's document count is its count among the matches (every fact holding it is one).
+    gram_idf: LiteralString = (
+        "greatest(ln((greatest(%(total)s, d{i}) - d{i} + 0.5) / (d{i} + 0.5)), 1e-6) * m{i}"
+    )
+    parts += [gram_idf.replace("{i}", str(i)) for i in range(len(grams))]
+    columns: LiteralString = "".join(
+        ", (strpos(text, %(g{i})s) > 0)::int AS m{i}, "
+        "sum((strpos(text, %(g{i})s) > 0)::int) OVER () AS d{i}".replace("{i}", str(i))
+        for i in range(len(grams))
+    )
+    match: list[LiteralString] = []
+    if terms:
+        match.append("tsv @@ to_tsquery('simple', %(tsq)s)")
+    if grams:
+        match.append("text LIKE ANY(%(grams)s)")
+    if frags:
+        match.append("text ILIKE ANY(%(frags)s)")
+    bonus: LiteralString = (
+        "+ CASE WHEN text ILIKE ANY(%(frags)s) THEN %(bonus)s ELSE 0 END" if frags else ""
+    )
+    sql = (
+        _SEARCH.replace("{idf}", " + ".join(parts) or "0")
+        .replace("{bonus}", bonus)
+        .replace("{match}", " OR ".join(match))
+        .replace("{columns}", columns)
+    )
     with vault.conn.transaction():
-        # Inverse document frequency per word (BM25's idf), counted through the GIN index.
-        counts: LiteralString = ", ".join(
-            ["(SELECT count(*) FROM cuecard_facts WHERE tsv @@ to_tsquery('simple', %s))"]
-            * len(terms)
-        )
-        # Only constant SQL pieces are joined; every word goes in as a parameter.
-        found = vault.conn.execute(
-            "SELECT (SELECT count(*) FROM cuecard_facts)"  # noqa: S608
-            + (", " + counts if terms else ""),
-            terms,
-        ).fetchone()
-        total, *docs = (int(v) for v in found) if found else (0,)
-        weights = [math.log((total - n + 0.5) / (n + 0.5) + 1.0) for n in docs]
-        idf: LiteralString = (
-            " + ".join(["%s * (tsv @@ to_tsquery('simple', %s))::int"] * len(terms)) or "0"
-        )
-        sql: LiteralString = (_SEARCH if frags else _SEARCH_WORDS).replace(
-            "ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1) * 2",
-            "(" + idf + ") + ts_rank_cd(tsv, to_tsquery('simple', %(tsq)s), 1)",
-        )
-        named: dict[str, object] = {f"w{i}": w for i, w in enumerate(weights)}
-        named |= {f"t{i}": t for i, t in enumerate(terms)}
-        for i in range(len(terms)):
-            sql = sql.replace("%s * (tsv", f"%(w{i})s * (tsv", 1).replace(
-                "to_tsquery('simple', %s)", f"to_tsquery('simple', %(t{i})s)", 1
-            )
-        params = {"tsq": _tsquery(query) or "''", "frags": frags, "limit": limit, **named}
+        found = vault.conn.execute(stats, params).fetchone()
+        assert found is not None
+        counts = [int(n) for n in found[2 : 2 + len(terms)]]
+        # The planner's estimate may lag behind a word's exact count.
+        total = max(int(found[0]), *counts, 1)
+        avgdl = max(float(found[1]), 1.0)
+
+        def idf(n: int) -> float:
+            return max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6)
+
+        params |= {f"w{i}": idf(n) for i, n in enumerate(counts)}
+        params["avgdl"] = avgdl
+        params["total"] = total
         rows = vault.conn.execute(sql, params).fetchall()
     from cuecard.core.vault._pg_notes import note_file_name
 
-    hits = [
-        Hit(note_file_name(note), ident, shown, float(score))
-        for note, ident, shown, _, score in rows
+    return [
+        Hit(note_file_name(note), ident, shown, float(score)) for note, ident, shown, score in rows
     ]
-    return hits
