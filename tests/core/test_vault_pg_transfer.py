@@ -233,6 +233,7 @@ TABLES = {
     "cuecard_digest_cursor": "name, size, sha256",
 }
 ORDER = {"cuecard_notes": "note", "cuecard_archives": "name", "cuecard_digest_cursor": "name"}
+UNORDERED = ("cuecard_facts", "cuecard_submissions", "cuecard_pending_list")
 
 
 def tables(url: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -240,11 +241,13 @@ def tables(url: str) -> dict[str, list[tuple[Any, ...]]]:
         found = {
             table: vault.conn.execute(
                 f"SELECT {cols} FROM {table} ORDER BY {ORDER.get(table, 'seq')}"
-                if table not in ("cuecard_facts", "cuecard_submissions", "cuecard_pending_list")
-                else f"SELECT {cols} FROM {table} ORDER BY 1, 2"
             ).fetchall()
             for table, cols in TABLES.items()
+            if table not in UNORDERED
         }
+        for table in UNORDERED:  # rows in no order of their own: sorted whole
+            cols = TABLES[table]
+            found[table] = sorted(vault.conn.execute(f"SELECT {cols} FROM {table}").fetchall())
         found["open conflict of each decision"] = vault.conn.execute(
             "SELECT a.conflict FROM cuecard_adjudications a JOIN cuecard_conflicts c "
             "ON c.id = a.conflict AND c.open ORDER BY a.seq"
@@ -372,6 +375,18 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
         ("the mypy tool is available for type checks", 3, 0, "active"),
     ]
     assert text is not None and text.startswith("# Tools\n\nProse.\n\n- use ruff for linting\n")
+    from cuecard.core.vault._pg_notes import lock_note, store_note
+
+    with PgVault(url) as vault, vault.conn.transaction():  # a line edited, one moved, one gone
+        edited = lock_note(vault, "tools").replace("- use uv\n", "")
+        edited = edited.replace("- use ruff for linting\n", "- use ruff for linting｜使用 9 次\n")
+        assert store_note(vault, "tools", edited) == 0
+    with PgVault(url) as vault:
+        rows = vault.conn.execute(
+            "SELECT line, position, uses FROM cuecard_facts WHERE note = 'tools' ORDER BY position"
+        ).fetchall()
+    assert rows[0] == ("- use ruff for linting｜使用 9 次", 1, 2)
+    assert len(rows) == 2 and rows[1][1:] == (2, 0) and "mypy" in rows[1][0]
 
 
 def test_a_version_2_database_migrates_its_facts_into_notes(cc: Run, pg_url: str) -> None:
@@ -532,5 +547,5 @@ def test_concurrent_promoters_and_a_decision_on_one_note_lose_nothing(
     assert text is not None
     for fact in (*facts, BASES[0], VARIANTS[0]):
         assert text.count(f"- {fact} (written ") == 1, fact
-    derived = derive_facts("other", text)
+    derived = derive_facts(text)
     assert sorted(rows) == sorted((i, r[0], r[1], r[4]) for i, r in derived.items())

@@ -6,7 +6,8 @@ made by the folder vault's own pure functions (``_notes``) on that text, under a
 note (``SELECT ... FOR UPDATE``), and ``cuecard_facts`` (the searchable table) is brought in
 line in the same transaction by a diff on fact id: new ids are inserted, gone ids deleted, and
 only rows whose line, position or status changed are updated, so surviving facts keep their
-``uses`` and ``last_used``. A fact id that occurs twice in a note keeps its first line.
+``uses`` and ``last_used``; only new or changed lines are redacted again. A fact id that occurs
+twice in a note keeps its first line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from cuecard.core.vault._layout import DEFAULT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core.vault._facts import NoteFact
     from cuecard.core.vault._pg import PgVault
 
 __all__ = [
@@ -58,28 +60,39 @@ def stamp_source(line: str) -> str | None:
     return (found.group(1) or found.group(2) or "").strip() or None
 
 
-def derive_facts(note: str, text: str) -> dict[str, tuple[Any, ...]]:
-    """Fact id -> the ``cuecard_facts`` row a note's text gives it (first line of an id wins):
-    (position, line, text, shown, status, source, written)."""
+def _placed(text: str) -> dict[str, tuple[int, NoteFact, str]]:
+    """Fact id -> (position, fact line, status) in a note's text; the first line of an id wins."""
+    from cuecard.core.vault._facts import fact_id, note_facts
+
+    placed: dict[str, tuple[int, NoteFact, str]] = {}
+    for position, fact in enumerate(note_facts(text), 1):
+        status = "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
+        placed.setdefault(fact_id(fact.text), (position, fact, status or "active"))
+    return placed
+
+
+def _columns(fact: NoteFact) -> tuple[Any, ...]:
+    """What a fact line gives its row: (line, text, shown, source, written)."""
     from cuecard.core._text import neutralise
-    from cuecard.core.vault._facts import fact_id, note_facts, stamp_date
+    from cuecard.core.vault._facts import stamp_date
     from cuecard.core.vault._secrets import redact_credentials as redact
 
+    return (
+        fact.line,
+        redact(fact.text),
+        neutralise(redact(fact.line.strip())),
+        stamp_source(fact.line),
+        stamp_date(fact.line),
+    )
+
+
+def derive_facts(text: str) -> dict[str, tuple[Any, ...]]:
+    """Fact id -> the ``cuecard_facts`` row a note's text gives it (first line of an id wins):
+    (position, line, text, shown, status, source, written)."""
     rows: dict[str, tuple[Any, ...]] = {}
-    for position, fact in enumerate(note_facts(text), 1):
-        ident = fact_id(fact.text)
-        if ident in rows:
-            continue
-        status = "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
-        rows[ident] = (
-            position,
-            fact.line,
-            redact(fact.text),
-            neutralise(redact(fact.line.strip())),
-            status or "active",
-            stamp_source(fact.line),
-            stamp_date(fact.line),
-        )
+    for ident, (position, fact, status) in _placed(text).items():
+        line, redacted, shown, source, written = _columns(fact)
+        rows[ident] = (position, line, redacted, shown, status, source, written)
     return rows
 
 
@@ -105,27 +118,39 @@ def store_note(vault: PgVault, note: str, text: str) -> int:
         "SET text = EXCLUDED.text, updated_at = now() WHERE cuecard_notes.text <> EXCLUDED.text",
         (note, text),
     )
-    wanted = derive_facts(note, text)
+    placed = _placed(text)
     have = {
         str(r[0]): (int(r[1]), str(r[2]), str(r[3]))
         for r in conn.execute(
             "SELECT id, position, line, status FROM cuecard_facts WHERE note = %s", (note,)
         ).fetchall()
     }
-    gone = [ident for ident in have if ident not in wanted]
-    new = [(note, ident, *row) for ident, row in wanted.items() if ident not in have]
-    changed = [
-        (*row, note, ident)
-        for ident, row in wanted.items()
-        if ident in have and have[ident] != (row[0], row[1], row[4])
-    ]
+    gone = [ident for ident in have if ident not in placed]
+    new, changed, moved = [], [], []
+    for ident, (position, fact, status) in placed.items():
+        old = have.get(ident)
+        if old is None:
+            line, redacted, shown, source, written = _columns(fact)
+            new.append((note, ident, position, line, redacted, shown, status, source, written))
+        elif old[1] != fact.line:
+            changed.append((position, status, *_columns(fact), note, ident))
+        elif (old[0], old[2]) != (position, status):
+            moved.append((ident, position, status))
     if gone:
         conn.execute("DELETE FROM cuecard_facts WHERE note = %s AND id = ANY(%s)", (note, gone))
+    if moved:  # one statement: an edit near the top of a long note moves every line below
+        ids, positions, states = (list(column) for column in zip(*moved, strict=True))
+        conn.execute(
+            "UPDATE cuecard_facts f SET position = m.position, status = m.status "
+            "FROM unnest(%s::text[], %s::int[], %s::text[]) AS m(id, position, status) "
+            "WHERE f.note = %s AND f.id = m.id",
+            (ids, positions, states, note),
+        )
     with conn.cursor() as cur:
         if changed:
             cur.executemany(
-                "UPDATE cuecard_facts SET position = %s, line = %s, text = %s, shown = %s, "
-                "status = %s, source = %s, written = %s WHERE note = %s AND id = %s",
+                "UPDATE cuecard_facts SET position = %s, status = %s, line = %s, text = %s, "
+                "shown = %s, source = %s, written = %s WHERE note = %s AND id = %s",
                 changed,
             )
         if new:
