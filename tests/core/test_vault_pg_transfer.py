@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -389,7 +389,9 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
     assert len(rows) == 2 and rows[1][1:] == (2, 0) and "mypy" in rows[1][0]
 
 
-def test_a_version_2_database_migrates_its_facts_into_notes(cc: Run, pg_url: str) -> None:
+def test_a_version_2_database_migrates_its_facts_into_notes(
+    cc: Run, pg_url: str, tmp_path: Path
+) -> None:
     from cuecard.core.vault import _pg_schema
     from cuecard.core.vault._facts import fact_id
 
@@ -415,6 +417,15 @@ def test_a_version_2_database_migrates_its_facts_into_notes(cc: Run, pg_url: str
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (note, ident, pos, line, text, line, "superseded" if n == 1 else "active", n),
             )
+        vault.conn.execute(  # logs as version 2 kept them: no line
+            "INSERT INTO cuecard_adjudications (conflict, decision, detail, decided_at) VALUES "
+            '(\'c1\', \'keep-old\', \'{"new": "port 6000", "old": "port 5433"}\', '
+            "'2026-01-03 10:20:00+00')"
+        )
+        vault.conn.execute(
+            "INSERT INTO cuecard_promotions (submission, added, detail, promoted_at) VALUES "
+            "('a.md', 1, 'env | port 5433', '2026-01-02 09:15:00+00')"
+        )
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0 and json.loads(out)["applied"] == [3], err
     shown = json.loads(ok(cc, "vault", "show", "env", "--vault", pg_url, "--json"))["text"]
@@ -434,6 +445,15 @@ def test_a_version_2_database_migrates_its_facts_into_notes(cc: Run, pg_url: str
         vault.add_note_text("env", "- the VPN endpoint is vpn.example.org\n")
         kept = dict(vault.conn.execute("SELECT id, uses FROM cuecard_facts").fetchall())
     assert len(kept) == 4 and [kept[i] for i in ids] == [1, 2, 3]  # and one show each
+    ok(cc, "vault", "export", str(tmp_path / "out"), "--vault", pg_url)
+    adjudicated = (tmp_path / "out" / "review" / "adjudicated.md").read_text(encoding="utf-8")
+    promoted = (tmp_path / "out" / "review" / "promoted.md").read_text(encoding="utf-8")
+    local = datetime(2026, 1, 3, 10, 20, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M")
+    assert adjudicated.endswith(
+        f"- {local} | decision: keep-old | new: port 6000 | old: port 5433\n"
+    )
+    local = datetime(2026, 1, 2, 9, 15, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M")
+    assert promoted == f"- {local} | environment.md | port 5433\n"
 
 
 # -- forget and archive -----------------------------------------------------------------------
