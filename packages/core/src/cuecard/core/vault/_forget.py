@@ -11,6 +11,7 @@ a crash can leave a line in both places, never in neither.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -19,7 +20,7 @@ from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._facts import fact_id, note_facts, stamp_date, usage_tag
 from cuecard.core.vault._vault import Vault
 
-__all__ = ["PROTECTED", "Candidate", "apply_forget", "candidates"]
+__all__ = ["PROTECTED", "Candidate", "apply_forget", "candidates", "pick"]
 
 PROTECTED = re.compile(
     r"\b(?:path|director|config|prefer|account|server|port\b|ports\b|credential|password"
@@ -41,15 +42,13 @@ class Candidate:
     last_used: date | None
 
 
-def candidates(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:
-    """Every line that forgetting would move now."""
-    uses = vault.last_uses()
-    index_file = vault.note_file("index")
+def pick(
+    notes: Iterable[tuple[str, str]], uses: dict[str, date], *, today: date, days: int = 90
+) -> list[Candidate]:
+    """The lines to forget among ``notes`` (vault-relative path, text; the index note left out
+    by the caller), given each fact's last use. Pure: both backends feed it their notes."""
     found = []
-    for rel, path in vault.iter_notes():
-        if path == index_file:
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+    for rel, text in notes:
         for fact in note_facts(text):
             if fact.superseded or fact.placeholder or PROTECTED.search(fact.text):
                 continue
@@ -66,6 +65,17 @@ def candidates(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:
                 continue
             found.append(Candidate(rel, fact.line, ident, stamped, last))
     return found
+
+
+def candidates(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:
+    """Every line that forgetting would move now."""
+    index_file = vault.note_file("index")
+    notes = (
+        (rel, path.read_text(encoding="utf-8", errors="replace"))
+        for rel, path in vault.iter_notes()
+        if path != index_file
+    )
+    return pick(notes, vault.last_uses(), today=today, days=days)
 
 
 def _read(path: Path) -> str:

@@ -1,6 +1,6 @@
 """Forgetting on a PostgreSQL vault: stale, unprotected, unused lines move to ``cuecard_forgotten``.
 
-The rules are the folder vault's own: ``_forget.candidates`` runs over the notes' texts (read
+The rules are the folder vault's own: ``_forget.pick`` runs over the notes' texts (read
 from ``cuecard_notes``) and the last uses (``cuecard_facts.last_used``), so a line is a candidate
 on PostgreSQL exactly when it would be in a folder holding the same notes and use records.
 Candidates name their note by its folder file (``notes/environment.md``). Applying locks every
@@ -11,53 +11,26 @@ again) and brings the facts table in line, all in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
-from typing import cast
 
 from cuecard.core.vault._facts import bare
-from cuecard.core.vault._forget import Candidate, candidates
+from cuecard.core.vault._forget import Candidate, pick
 from cuecard.core.vault._notes import remove_fact
 from cuecard.core.vault._pg import PgVault
 from cuecard.core.vault._pg_notes import note_file_name, store_note
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from cuecard.core.vault._vault import Vault
-
 __all__ = ["apply_forget_pg", "candidates_pg"]
 
 
-class _NoteText:
-    """A note's text where ``_forget.candidates`` reads a note file."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def read_text(self, encoding: str = "utf-8", errors: str = "strict") -> str:
-        return self.text
-
-
-class _FolderView:
-    """The notes and last uses of a PostgreSQL vault, as ``_forget.candidates`` reads a folder
-    vault: notes in folder order (by file name), the index note left out."""
+class _Notes:
+    """A PostgreSQL vault's note texts (note id -> text) and last uses, as read at once."""
 
     def __init__(self, notes: dict[str, str], uses: dict[str, date]) -> None:
         self.notes = notes
         self.uses = uses
 
-    def last_uses(self) -> dict[str, date]:
-        return self.uses
 
-    def note_file(self, note_id: str) -> None:
-        return None
-
-    def iter_notes(self) -> Iterator[tuple[str, _NoteText]]:
-        for name, note in sorted((note_file_name(n), n) for n in self.notes if n != "index"):
-            yield f"notes/{name}", _NoteText(self.notes[note])
-
-
-def _view(vault: PgVault, *, lock: bool) -> _FolderView:
+def _view(vault: PgVault, *, lock: bool) -> _Notes:
     rows = vault.conn.execute(
         "SELECT note, text FROM cuecard_notes ORDER BY note FOR UPDATE"
         if lock
@@ -66,12 +39,16 @@ def _view(vault: PgVault, *, lock: bool) -> _FolderView:
     uses = vault.conn.execute(
         "SELECT id, max(last_used) FROM cuecard_facts WHERE last_used IS NOT NULL GROUP BY id"
     ).fetchall()
-    return _FolderView({str(n): str(t) for n, t in rows}, {str(i): d for i, d in uses})
+    return _Notes({str(n): str(t) for n, t in rows}, {str(i): d for i, d in uses})
 
 
-def _found(view: _FolderView, today: date, days: int) -> list[Candidate]:
-    # The folder rules, unchanged, over the database's notes (see the module docstring).
-    return candidates(cast("Vault", view), today=today, days=days)
+def _found(view: _Notes, today: date, days: int) -> list[Candidate]:
+    """The folder's rules over the database's notes, in folder order (by file name), the index
+    note left out, named as the folder names them (``notes/<file>``)."""
+    notes = sorted((note_file_name(n), t) for n, t in view.notes.items() if n != "index")
+    return pick(
+        ((f"notes/{name}", text) for name, text in notes), view.uses, today=today, days=days
+    )
 
 
 def candidates_pg(vault: PgVault, *, today: date, days: int = 90) -> list[Candidate]:
