@@ -313,6 +313,17 @@ def test_a_conflict_is_queued_once(v: V) -> None:
     assert v.json("apply")["promoted"] == []
 
 
+def test_the_same_conflict_from_two_submissions_waits_once(v: V) -> None:
+    v.promote(OLD)
+    v.submit(NEW, agent="codex")
+    v.submit(NEW, agent="claude")
+    assert v.json("review")["conflicts"] == 2  # both found ...
+    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]  # ... one question
+    v.submit(NEW, agent="grok")
+    v.json("review")
+    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("decision", "live"),
     [

@@ -20,7 +20,15 @@ from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._notes import add_fact, remove_fact
 from cuecard.core.vault._vault import Vault
 
-__all__ = ["DECISIONS", "Conflict", "adjudicate", "queue", "queue_conflicts", "render_queue"]
+__all__ = [
+    "DECISIONS",
+    "Conflict",
+    "adjudicate",
+    "distinct",
+    "queue",
+    "queue_conflicts",
+    "render_queue",
+]
 
 DECISIONS = ("use-new", "keep-old", "keep-both", "defer")
 
@@ -39,6 +47,11 @@ class Conflict:
     def id(self) -> str:
         raw = json.dumps([self.new, self.old, self.source, self.note], ensure_ascii=False)
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What makes two conflicts the same question: the two facts and the note."""
+        return (self.new, self.old, self.note)
 
     def as_json(self) -> dict[str, str]:
         return {
@@ -105,14 +118,24 @@ def queue(vault: Vault) -> list[Conflict]:
     return found
 
 
+def distinct(conflicts: list[Conflict], held: set[tuple[str, str, str]]) -> list[Conflict]:
+    """The conflicts, in order, each question once and none of those ``held`` already."""
+    seen, out = set(held), []
+    for c in conflicts:
+        if c.key not in seen:
+            seen.add(c.key)
+            out.append(c)
+    return out
+
+
 def queue_conflicts(vault: Vault, conflicts: list[Conflict]) -> int:
     """Add conflicts not already queued (call under the vault lock); return how many."""
     if not conflicts:
         return 0
     path = vault.path(vault.layout.conflicts)
     text = _read(path)
-    have = {c.id for c in queue(vault)}
-    new = [c for c in dict.fromkeys(conflicts) if c.id not in have]
+    # The same two facts wait once, whichever submissions brought the new one.
+    new = distinct(conflicts, {c.key for c in queue(vault)})
     if not new:
         return 0
     if not text:

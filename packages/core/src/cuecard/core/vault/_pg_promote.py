@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from cuecard.core._fsio import crash_point
 from cuecard.core._text import neutralise
-from cuecard.core.vault._conflicts import Conflict
+from cuecard.core.vault._conflicts import Conflict, distinct
 from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
@@ -81,11 +81,14 @@ def review_pg(vault: PgVault, command: str = "cuecard vault apply") -> tuple[Rev
                 result.pending.append(Pending(fact, note, str(name), replaces))
                 existing.append(fact)
         queued = 0
-        for c in dict.fromkeys(result.conflicts):
+        for c in distinct(result.conflicts, set()):
+            # The same two facts wait once, whichever submissions brought the new one.
             cur = vault.conn.execute(
                 "INSERT INTO cuecard_conflicts (id, note, existing, incoming, source) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (c.id, c.note, c.old, c.new, c.source),
+                "SELECT %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM cuecard_conflicts "
+                "WHERE open AND note = %s AND existing = %s AND incoming = %s) "
+                "ON CONFLICT (id) DO NOTHING",
+                (c.id, c.note, c.old, c.new, c.source, c.note, c.old, c.new),
             )
             queued += cur.rowcount
         vault.conn.execute("DELETE FROM cuecard_pending")
