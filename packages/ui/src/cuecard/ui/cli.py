@@ -31,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--vault",
-        help="vault folder whose queues to show (default: CUECARD_VAULT or config `vault`)",
+        metavar="PATH|URL",
+        help="the vault whose queues to show, a folder or a postgresql:// URL without a password "
+        "(default: CUECARD_VAULT or config `vault`)",
     )
     parser.add_argument(
         "--reviewer",
