@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._pg import PgVault
 
-__all__ = ["Archives", "Claim", "FolderArchives", "archives_of", "cursor_start"]
+__all__ = ["Archives", "Claim", "FolderArchives", "archives_of", "cursor_file", "cursor_start"]
 
 
 class Claim:
@@ -42,6 +42,11 @@ class Claim:
     @property
     def new_text(self) -> str:
         return self.data[self.start :].decode("utf-8", "replace")
+
+
+def cursor_file(cache_dir: Path) -> Path:
+    """Where a folder vault keeps its digest cursor: ``digest-cursor.json`` in its cache."""
+    return cache_dir / "digest-cursor.json"
 
 
 def cursor_start(data: bytes, size: int | None, sha256: str | None) -> int:
@@ -79,10 +84,8 @@ class FolderArchives:
     cache folder (one flock serialises digests on this machine), and its inbox folder."""
 
     def __init__(self, vault: Vault) -> None:
-        from cuecard.core.vault._recall import cache_dir
-
         self.vault = vault
-        self.cursor_file = Path(cache_dir(str(vault.root))) / "digest-cursor.json"
+        self.cursor_file = cursor_file(vault.cache_dir)
 
     def _cursor(self) -> dict[str, dict[str, Any]]:
         try:

@@ -150,7 +150,8 @@ def write_logs(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
 
 def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """Forgotten lines, session archives, use records and the digest cursor."""
-    from cuecard.core.vault._pg_logs import cursor_path, render_cursor, render_usage
+    from cuecard.core.vault._digest_archives import cursor_file
+    from cuecard.core.vault._pg_logs import render_cursor, render_usage
 
     forgotten: dict[str, list[str]] = {}
     for file, line in held["forgotten"]:
@@ -172,7 +173,7 @@ def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
             }
             for name, size, sha in held["cursor"]
         }
-        atomic_write(cursor_path(vault.cache_dir), render_cursor(files))
+        atomic_write(cursor_file(vault.cache_dir), render_cursor(files))
     moved.forgotten = len(held["forgotten"])
     moved.archives = len(held["archives"])
     moved.uses = len(held["uses"])

@@ -210,8 +210,9 @@ def import_logs(vault: Vault, pg: PgVault, moved: Moved) -> None:
 
 def import_records(vault: Vault, pg: PgVault, moved: Moved) -> None:
     """Forgotten lines, session archives, use records and the digest cursor."""
+    from cuecard.core.vault._digest_archives import cursor_file
     from cuecard.core.vault._facts import bare, fact_id
-    from cuecard.core.vault._pg_logs import cursor_path, parse_cursor, parse_usage
+    from cuecard.core.vault._pg_logs import parse_cursor, parse_usage
 
     layout, conn = vault.layout, pg.conn
     names = _file_names(vault)
@@ -227,7 +228,7 @@ def import_records(vault: Vault, pg: PgVault, moved: Moved) -> None:
     cursor = [
         (key[len(prefix) :], size, sha256)
         for key, (size, sha256) in sorted(
-            parse_cursor(optional_text(cursor_path(vault.cache_dir)) or "").items()
+            parse_cursor(optional_text(cursor_file(vault.cache_dir)) or "").items()
         )
         if key.startswith(prefix) and "/" not in key[len(prefix) :]
     ]

@@ -11,14 +11,12 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 from cuecard.core.vault._layout import Layout
 
 __all__ = [
     "LogLine",
-    "cursor_path",
     "parse_adjudication",
     "parse_cursor",
     "parse_pending_header",
@@ -117,11 +115,6 @@ def render_usage(records: dict[str, tuple[int, date]]) -> str:
     return "".join(
         f"{ident}\t{last.isoformat()}\n" * uses for ident, (uses, last) in sorted(records.items())
     )
-
-
-def cursor_path(cache_dir: Path) -> Path:
-    """Where a folder vault keeps its digest cursor: ``digest-cursor.json`` in its cache."""
-    return cache_dir / "digest-cursor.json"
 
 
 def parse_cursor(text: str) -> dict[str, tuple[int, str]]:
