@@ -4,41 +4,24 @@ credential lines dropped, the per-file cursor advanced only on success, --dry-ru
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 
-from cuecard.core.cli import main
 from cuecard.core.vault._digest import SYSTEM_PROMPT
 
 KEY = "sk-" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
+def _digest_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUECARD_DIGEST_API_KEY", "local-test-key")
 
 
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def answer(content: str) -> dict[str, object]:

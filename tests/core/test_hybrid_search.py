@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -15,31 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuecard.core.cli import main
 from cuecard.core.recall._fusion import fuse
 from cuecard.core.vault import Vault
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
+def _no_project(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CUECARD_PROJECT_DIR", raising=False)
 
 
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 # Real-looking operations notes: "liveness" and "probe" always come with "kubelet", so one hop

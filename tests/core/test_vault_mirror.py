@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from cuecard.core.cli import main
 from tests.core.pg_fixture import pg_server, pg_url
 
 __all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
 
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
-    monkeypatch.delenv("CUECARD_VAULT_MIRROR", raising=False)
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ session archives, and `vault export` / `vault import` lossless both ways (see th
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -29,22 +28,8 @@ Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
+def _pg_password(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PGPASSWORD", PASSWORD)
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def new_db(server: PgServer, cc: Run) -> str:

@@ -3,7 +3,6 @@ search and show behind the same commands as the folder vault."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.cli import main
 from cuecard.core.vault._pg import PgVault
 from tests.core.pg_fixture import PgServer, pg_server, pg_url
 
@@ -22,24 +20,6 @@ __all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
 
 BIN = Path(sys.executable).parent
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -15,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.cli import main
 from cuecard.core.vault import Vault, VaultBusy, vault_lock
 
 BIN = Path(sys.executable).parent
@@ -23,25 +21,7 @@ LAYOUTS = ("default", "unified-agent-memory")
 INBOX = {"default": "inbox", "unified-agent-memory": "50-Agent-Context/Agent提交区"}
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("CUECARD_VAULT", raising=False)
-
-
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cc(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
-    def run(*args: str, stdin: str = "") -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture(params=LAYOUTS)
