@@ -272,14 +272,17 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         body = await read_signed(request)
         if isinstance(body, JSONResponse):
             return body
+        worker: Worker = state["worker"]
+        # Idle is read first: the state read after it already holds all the worker did, so an
+        # idle report never shows a site sync or an apply that has not landed yet.
+        idle = worker.idle.is_set()
         snapshot = projector.snapshot or projector.load()
         report = await asyncio.to_thread(status_report, root, state["queue"].counts(), snapshot)
-        worker: Worker = state["worker"]
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])
         errors = [e for e in (worker.apply_error, worker.reconcile_error) if e]
         report["worker_error"] = "; ".join(errors) or None
-        report["idle"] = worker.idle.is_set() and report["queue"]["waiting"] == 0
+        report["idle"] = idle and report["queue"]["waiting"] == 0
         return JSONResponse(report)
 
     return Starlette(
