@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "wrapped in <memory-data>. The index is brought up to date first (only changed "
             "notes are read). Returned facts count as used, for `vault forget`. --json prints "
             "keys: query, count, results (each note, id, text, score); in hybrid mode or with "
-            "--explain also mode, and with --explain explain (streams, expansion, vectors_off) "
-            "and each result's ranks."
+            "--explain also mode, and with --explain explain (streams, expansion, vectors_off; on "
+            "a PostgreSQL vault also lexical and mirror) and each result's ranks."
         ),
     )
     parser.add_argument("query", nargs="+", help="what to look for")
