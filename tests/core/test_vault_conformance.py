@@ -516,3 +516,20 @@ def test_archive_then_digest_then_promote(
     assert len(httpserver.log) == 1
     assert v.json("apply", "--auto")["promoted"]
     assert "5433" in str(v.search("staging", "5433")[0]["text"])
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_the_backend_interface_refuses_note_paths_itself(
+    request: pytest.FixtureRequest, cc: Run, tmp_path: Path, kind: str
+) -> None:
+    from cuecard.core import UsageError
+    from cuecard.core.vault import open_backend
+
+    location = str(tmp_path / "v") if kind == "folder" else request.getfixturevalue("pg_url")
+    assert cc("vault", "init", "--vault", location)[0] == 0
+    (tmp_path / "secret.md").write_text("- not a note\n", encoding="utf-8")
+    with open_backend(location) as vault:
+        for bad in ("../secret.md", "../../secret.md", "notes/../../secret.md", ".hidden.md"):
+            with pytest.raises(UsageError):
+                vault.show(bad)
+        assert vault.show("env").id == "env"

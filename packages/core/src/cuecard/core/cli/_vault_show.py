@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import re
 
 from cuecard.core.cli._vault import add_common
-
-NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
-_NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,22 +23,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
-def check_name(name: str) -> None:
-    from cuecard.core._errors import UsageError
-
-    if ".." in name or not _NAME.fullmatch(name) or name.startswith("."):
-        raise UsageError(
-            f"note {name!r}: give a note id or a bare NAME.md (no path separators, no '..')"
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.vault._backend import check_note_name
     from cuecard.core.vault._render import clean, render_note
 
     name: str = args.note.strip()
-    if name not in NOTE_IDS:
-        check_name(name)  # before any file is touched
+    check_note_name(name)  # before any file or row is touched
     with open_backend(args) as vault:
         shown = vault.show(name)
     if args.json:

@@ -37,6 +37,7 @@ __all__ = [
     "Places",
     "Reviewed",
     "Shown",
+    "check_note_name",
     "open_backend",
 ]
 
@@ -150,6 +151,21 @@ class Backend(Protocol):
 
 
 _ITEM_NUMBER = re.compile(r"^(\s*- \[) (\]\s*)(\d+)\.")
+_NOTE_NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
+
+
+def check_note_name(name: str) -> None:
+    """A note id, or a bare ``NAME.md`` (no path separator, no ``..``, no leading dot):
+    ``UsageError`` otherwise, before any file or row is touched."""
+    from cuecard.core._errors import UsageError
+    from cuecard.core.vault._pg import NOTE_IDS
+
+    if name in NOTE_IDS:
+        return
+    if ".." in name or not _NOTE_NAME.fullmatch(name) or name.startswith("."):
+        raise UsageError(
+            f"note {name!r}: give a note id or a bare NAME.md (no path separators, no '..')"
+        )
 
 
 class FolderBackend:
@@ -199,6 +215,7 @@ class FolderBackend:
         from cuecard.core._errors import NotFound
         from cuecard.core.vault._facts import fact_id, note_facts
 
+        check_note_name(name)
         vault = self.vault
         ids = (*vault.layout.notes, "other")
         if name in ids:

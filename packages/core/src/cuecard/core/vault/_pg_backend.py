@@ -80,7 +80,9 @@ class PgBackend:
 
     def show(self, name: str) -> Shown:
         from cuecard.core._errors import NotFound
+        from cuecard.core.vault._backend import check_note_name
 
+        check_note_name(name)
         note_id = note_id_of(name)
         text = None if note_id is None else self.vault.note(note_id)
         if note_id is None or text is None:
