@@ -131,7 +131,7 @@ def test_text_output_is_one_memory_data_block_with_ranks_and_the_streams(
     assert code == 0, err
     assert out.startswith('<memory-data source="vault">') and out.count("</memory-data>") == 1
     assert "mode: hybrid; streams: bm25" in out and "graph" in out
-    assert "bm25 stream: PostgreSQL full-text ranking" in out
+    assert "bm25 stream: Okapi BM25 computed in PostgreSQL" in out
     assert "doc: tools.md [" in out and "ranks: bm25 #1" in out
 
 

@@ -12,12 +12,13 @@ The streams, fused by the folder vault's weighted RRF (``recall._fusion``) with 
   reads that index's postings, as on a folder vault; vectors are kept by content hash in
   ``vectors.sqlite3`` beside it, so only facts not embedded before are embedded.
 
-Keeping the mirror cheap: each hybrid search first asks the database for a fingerprint of the
-active facts (their count and the sum of a 64-bit hash of each one's note, id, shown line and
-text: one scan, no rows sent). Only when it differs from the one stored with the mirror are the
-active facts fetched (note, id, shown line, text; nothing else) and the notes that changed
-rewritten; the index then re-reads only those. The fingerprint is taken before the fetch, so
-the stored one is never newer than the mirror (a write in between only costs one more fetch).
+Keeping the mirror cheap: each hybrid search first reads the database's generation number of
+the searchable facts (one row: a statement-level trigger bumps it on every insert, delete or
+change of a fact's note, id, line, text, shown line or status, whoever writes; recording uses
+does not). Only when it differs from the one stored with the mirror are the active facts
+fetched (note, id, shown line, text; nothing else) and the notes that changed rewritten; the
+index then re-reads only those. The generation is read before the fetch, so the stored one is
+never newer than the mirror (a write in between only costs one more fetch).
 
 Plain BM25 mode (without ``--explain``) never comes here: the cold search path stays lean.
 """
@@ -37,14 +38,9 @@ __all__ = ["LEXICAL", "mirror_index", "pg_cache_dir", "pg_hybrid_results", "run_
 
 # Version of the mirror's file format and extraction: a change rebuilds the local index.
 RULES = "pg-mirror-1"
-LEXICAL = "PostgreSQL full-text ranking (ts_rank_cd with BM25 idf, pg_trgm substrings)"
+LEXICAL = "Okapi BM25 computed in PostgreSQL over full-text matches, CJK bigrams and pg_trgm"
 
-_FINGERPRINT = """
-SELECT count(*),
-       coalesce(sum(hashtextextended(note || E'\\n' || id || E'\\n' || shown || E'\\n' || text,
-                                     0)::numeric), 0)::text
-FROM cuecard_facts WHERE status = 'active'
-"""
+_GENERATION = "SELECT n FROM cuecard_generation"
 _ACTIVE = (
     "SELECT note, id, shown, text FROM cuecard_facts WHERE status = 'active' "
     "ORDER BY note, position"
@@ -111,7 +107,7 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _refresh_mirror(vault: PgVault, mirror: str, stamp: str, fingerprint: str) -> int:
+def _refresh_mirror(vault: PgVault, mirror: str) -> int:
     """Rewrite the notes whose facts changed, drop the notes that have none left; the number
     of active facts fetched."""
     import json
@@ -135,7 +131,6 @@ def _refresh_mirror(vault: PgVault, mirror: str, stamp: str, fingerprint: str) -
     for name in os.listdir(mirror):
         if name.endswith(".md") and name not in notes:
             os.remove(os.path.join(mirror, name))
-    atomic_write(Path(stamp), fingerprint)
     return len(rows)
 
 
@@ -144,21 +139,25 @@ def mirror_index(vault: PgVault) -> tuple[RecallIndex, dict[str, object]]:
     docstring), and what that took (facts held, whether they were fetched now)."""
     from pathlib import Path
 
-    from cuecard.core._fsio import locked
+    from cuecard.core._fsio import atomic_write, locked
 
     base = pg_cache_dir(vault.url)
     mirror = os.path.join(base, "mirror")
     stamp = os.path.join(base, "mirror.fingerprint")
     os.makedirs(base, exist_ok=True)
     with vault.conn.transaction():
-        row = vault.conn.execute(_FINGERPRINT).fetchone()
+        row = vault.conn.execute(_GENERATION).fetchone()
     assert row is not None
-    fingerprint = f"{RULES} {row[0]} {row[1]}"
+    generation = f"{RULES} {vault.url} generation {row[0]}"
     fetched = False
-    if not os.path.isdir(mirror) or _read(stamp) != fingerprint:
+    held = _read(stamp) or ""
+    if not os.path.isdir(mirror) or not held.startswith(generation + " facts "):
         with locked(Path(base) / "mirror.lock"):
-            if not os.path.isdir(mirror) or _read(stamp) != fingerprint:
-                _refresh_mirror(vault, mirror, stamp, fingerprint)
+            held = _read(stamp) or ""
+            if not os.path.isdir(mirror) or not held.startswith(generation + " facts "):
+                count = _refresh_mirror(vault, mirror)
+                held = f"{generation} facts {count}"
+                atomic_write(Path(stamp), held)
                 fetched = True
 
     def files() -> list[str]:
@@ -169,7 +168,7 @@ def mirror_index(vault: PgVault) -> tuple[RecallIndex, dict[str, object]]:
 
     index = RecallIndex(os.path.join(base, "recall.sqlite3"), mirror, files, _extract, rules=RULES)
     index.sync()
-    return index, {"facts": int(row[0]), "fetched": fetched}
+    return index, {"facts": int(held.rsplit(" ", 1)[1]), "fetched": fetched}
 
 
 # -- search -------------------------------------------------------------------------------------

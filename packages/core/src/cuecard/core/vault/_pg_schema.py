@@ -187,6 +187,29 @@ CREATE TABLE cuecard_pending (
         "notes as documents, forgotten lines, session archives and their digest cursor, log lines",
         _NOTES_V3,
     ),
+    (
+        4,
+        "a generation number of the searchable facts, bumped by every change to them",
+        """
+CREATE TABLE cuecard_generation (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    n   bigint  NOT NULL
+);
+INSERT INTO cuecard_generation (one, n) VALUES (true, 1);
+CREATE FUNCTION cuecard_facts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE cuecard_generation SET n = n + 1;
+    RETURN NULL;
+END
+$$;
+-- Use records (uses, last_used) are not a change of what is searched: they do not bump it.
+CREATE TRIGGER cuecard_facts_changed
+    AFTER INSERT OR DELETE OR UPDATE OF note, id, line, text, shown, status ON cuecard_facts
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_facts_changed();
+CREATE TRIGGER cuecard_facts_truncated AFTER TRUNCATE ON cuecard_facts
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_facts_changed();
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]
