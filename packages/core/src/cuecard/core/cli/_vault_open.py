@@ -5,30 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cuecard.core.vault._location import is_database_url, resolve_vault_location, resolve_vault_path
+from cuecard.core.vault._location import resolve_vault_location, resolve_vault_path
 from cuecard.core.vault._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._backend import Backend
-    from cuecard.core.vault._pg import PgVault
 
-__all__ = ["open_any", "open_backend", "open_vault"]
+__all__ = ["open_backend", "open_vault"]
 
 
 def open_vault(args: argparse.Namespace) -> Vault:
     """The folder vault; a ``postgresql://`` setting is refused (the command needs a folder)."""
     return Vault.open(Path(resolve_vault_path(getattr(args, "vault", None))))
-
-
-def open_any(args: argparse.Namespace) -> Vault | PgVault:
-    """The folder vault, or the PostgreSQL vault when the setting is a ``postgresql://`` URL."""
-    location = resolve_vault_location(getattr(args, "vault", None))
-    if is_database_url(location):
-        from cuecard.core.vault._pg import open_pg
-
-        return open_pg(location)
-    return Vault.open(Path(location))
 
 
 def open_backend(args: argparse.Namespace) -> Backend:
