@@ -1,9 +1,10 @@
 """Smoke test on the real DSH host (``@deepseek-ai/dsh`` 0.1.0-rc.8, headless, offline, Node 22).
 
 ``scripts/deps/dsh-node.sh`` installs the host with pnpm into packages/dsh-adapter/js/.dsh-host.
-``cuecard dsh install --hooks`` adds both plugins and the Claude Code hook bridge to a temp
-DSH_HOME; one headless turn then runs until the host stops for want of a model. The durable
-session log (zstd JSONL, read with Node 22's zlib) shows what the model would have received.
+``cuecard install dsh`` (which runs ``cuecard dsh install --hooks``) adds both plugins and the
+Claude Code hook bridge to a temp DSH_HOME; one headless turn then runs until the host stops for
+want of a model. The durable session log (zstd JSONL, read with Node 22's zlib) shows what the
+model would have received.
 """
 
 from __future__ import annotations
@@ -87,10 +88,12 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
         cwd=work,
     )  # fmt: skip
 
+    # `cuecard install dsh` (the hooks distribution's installer) runs `cuecard dsh install
+    # --hooks`: both plugins and the Claude Code hook bridge go into the profile.
     install = subprocess.run(
-        [sys.executable, "-m", "cuecard.dsh_adapter", "install", "--hooks", "--profile",
+        [str(Path(sys.executable).parent / "cuecard"), "install", "dsh", "--profile",
          "headless", "--dsh", str(DSH), "--json"],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300, check=False,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr
     report = json.loads(install.stdout)

@@ -213,3 +213,22 @@ def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> 
     )
     usage = run_cli("install", "cursor", cwd=tmp_path)
     assert usage.returncode == 2
+
+
+def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they_belong(
+    tmp_path: Path,
+) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    done = run_cli(
+        "install", "dsh", "--no-add", "--profile", "headless", "--json", cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["profile"] == "headless" and report["added"] is False
+    hooks = json.loads(Path(report["hooks"]).read_text())
+    assert "cuecard-hook" in json.dumps(hooks) and "UserPromptSubmit" in hooks["hooks"]
+    refused = run_cli("install", "dsh", "--user", cwd=tmp_path, env=env)
+    assert refused.returncode == 2 and "cuecard dsh install --hooks" in refused.stderr
+    refused = run_cli("install", "claude", "--profile", "web", cwd=tmp_path, env=env)
+    assert refused.returncode == 2 and "only for `cuecard install dsh`" in refused.stderr
+    assert not (tmp_path / ".claude").exists()

@@ -14,8 +14,13 @@ HARNESS_CHOICES = ("claude", "codex", "opencode", "grok")
 _KEYS = "harness, scope, written, unchanged, removed, backups, notes"
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("harness", choices=HARNESS_CHOICES)
+# Harnesses another cuecard distribution installs: `cuecard install NAME` runs its command.
+DELEGATED = {"dsh": ("dsh", "install", "--hooks")}
+
+
+def _common(parser: argparse.ArgumentParser, *, delegated: bool = False) -> None:
+    choices = (*HARNESS_CHOICES, *DELEGATED) if delegated else HARNESS_CHOICES
+    parser.add_argument("harness", choices=choices)
     parser.add_argument(
         "--user", action="store_true", help="use the configuration in your home, not the project's"
     )
@@ -33,17 +38,24 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def register_install(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "install",
-        help="make a harness (claude, codex, opencode, grok) run cuecard's hooks",
+        help="make a harness (claude, codex, opencode, grok, dsh) run cuecard's hooks",
         description=(
             "Write the harness's hook configuration and the cuecard-save and cuecard-review "
             "skills, merging with what is there (other hooks are kept; cuecard's own are "
             "replaced), idempotent, with a <file>.cuecard.bak copy of each file it changes. "
             "claude: .claude/settings.json; codex: .codex/hooks.json; opencode: "
             ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. A project that did "
-            f"not opt in is initialised first. --json prints keys: {_KEYS}."
+            f"not opt in is initialised first. --json prints keys: {_KEYS}. dsh: runs `cuecard "
+            "dsh install --hooks` (the cuecard-dsh-adapter distribution: DSH's Claude Code hook "
+            "bridge runs cuecard-hook; its own --json keys; its options through that command)."
         ),
     )
-    _common(parser)
+    _common(parser, delegated=True)
+    dsh = parser.add_argument_group("dsh only (passed to `cuecard dsh install --hooks`)")
+    dsh.add_argument("--profile", help="the DSH profile (default web)")
+    dsh.add_argument("--dsh", metavar="PATH", help="the dsh executable (default: dsh on PATH)")
+    dsh.add_argument("--dsh-home", metavar="DIR", help="DSH_HOME for the dsh command")
+    dsh.add_argument("--no-add", action="store_true", help="write and pack only; print the command")
     parser.add_argument(
         "--hook-command",
         metavar="PATH",
@@ -106,8 +118,66 @@ def _print(report_json: dict[str, object], as_json: bool, verb: str) -> None:
     print(f"cuecard {verb} for {report_json['harness']} ({report_json['scope']}): done")
 
 
+def _delegate(args: argparse.Namespace) -> int:
+    """``cuecard install dsh``: the installing distribution's own command, through the CLI (a
+    satellite never imports another)."""
+    from importlib.metadata import entry_points
+
+    from cuecard.core import UsageError
+    from cuecard.core.cli import ENTRY_POINT_GROUP, main
+
+    command = DELEGATED[args.harness]
+    given = [
+        "--" + name.replace("_", "-")
+        for name in ("user", "project", "plugin", "hook_command")
+        if getattr(args, name)
+    ]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)}: not for {args.harness}; give its options to `cuecard "
+            f"{' '.join(command)}` (see its --help)"
+        )
+    if command[0] not in {e.name for e in entry_points(group=ENTRY_POINT_GROUP)}:
+        raise UsageError(
+            f"cuecard install {args.harness} needs the cuecard-{args.harness}-adapter "
+            f"distribution (pip install cuecard-{args.harness}-adapter)"
+        )
+    forwarded = [
+        *(["--json"] if args.json else []),
+        *(["--no-add"] if args.no_add else []),
+        *[
+            item
+            for flag, value in (
+                ("--profile", args.profile),
+                ("--dsh", args.dsh),
+                ("--dsh-home", args.dsh_home),
+            )
+            if value is not None
+            for item in (flag, value)
+        ],
+    ]
+    return main([*command, *forwarded])
+
+
 def run_install(args: argparse.Namespace) -> int:
     from cuecard.hooks._install import install
+
+    if args.harness in DELEGATED:
+        return _delegate(args)
+    dsh_only = [
+        flag
+        for flag, value in (
+            ("--profile", args.profile),
+            ("--dsh", args.dsh),
+            ("--dsh-home", args.dsh_home),
+            ("--no-add", args.no_add or None),
+        )
+        if value is not None
+    ]
+    if dsh_only:
+        from cuecard.core import UsageError
+
+        raise UsageError(f"{', '.join(dsh_only)}: only for `cuecard install dsh`")
 
     project = _project(args)
     notes = []
