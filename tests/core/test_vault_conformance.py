@@ -266,6 +266,22 @@ def test_a_supersession_moves_the_old_fact_out_of_search(v: V) -> None:
     assert text.index("3.13") < text.index("## Superseded") < text.index("use Python 3.12")
 
 
+def test_a_superseded_fact_that_is_true_again_comes_back(v: V) -> None:
+    old = "the release train leaves every Tuesday"
+    v.promote(old)
+    done = v.promote("the release train leaves every Thursday now, replaces Tuesday")
+    note = str(done["promoted"][0]["note"])  # type: ignore[index]
+    assert "## Superseded" in v.note(note)
+    again = v.promote(old)  # similar to its replacement: a conflict a person decides
+    assert again["conflicts"] == 1 and again["promoted"] == []
+    [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
+    assert conflict["new"] == old
+    v.json("adjudicate", conflict["id"], "--decision", "use-new")
+    text = v.note(note)
+    assert text.count(old) == 1 and text.index(old) < text.index("## Superseded")
+    assert any(old in str(r["text"]) for r in v.search("release", "train", "Tuesday"))
+
+
 # -- conflicts -------------------------------------------------------------------------------------
 
 OLD = "the CI runners use Python 3.12 and PostgreSQL 15"

@@ -38,9 +38,13 @@ def _key(text: str) -> str:
 
 
 def has_fact(text: str, fact: str) -> bool:
+    """Whether the note holds ``fact`` as a live line (above any superseded section)."""
     key = _key(fact)
+    lines = text.splitlines()
     return any(
-        _key(bare(line)) == key for line in text.splitlines() if line.lstrip().startswith("-")
+        _key(bare(line)) == key
+        for line in lines[: _superseded_at(lines)]
+        if line.lstrip().startswith("-")
     )
 
 
@@ -48,13 +52,30 @@ def _superseded_at(lines: list[str]) -> int | None:
     return next((i for i, line in enumerate(lines) if _SUPERSEDED.match(line)), None)
 
 
+def _without_superseded(lines: list[str], key: str) -> list[str]:
+    """The lines without the superseded copy of a fact (one that is true again is revived)."""
+    at = _superseded_at(lines)
+    if at is None:
+        return lines
+    for i in range(at + 1, len(lines)):
+        if _HEADING.match(lines[i]):
+            break
+        if lines[i].lstrip().startswith("-") and _key(bare(lines[i])) == key:
+            return [*lines[:i], *lines[i + 1 :]]
+    return lines
+
+
 def add_fact(vault: NoteHost, text: str, fact: str, source: str) -> str:
-    """The note with ``- fact<stamp>`` added before any superseded section (once only)."""
+    """The note with ``- fact<stamp>`` added before any superseded section (once only: a live
+    copy leaves the note as it is; a superseded copy is taken out, the fact being true again)."""
     if has_fact(text, fact):
         return text
     stamp = vault.layout.stamp.format(date=vault.now().date().isoformat(), source=source)
     new_line = f"- {fact}{stamp}"
     lines = text.splitlines()
+    kept = _without_superseded(lines, _key(fact))
+    if kept is not lines:
+        lines, text = kept, "\n".join(kept) + "\n"
     at = _superseded_at(lines)
     if at is None:
         body = text if not text or text.endswith("\n") else text + "\n"
