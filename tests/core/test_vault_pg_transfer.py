@@ -554,3 +554,17 @@ def test_concurrent_promoters_and_a_decision_on_one_note_lose_nothing(
         assert text.count(f"- {fact} (written ") == 1, fact
     derived = derive_facts(text)
     assert sorted(rows) == sorted((i, r[0], r[1], r[4]) for i, r in derived.items())
+
+
+def test_apply_auto_writes_no_pending_list_on_either_backend(
+    cc: Run, pg_server: PgServer, tmp_path: Path
+) -> None:
+    folder, url = tmp_path / "folder", new_db(pg_server, cc)
+    ok(cc, "vault", "init", "--vault", str(folder))
+    for vault in (str(folder), url):
+        ok(cc, "vault", "submit", "--agent", "a", "--vault", vault, BASES[0])
+        ok(cc, "vault", "apply", "--auto", "--vault", vault)
+    exported = tmp_path / "exported"
+    ok(cc, "vault", "export", str(exported), "--vault", url)
+    assert not (folder / "review" / "pending.md").exists()
+    assert not (exported / "review" / "pending.md").exists()

@@ -116,7 +116,7 @@ class PgBackend:
     def apply(self, *, auto: bool) -> tuple[Applied, int]:
         from cuecard.core.vault._pg_promote import apply_pg, review_pg
 
-        conflicts = len(review_pg(self.vault)[0].conflicts) if auto else 0
+        conflicts = len(review_pg(self.vault, header=False)[0].conflicts) if auto else 0
         return apply_pg(self.vault), conflicts
 
     def conflicts(self) -> list[Conflict]:

@@ -44,10 +44,13 @@ def _live(vault: PgVault, note: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def review_pg(vault: PgVault, command: str = "cuecard vault apply") -> tuple[Review, int]:
+def review_pg(
+    vault: PgVault, command: str = "cuecard vault apply", *, header: bool = True
+) -> tuple[Review, int]:
     """Classify the waiting submissions into the pending table; (review, conflicts queued).
 
-    The pending list's header (its time and ``command``) is kept as the folder's would be."""
+    The pending list's header (its time and ``command``) is kept as the folder's would be;
+    ``header=False`` for a review that ``apply --auto`` runs, which writes no list there."""
     result = Review()
     known: dict[str, list[str]] = {}
     with vault.conn.transaction():
@@ -103,12 +106,13 @@ def review_pg(vault: PgVault, command: str = "cuecard vault apply") -> tuple[Rev
             "AND status IN ('pending', 'reviewed')",
             (result.sources,),
         )
-        vault.conn.execute(
-            "INSERT INTO cuecard_pending_list (generated, command) VALUES (%s, %s) "
-            "ON CONFLICT (one) DO UPDATE SET generated = EXCLUDED.generated, "
-            "command = EXCLUDED.command",
-            (vault.now().strftime("%Y-%m-%d %H:%M"), command),
-        )
+        if header:
+            vault.conn.execute(
+                "INSERT INTO cuecard_pending_list (generated, command) VALUES (%s, %s) "
+                "ON CONFLICT (one) DO UPDATE SET generated = EXCLUDED.generated, "
+                "command = EXCLUDED.command",
+                (vault.now().strftime("%Y-%m-%d %H:%M"), command),
+            )
     return result, queued
 
 
