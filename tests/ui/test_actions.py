@@ -381,6 +381,32 @@ def test_the_vault_inbox_is_reviewed_and_promoted(client: httpx.Client, seeded: 
     assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
 
 
+def test_a_pending_vault_item_is_left_out_of_the_promotion(
+    client: httpx.Client, seeded: Seeded
+) -> None:
+    from cuecard.core.vault import Vault, submit
+
+    vault = Vault.open(seeded.vault)
+    submit(vault, "agent", ["The release train leaves every Tuesday at noon"])
+    submit(vault, "agent", ["The nightly job rotates the web logs"])
+    assert client.post("/api/vault/review", json={}).status_code == 200
+    page = client.get("/queues/vault-pending").text
+    assert page.count("Leave out") >= 2
+    from cuecard.core.vault import open_backend
+
+    with open_backend(str(seeded.vault)) as backend:
+        [ident] = [i for i, p in backend.pending() if "nightly" in p.fact]
+    answer = client.post(f"/api/vault/pending/{ident}/drop", json={})
+    assert answer.status_code == 200 and "nightly" in answer.json()["message"]
+    for bad in (str(ident), "999", "x1", "-1"):
+        assert client.post(f"/api/vault/pending/{bad}/drop", json={}).status_code == 404
+    assert "nightly job" not in client.get("/queues/vault-pending").text
+    applied = client.post("/api/vault/apply", json={})
+    assert applied.status_code == 200
+    notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
+    assert "Tuesday at noon" in notes and "nightly job" not in notes
+
+
 def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
     from tests.ui.conftest import InThread
 
@@ -424,6 +450,13 @@ def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
         assert "Tuesday at one" in shown.text and "Tuesday at noon" not in shown.text
         forgot = c.post("/api/vault/forget", json={})
         assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
+        with open_backend(pg_url) as vault:
+            vault.submit("agent", ["The nightly job rotates the web logs"])
+        assert c.post("/api/vault/review", json={}).status_code == 200
+        with open_backend(pg_url) as vault:
+            [(ident, _)] = vault.pending()
+        assert c.post(f"/api/vault/pending/{ident}/drop", json={}).status_code == 200
+        assert "promoted 0 fact(s)" in c.post("/api/vault/apply", json={}).json()["message"]
     finally:
         c.close()
         running.stop()

@@ -270,6 +270,16 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
             f"{found.review.duplicates} duplicate(s)"
         )
 
+    def vault_pending_drop(request: Request, data: dict[str, Any]) -> JSONResponse:
+        raw = str(request.path_params["ident"])
+        if not raw.isdigit() or len(raw) > 18:
+            raise NotFound(f"pending item {raw[:40]!r}: no such item")
+        with project.open_vault() as vault:
+            item = vault.drop_pending(int(raw))
+        if item is None:
+            raise NotFound(f"pending item {raw}: no such item (review the inbox again)")
+        return _ok(f"left out of the next promotion: {item.fact[:80]}")
+
     def vault_apply(request: Request, data: dict[str, Any]) -> JSONResponse:
         with project.open_vault() as vault:
             done, _ = vault.apply(auto=False)
@@ -293,6 +303,7 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         ("/api/settings", settings),
         ("/api/vault/conflicts/{ident}", vault_conflict),
         ("/api/vault/review", vault_review),
+        ("/api/vault/pending/{ident}/drop", vault_pending_drop),
         ("/api/vault/apply", vault_apply),
         ("/api/vault/forget", vault_forget),
     ]

@@ -207,12 +207,13 @@ class Project:
                     root=vault.location,
                     pending=[
                         {
+                            "id": str(ident),
                             "fact": p.fact,
                             "note": p.note,
                             "source": p.source,
                             "replaces": p.replaces,
                         }
-                        for _, p in entries
+                        for ident, p in entries
                     ],
                     inbox=vault.inbox(),
                     conflicts=[c.as_json() for c in vault.conflicts()],
