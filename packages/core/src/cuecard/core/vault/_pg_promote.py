@@ -13,15 +13,13 @@ writes the same note text on either backend; the promotion log gets the folder's
 from __future__ import annotations
 
 from cuecard.core._fsio import crash_point
-from cuecard.core._text import neutralise
-from cuecard.core.vault._conflicts import Conflict, distinct
-from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts
+from cuecard.core.vault._conflicts import distinct
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._pg import PgVault
 from cuecard.core.vault._pg_notes import lock_note, note_file_name, store_note
-from cuecard.core.vault._promote import SUPERSESSION, Applied, Pending, Review
-from cuecard.core.vault._secrets import find_credential, redact_credentials
+from cuecard.core.vault._promote import Applied, Pending, Review, classify_submissions
+from cuecard.core.vault._secrets import find_credential
 
 __all__ = [
     "PENDING_TABLE",
@@ -51,38 +49,17 @@ def review_pg(
 
     The pending list's header (its time and ``command``) is kept as the folder's would be;
     ``header=False`` for a review that ``apply --auto`` runs, which writes no list there."""
-    result = Review()
-    known: dict[str, list[str]] = {}
     with vault.conn.transaction():
         vault.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PROMOTE_LOCK,))
         rows = vault.conn.execute(
             "SELECT name, body FROM cuecard_submissions WHERE status IN ('pending', 'reviewed') "
             "ORDER BY name FOR UPDATE"
         ).fetchall()
-        for name, body in rows:
-            result.sources.append(str(name))
-            for raw in inbox_facts(str(body)):
-                fact = neutralise(redact_credentials(raw)).strip()
-                if not fact:
-                    continue
-                note = DEFAULT.classify(fact)
-                existing = known.setdefault(note, _live(vault, note))
-                status, hit = classify_against(fact, existing)
-                if status == "duplicate":
-                    result.duplicates += 1
-                    continue
-                replaces = ""
-                if status == "conflict" and hit is not None:
-                    if not SUPERSESSION.search(fact):
-                        result.conflicts.append(Conflict(fact, hit, str(name), note))
-                        continue
-                    replaces = hit
-                elif SUPERSESSION.search(fact):
-                    replaces = best_overlap(fact, existing, 0.3) or ""
-                if replaces:
-                    result.supersessions += 1
-                result.pending.append(Pending(fact, note, str(name), replaces))
-                existing.append(fact)
+        result = classify_submissions(
+            ((str(name), str(body)) for name, body in rows),
+            DEFAULT.classify,
+            lambda note: _live(vault, note),
+        )
         queued = 0
         for c in distinct(result.conflicts, set()):
             # The same two facts wait once, whichever submissions brought the new one.

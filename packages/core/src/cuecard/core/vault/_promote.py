@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ __all__ = [
     "Pending",
     "Review",
     "apply_pending",
+    "classify_submissions",
     "parse_pending",
     "promote",
     "render_pending",
@@ -95,18 +97,23 @@ def _live(vault: Vault, note_id: str) -> list[str]:
     ]
 
 
-def review(vault: Vault) -> Review:
-    """Classify every inbox fact (reads only; nothing is written)."""
+def classify_submissions(
+    submissions: Iterable[tuple[str, str]],
+    note_of: Callable[[str], str],
+    live: Callable[[str], list[str]],
+) -> Review:
+    """Classify every fact of ``submissions`` (name, text), in order: ``note_of`` names a fact's
+    note, ``live`` gives a note's live facts. Pure apart from those two; both backends use it."""
     result = Review()
     known: dict[str, list[str]] = {}
-    for path in vault.inbox_files():
-        result.sources.append(path.name)
-        for raw in inbox_facts(_read(path)):
+    for name, body in submissions:
+        result.sources.append(name)
+        for raw in inbox_facts(body):
             fact = neutralise(redact_credentials(raw)).strip()
             if not fact:
                 continue
-            note_id = vault.layout.classify(fact)
-            existing = known.setdefault(note_id, _live(vault, note_id))
+            note_id = note_of(fact)
+            existing = known.setdefault(note_id, live(note_id))
             status, hit = classify_against(fact, existing)
             if status == "duplicate":
                 result.duplicates += 1
@@ -114,16 +121,25 @@ def review(vault: Vault) -> Review:
             replaces = ""
             if status == "conflict" and hit is not None:
                 if not SUPERSESSION.search(fact):
-                    result.conflicts.append(Conflict(fact, hit, path.name, note_id))
+                    result.conflicts.append(Conflict(fact, hit, name, note_id))
                     continue
                 replaces = hit
             elif SUPERSESSION.search(fact):
                 replaces = best_overlap(fact, existing, 0.3) or ""
             if replaces:
                 result.supersessions += 1
-            result.pending.append(Pending(fact, note_id, path.name, replaces))
+            result.pending.append(Pending(fact, note_id, name, replaces))
             existing.append(fact)
     return result
+
+
+def review(vault: Vault) -> Review:
+    """Classify every inbox fact (reads only; nothing is written)."""
+    return classify_submissions(
+        ((path.name, _read(path)) for path in vault.inbox_files()),
+        vault.layout.classify,
+        lambda note_id: _live(vault, note_id),
+    )
 
 
 def _target(vault: Vault, note_id: str) -> str:

@@ -65,27 +65,21 @@ def run_search(
     from cuecard.core.vault._render import hit_json, render_hits
 
     root = resolve_vault_location(vault_arg)
+    # Hybrid search (and --explain) run in vault._hybrid / vault._pg_hybrid; plain ranking stays
+    # on this path.
     if is_database_url(root):
-        # Hybrid search (and --explain) run in vault._pg_hybrid; plain ranking stays here.
         from cuecard.core.vault._pg_hybrid import run_pg_hybrid
 
         done = run_pg_hybrid(root, query, limit, as_json, mode, explain)
-        if done is not None:
-            return done
-        hits = _pg_hits(root, query, limit)
-        if as_json:
-            results = [hit_json(h) for h in hits]
-            print_json({"query": query, "count": len(results), "results": results})
-        else:
-            sys.stdout.write(render_hits(hits) + "\n")
-        return 0
-    # Hybrid search (and --explain) run in vault._hybrid; plain BM25 stays on this path.
-    from cuecard.core.vault._hybrid import run_hybrid
+    else:
+        from cuecard.core.vault._hybrid import run_hybrid
 
-    done = run_hybrid(root, query, limit, as_json, mode, explain)
+        done = run_hybrid(root, query, limit, as_json, mode, explain)
     if done is not None:
         return done
-    hits = _vault_hits(root, query, limit)
+    hits = (
+        _pg_hits(root, query, limit) if is_database_url(root) else _vault_hits(root, query, limit)
+    )
     if as_json:
         results = [hit_json(h) for h in hits]
         print_json({"query": query, "count": len(results), "results": results})
