@@ -118,6 +118,16 @@ def _print(report_json: dict[str, object], as_json: bool, verb: str) -> None:
     print(f"cuecard {verb} for {report_json['harness']} ({report_json['scope']}): done")
 
 
+def _dsh_options(args: argparse.Namespace) -> list[str]:
+    """The dsh-only options given, as `cuecard dsh install` takes them."""
+    out = ["--no-add"] if args.no_add else []
+    for flag in ("--profile", "--dsh", "--dsh-home"):
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None:
+            out += [flag, value]
+    return out
+
+
 def _delegate(args: argparse.Namespace) -> int:
     """``cuecard install dsh``: the installing distribution's own command, through the CLI (a
     satellite never imports another)."""
@@ -142,20 +152,7 @@ def _delegate(args: argparse.Namespace) -> int:
             f"cuecard install {args.harness} needs the cuecard-{args.harness}-adapter "
             f"distribution (pip install cuecard-{args.harness}-adapter)"
         )
-    forwarded = [
-        *(["--json"] if args.json else []),
-        *(["--no-add"] if args.no_add else []),
-        *[
-            item
-            for flag, value in (
-                ("--profile", args.profile),
-                ("--dsh", args.dsh),
-                ("--dsh-home", args.dsh_home),
-            )
-            if value is not None
-            for item in (flag, value)
-        ],
-    ]
+    forwarded = [*(["--json"] if args.json else []), *_dsh_options(args)]
     return main([*command, *forwarded])
 
 
@@ -164,16 +161,7 @@ def run_install(args: argparse.Namespace) -> int:
 
     if args.harness in DELEGATED:
         return _delegate(args)
-    dsh_only = [
-        flag
-        for flag, value in (
-            ("--profile", args.profile),
-            ("--dsh", args.dsh),
-            ("--dsh-home", args.dsh_home),
-            ("--no-add", args.no_add or None),
-        )
-        if value is not None
-    ]
+    dsh_only = [item for item in _dsh_options(args) if item.startswith("--")]
     if dsh_only:
         from cuecard.core import UsageError
 

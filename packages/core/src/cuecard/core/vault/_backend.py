@@ -17,11 +17,12 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._conflicts import Conflict
 from cuecard.core.vault._forget import Candidate
+from cuecard.core.vault._notes import NoteHost
 from cuecard.core.vault._promote import Applied, Pending, Review
 from cuecard.core.vault._vault import Vault
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Backend",
     "FolderBackend",
+    "Opened",
     "Places",
     "Reviewed",
     "Shown",
@@ -168,7 +170,28 @@ def check_note_name(name: str) -> None:
         )
 
 
-class FolderBackend:
+_V = TypeVar("_V", bound=NoteHost)
+
+
+class Opened(Generic[_V]):
+    """What every backend does alike: a context manager over ``close``, and the vault clock."""
+
+    vault: _V
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def today(self) -> date:
+        return self.vault.now().date()
+
+
+class FolderBackend(Opened[Vault]):
     """The Markdown folder vault (``Vault`` and the functions that edit its files)."""
 
     kind = "folder"
@@ -181,18 +204,6 @@ class FolderBackend:
         self.places = Places(
             layout.pending, layout.processed, layout.conflicts, layout.forgotten, layout.sessions
         )
-
-    def close(self) -> None:
-        return None
-
-    def __enter__(self) -> FolderBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def today(self) -> date:
-        return self.vault.now().date()
 
     def status(self) -> dict[str, Any]:
         from cuecard.core.vault._status import status

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cuecard.core.recall._index import Hit
-from cuecard.core.vault._backend import Places, Reviewed, Shown
+from cuecard.core.vault._backend import Opened, Places, Reviewed, Shown
 from cuecard.core.vault._conflicts import Conflict
 from cuecard.core.vault._forget import Candidate
 from cuecard.core.vault._pg import NOTE_IDS, PgVault, open_pg
@@ -42,7 +42,7 @@ def note_id_of(name: str) -> str | None:
     return note_id_of_file(name)
 
 
-class PgBackend:
+class PgBackend(Opened[PgVault]):
     """A PostgreSQL vault behind the backend interface."""
 
     kind = "postgresql"
@@ -59,15 +59,6 @@ class PgBackend:
 
     def close(self) -> None:
         self.vault.close()
-
-    def __enter__(self) -> PgBackend:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def today(self) -> date:
-        return self.vault.now().date()
 
     def status(self) -> dict[str, Any]:
         return self.vault.status()
