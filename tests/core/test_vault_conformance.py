@@ -320,6 +320,17 @@ def test_the_same_conflict_from_two_submissions_waits_once(v: V) -> None:
     assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
 
 
+def test_use_new_on_two_facts_of_one_review_keeps_only_the_new(v: V) -> None:
+    v.submit(OLD, NEW)  # they disagree before either is canonical
+    review = v.json("review")
+    assert [p["fact"] for p in review["pending"]] == [OLD] and review["conflicts"] == 1  # type: ignore[union-attr]
+    [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
+    v.json("adjudicate", conflict["id"], "--decision", "use-new")
+    assert v.json("apply")["promoted"] == []  # the old one was left out of the list
+    found = [str(r["text"]) for r in v.search("CI", "runners", "Python", "PostgreSQL")]
+    assert any(NEW in t for t in found) and not any(OLD in t for t in found)
+
+
 @pytest.mark.parametrize(
     ("decision", "live"),
     [

@@ -152,7 +152,6 @@ class Backend(Protocol):
         ...
 
 
-_ITEM_NUMBER = re.compile(r"^(\s*- \[) (\]\s*)(\d+)\.")
 _NOTE_NAME = re.compile(r"^[^/\\\x00]+\.md$", re.IGNORECASE)
 
 
@@ -246,19 +245,9 @@ class FolderBackend(Opened[Vault]):
         return [p.name for p in self.vault.inbox_files()]
 
     def pending(self) -> list[tuple[int, Pending]]:
-        from cuecard.core.vault._promote import parse_pending
+        from cuecard.core.vault._promote import numbered_pending
 
-        try:
-            text = self.vault.path(self.vault.layout.pending).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        items = []
-        for line in text.splitlines():
-            found = _ITEM_NUMBER.match(line)
-            entries = parse_pending(self.vault.layout, line)[0] if found else []
-            if found and entries:
-                items.append((int(found.group(3)), entries[0]))
-        return items
+        return numbered_pending(self.vault)
 
     def review(self) -> Reviewed:
         from cuecard.core.vault._promote import review, write_review
@@ -269,26 +258,11 @@ class FolderBackend(Opened[Vault]):
 
     def drop_pending(self, ident: int) -> Pending | None:
         """Tick item ``ident`` of the pending list, as a person would by hand."""
-        from cuecard.core._fsio import atomic_write
-        from cuecard.core.vault._promote import parse_pending
+        from cuecard.core.vault._promote import tick_pending
 
-        path = self.vault.path(self.vault.layout.pending)
         with self.vault.lock():
-            try:
-                lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-            except FileNotFoundError:
-                return None
-            for i, line in enumerate(lines):
-                found = _ITEM_NUMBER.match(line)
-                if found is None or int(found.group(3)) != ident:
-                    continue
-                entries, _ = parse_pending(self.vault.layout, line)
-                if not entries:
-                    return None
-                lines[i] = _ITEM_NUMBER.sub(r"\1x\2\3.", line, count=1)
-                atomic_write(path, "".join(lines))
-                return entries[0]
-        return None
+            ticked = tick_pending(self.vault, lambda number, _: number == ident)
+        return ticked[0] if ticked else None
 
     def apply(self, *, auto: bool) -> tuple[Applied, int]:
         from cuecard.core.vault._promote import apply_pending

@@ -184,6 +184,14 @@ def find(vault: Vault, ident: str) -> Conflict:
     return matches[0]
 
 
+def _leave_out(vault: Vault, note_id: str, fact: str) -> None:
+    """The old fact may still wait in the pending list (two new facts of one review conflicted):
+    ``use-new`` leaves it out of the next apply too."""
+    from cuecard.core.vault._promote import tick_pending
+
+    tick_pending(vault, lambda _, p: p.note == note_id and p.fact == fact)
+
+
 def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
     """Carry out a decision on one queued conflict, under the vault lock."""
     if decision not in DECISIONS:
@@ -202,6 +210,7 @@ def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
             text = remove_fact(text, bare(conflict.old))
             text = add_fact(vault, text, conflict.new, source)
             atomic_write(target, text)
+            _leave_out(vault, note_id, conflict.old)
         elif decision == "keep-both":
             atomic_write(target, add_fact(vault, _read(target), conflict.new, source))
         _log(vault, conflict, decision)

@@ -57,6 +57,10 @@ def adjudicate_pg(vault: PgVault, ident: str, decision: str) -> Conflict:
             text = add_fact(vault, text, new, PurePosixPath(source).name or "conflict")
             if text != original:
                 store_note(vault, note, text)
+            if decision == "use-new":  # the old fact may still wait to be promoted
+                vault.conn.execute(
+                    "DELETE FROM cuecard_pending WHERE note = %s AND fact = %s", (note, old)
+                )
         now = vault.now()
         line = vault.layout.log_format.format(
             when=now.strftime("%Y-%m-%d %H:%M"),

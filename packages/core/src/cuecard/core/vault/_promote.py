@@ -35,10 +35,12 @@ __all__ = [
     "Review",
     "apply_pending",
     "classify_submissions",
+    "numbered_pending",
     "parse_pending",
     "promote",
     "render_pending",
     "review",
+    "tick_pending",
     "write_review",
 ]
 
@@ -202,6 +204,37 @@ def parse_pending(layout: Layout, text: str) -> tuple[list[Pending], list[str] |
             )
         )
     return entries, sources
+
+
+_NUMBER = re.compile(r"^(\s*- \[) (\]\s*)(\d+)\.")
+
+
+def numbered_pending(vault: Vault) -> list[tuple[int, Pending]]:
+    """The pending list's unticked items with their numbers (the ids a person gives)."""
+    found = []
+    for line in _read(vault.path(vault.layout.pending)).splitlines():
+        number = _NUMBER.match(line)
+        entries = parse_pending(vault.layout, line)[0] if number else []
+        if number and entries:
+            found.append((int(number.group(3)), entries[0]))
+    return found
+
+
+def tick_pending(vault: Vault, chosen: Callable[[int, Pending], bool]) -> list[Pending]:
+    """Tick the unticked items ``chosen`` picks (number, item), as a person would to leave them
+    out of the next apply; the items ticked. The caller holds the vault lock."""
+    path = vault.path(vault.layout.pending)
+    lines = _read(path).splitlines(keepends=True)
+    ticked = []
+    for i, line in enumerate(lines):
+        number = _NUMBER.match(line)
+        entries = parse_pending(vault.layout, line)[0] if number else []
+        if number and entries and chosen(int(number.group(3)), entries[0]):
+            lines[i] = _NUMBER.sub(r"\1x\2\3.", line, count=1)
+            ticked.append(entries[0])
+    if ticked:
+        atomic_write(path, "".join(lines))
+    return ticked
 
 
 def _check(vault: Vault, entries: list[Pending]) -> None:
