@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from cuecard.core.recall._fusion import fuse
 from cuecard.core.vault import Vault
+from tests.core.search_helpers import rows as results
+from tests.core.search_helpers import search, write_config
 
 
 @pytest.fixture(autouse=True)
@@ -55,29 +57,6 @@ def make_vault(cc: Run, root: Path) -> Path:
         text = path.read_text(encoding="utf-8")
         path.write_text(text + "".join(f"- {line}\n" for line in lines), encoding="utf-8")
     return root
-
-
-def search(cc: Run, root: Path, *args: str) -> dict[str, object]:
-    code, out, err = cc("vault", "search", "--vault", str(root), "--json", *args)
-    assert code == 0, err
-    value: dict[str, object] = json.loads(out)
-    return value
-
-
-def results(value: dict[str, object]) -> list[dict[str, object]]:
-    rows = value["results"]
-    assert isinstance(rows, list)
-    return rows
-
-
-def write_config(tmp_path: Path, text: str) -> None:
-    """The user config; the vector stream (tested in test_hybrid_vectors) is off unless the
-    text sets weights, so these tests run the standard-library streams only, and fast."""
-    if "[recall]\n" in text and "weights" not in text:
-        text = text.replace("[recall]\n", "[recall]\nweights = { vectors = 0 }\n")
-    path = tmp_path / "config" / "cuecard" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 # -- the concept-graph stream ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ from cuecard.core.recall._vectors import refresh, unavailable
 from cuecard.core.vault import Vault
 from cuecard.core.vault._layout import detect_layout
 from cuecard.core.vault._recall import notes_index
+from tests.core.search_helpers import rows
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -51,12 +52,6 @@ def hybrid(cc: Run, root: Path, query: str) -> dict[str, object]:
     assert code == 0, err
     value: dict[str, object] = json.loads(out)
     return value
-
-
-def rows(value: dict[str, object]) -> list[dict[str, object]]:
-    found = value["results"]
-    assert isinstance(found, list)
-    return found
 
 
 def test_the_extra_is_installed_for_the_tests() -> None:

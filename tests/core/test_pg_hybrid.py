@@ -18,6 +18,7 @@ import pytest
 from cuecard.core.vault._pg import PgVault
 from cuecard.core.vault._pg_hybrid import pg_cache_dir
 from tests.core.pg_fixture import PgServer, pg_server, pg_url
+from tests.core.search_helpers import explain_of, rows, search, write_config
 
 __all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
 
@@ -51,34 +52,6 @@ def db(cc: Run, pg_url: str) -> str:
         vault.add_note_text("tools", "".join(f"- {line}\n" for line in TOOLS))
         vault.add_note_text("env", "".join(f"- {line}\n" for line in ENV))
     return pg_url
-
-
-def write_config(tmp_path: Path, text: str) -> None:
-    """The user config; vectors are off unless the text sets weights (they are tested apart)."""
-    if "[recall]\n" in text and "weights" not in text:
-        text = text.replace("[recall]\n", "[recall]\nweights = { vectors = 0 }\n")
-    path = tmp_path / "config" / "cuecard" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def search(cc: Run, url: str, *args: str) -> dict[str, object]:
-    code, out, err = cc("vault", "search", "--vault", url, "--json", *args)
-    assert code == 0, err
-    value: dict[str, object] = json.loads(out)
-    return value
-
-
-def rows(value: dict[str, object]) -> list[dict[str, object]]:
-    found = value["results"]
-    assert isinstance(found, list)
-    return found
-
-
-def explain_of(value: dict[str, object]) -> dict[str, object]:
-    explain = value["explain"]
-    assert isinstance(explain, dict)
-    return explain
 
 
 def execute(url: str, sql: str, params: tuple[object, ...] = ()) -> None:
