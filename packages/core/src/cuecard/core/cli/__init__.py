@@ -79,7 +79,10 @@ def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
             "cuecard keeps the project knowledge an agent cannot derive from the code and "
             "delivers each piece at the action it applies to."
         ),
-        epilog="Exit status: 0 success, 1 refused or failed, 2 usage error. Messages go to stderr.",
+        epilog=(
+            "Exit status: 0 success, 1 refused or failed, 2 usage error, 141 the reader closed "
+            "the pipe (quietly). Messages go to stderr."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"cuecard {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
@@ -94,6 +97,21 @@ def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``cuecard ARGS``; returns the exit status. A reader that closes the pipe early
+    (``cuecard list | head -1``) ends it quietly, without a traceback, with status 141."""
+    try:
+        try:
+            code = _main(argv)
+        finally:  # also after --help's SystemExit: a closed pipe fails here, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        from cuecard.core.cli._output import closed_pipe
+
+        return closed_pipe()
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     from cuecard.core.cli._fast import fast_command
 

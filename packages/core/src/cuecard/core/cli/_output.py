@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from cuecard.core._errors import CuecardError, UsageError, ValidationError
 
-__all__ = ["emit_json", "error", "run_command"]
+__all__ = ["CLOSED_PIPE", "closed_pipe", "emit_json", "error", "run_command"]
+
+# The exit status of a command whose reader went away (``cuecard list | head``): that of a process
+# ended by SIGPIPE, as other command-line tools report it.
+CLOSED_PIPE = 141
 
 
 def emit_json(value: dict[str, Any]) -> None:
@@ -23,10 +28,34 @@ def error(message: str) -> None:
         print(f"cuecard: {line}", file=sys.stderr)
 
 
-def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
-    """Run a command and turn cuecard's errors into messages and exit codes."""
+def closed_pipe() -> int:
+    """Stop quietly after the reader of stdout closed the pipe; returns the exit status.
+
+    What is still buffered for stdout can never be written, and Python would report that at exit
+    as an error: stdout is pointed at the null device instead, so the process ends silently.
+    """
     try:
-        return run(args)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):  # stdout without a file descriptor (captured, closed)
+        pass
+    return CLOSED_PIPE
+
+
+def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command and turn cuecard's errors into messages and exit codes.
+
+    A reader that stops early (``| head``) ends the command quietly with status ``CLOSED_PIPE``.
+    """
+    try:
+        code = run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return closed_pipe()
     except UsageError as exc:
         error(f"usage: {exc}")
         return 2
