@@ -1,0 +1,192 @@
+"""Where the pinned harness CLIs live, and the environment that keeps each on loopback.
+
+``scripts/deps/harnesses.sh`` installs the harnesses into ``.cache/harnesses/``. A run gets a
+minimal environment (no variable of the developer's leaks in), an empty home of its own, and each
+harness's own switches for telemetry, auto-update, plugin sync and model-list fetches turned off,
+so that nothing leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+CACHE = ROOT / ".cache" / "harnesses"
+VENV_BIN = Path(sys.executable).parent
+BINARIES = {
+    "claude": CACHE / "npm" / "node_modules" / ".bin" / "claude",
+    "codex": CACHE / "npm" / "node_modules" / ".bin" / "codex",
+    "opencode": CACHE / "npm" / "node_modules" / ".bin" / "opencode",
+    "grok": CACHE / "grok" / "bin" / "grok",
+}
+OPENCODE_PLUGIN_SEED = CACHE / "opencode-plugin"
+
+
+def versions() -> dict[str, str]:
+    """The versions ``harnesses.sh`` installed (from the npm packages' manifests)."""
+    out: dict[str, str] = {}
+    modules = CACHE / "npm" / "node_modules"
+    for name, package in (
+        ("claude", "@anthropic-ai/claude-code"),
+        ("codex", "@openai/codex"),
+        ("opencode", "opencode-ai"),
+    ):
+        manifest = modules / package / "package.json"
+        if manifest.is_file():
+            out[name] = str(json.loads(manifest.read_text("utf-8"))["version"])
+    stamp = CACHE / "grok" / ".stamp"
+    if stamp.is_file():
+        out["grok"] = stamp.read_text("utf-8").split()[-1]
+    return out
+
+
+def base_env(home: Path, *, path_extra: list[Path] | None = None) -> dict[str, str]:
+    """A minimal environment: an empty ``home``, ``cuecard`` and ``cuecard-hook`` on PATH (as a
+    user's tool install puts them), Node on PATH, nothing else of the developer's."""
+    node_dir = Path(os.path.realpath(_which("node"))).parent if _which("node") else None
+    parts = [str(p) for p in path_extra or []]
+    parts.append(str(VENV_BIN))
+    if node_dir is not None:
+        parts.append(str(node_dir))
+    parts += ["/usr/local/bin", "/usr/bin", "/bin"]
+    env = {
+        "HOME": str(home),
+        "PATH": os.pathsep.join(dict.fromkeys(parts)),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    for name in ("SSL_CERT_FILE", "SYSTEMROOT"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+def _which(name: str) -> str | None:
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = Path(folder) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+# -- Claude Code ----------------------------------------------------------------------------------
+
+CLAUDE_MODEL = "claude-sonnet-4-5"
+
+
+def claude_env(home: Path, url: str) -> dict[str, str]:
+    return {
+        **base_env(home),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_BUG_COMMAND": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+    }
+
+
+def claude_command(prompt: str, *, tools: list[str], debug_file: Path | None = None,
+                   resume: str | None = None) -> list[str]:  # fmt: skip
+    """``claude -p`` headless. As root Claude Code refuses bypassPermissions, so the tools a
+    scenario uses are allowed one by one (``Bash(<command>)`` for a shell command)."""
+    cmd = [
+        str(BINARIES["claude"]), "-p", prompt, "--output-format", "stream-json", "--verbose",
+        "--include-hook-events", "--permission-mode", "acceptEdits", "--model", CLAUDE_MODEL,
+        "--allowedTools", *tools,
+    ]  # fmt: skip
+    if debug_file is not None:
+        cmd += ["--debug-file", str(debug_file)]
+    if resume is not None:
+        cmd += ["--resume", resume]
+    return cmd
+
+
+# -- Codex ----------------------------------------------------------------------------------------
+
+CODEX_MODEL = "gpt-5.5"  # a slug Codex knows: an unknown one gets no apply_patch tool
+
+
+def codex_config(url: str, *, extra: str = "") -> str:
+    """``CODEX_HOME/config.toml``: the fake provider, and every call home turned off."""
+    return f"""model = "{CODEX_MODEL}"
+model_provider = "fake"
+check_for_update_on_startup = false
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = "{url}/v1"
+env_key = "FAKE_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[features]
+plugins = false
+remote_plugin = false
+
+[analytics]
+enabled = false
+{extra}"""
+
+
+def codex_env(home: Path) -> dict[str, str]:
+    return {
+        **base_env(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "FAKE_API_KEY": "test-not-a-key",
+    }
+
+
+def codex_command(prompt: str, *, bypass_trust: bool = False) -> list[str]:
+    cmd = [str(BINARIES["codex"]), "exec", "--json", "--skip-git-repo-check",
+           "--dangerously-bypass-approvals-and-sandbox"]  # fmt: skip
+    if bypass_trust:
+        cmd.append("--dangerously-bypass-hook-trust")
+    return [*cmd, prompt]
+
+
+@dataclass
+class Run:
+    """A finished harness run."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def events(self) -> list[dict[str, object]]:
+        """The JSON lines of ``stdout`` (stream-json / --json output)."""
+        out = []
+        for line in self.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    continue
+        return out
+
+
+def run(cmd: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 180) -> Run:
+    """Run a harness to the end of its turn, stdin closed."""
+    done = subprocess.run(
+        cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=timeout,
+    )  # fmt: skip
+    return Run(done.returncode, done.stdout, done.stderr)

@@ -1,0 +1,97 @@
+"""A throwaway project set up exactly as the README tells a user: a git repository, ``cuecard
+init``, ``cuecard add`` for a few memories, and ``cuecard install <harness>``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.e2e._support._harnesses import base_env
+
+GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid",
+       "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]  # fmt: skip
+
+FILES = {
+    "src/billing/charge.py": "def charge(order):\n    return provider.charge(order.total)\n",
+    "src/billing/__init__.py": "",
+    "docs/adr/0001-provider.md": "# One payment provider\n",
+    "check.sh": "#!/bin/sh\ngrep -q 'order.amount' src/billing/charge.py\n",
+}
+
+# (title, cuecard add arguments): one memory per delivery the scenarios look for.
+TRAP = "charge() is not idempotent"
+DECISION = "One payment provider until 2027"
+PROCEDURE = "Deploy with make deploy-staging"
+MEMORIES = [
+    (TRAP, ["--topic", "billing/charge", "--kind", "trap",
+            "--body", "Retry charge() only with the order's idempotency key.",
+            "--on", "edit", "--on", "write", "--paths", "src/billing/**"]),
+    (DECISION, ["--topic", "docs/provider", "--kind", "decision",
+                "--body", "The contract forbids a second provider.",
+                "--on", "read", "--paths", "docs/adr/**"]),
+    (PROCEDURE, ["--topic", "deploy/staging", "--kind", "procedure",
+                 "--body", "Never push the staging branch by hand.",
+                 "--on", "prompt", "--keywords", "deploy"]),
+]  # fmt: skip
+
+
+@dataclass
+class Project:
+    """A project and the isolated home its harness runs with."""
+
+    root: Path
+    home: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return base_env(self.home)
+
+    def cuecard(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """``cuecard`` as the user runs it, in the project."""
+        done = subprocess.run(["cuecard", *args], cwd=self.root, env=self.env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        if check:
+            assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    def memories(self) -> list[dict[str, object]]:
+        folder = self.root / ".cuecard" / "memories"
+        return [json.loads(p.read_text("utf-8")) for p in sorted(folder.glob("*.json"))]
+
+    def tree(self) -> dict[str, bytes]:
+        """Every file outside ``.git`` by relative path, with its bytes (to prove nothing
+        changed)."""
+        out: dict[str, bytes] = {}
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root)
+            if rel.parts[0] == ".git" or not path.is_file():
+                continue
+            out[str(rel)] = path.read_bytes()
+        return out
+
+
+def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = False,
+                 install: list[str] | None = None) -> Project:  # fmt: skip
+    """A committed repository under ``base``; with ``opt_in`` it has ``cuecard init`` and the
+    memories above; ``cuecard install <harness>`` (``--user``: into the home) and ``install``'s
+    extra options."""
+    root, home = base / "proj", base / "home"
+    root.mkdir(parents=True)
+    home.mkdir(parents=True)
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "check.sh").chmod(0o755)
+    project = Project(root, home)
+    subprocess.run([*GIT, "init", "-q"], cwd=root, check=True, env=project.env)
+    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True, env=project.env)
+    subprocess.run([*GIT, "commit", "-qm", "app"], cwd=root, check=True, env=project.env)
+    if opt_in:
+        project.cuecard("init")
+        for title, args in MEMORIES:
+            project.cuecard("add", "--title", title, "--not-derivable", "Learned the hard way.",
+                            *args)  # fmt: skip
+    project.cuecard("install", harness, *(["--user"] if user else []), *(install or []))
+    return project

@@ -1,0 +1,41 @@
+"""Fixtures of the real-harness tests.
+
+The harnesses come from ``scripts/deps/harnesses.sh`` (``scripts/test`` runs it). Without them a
+test skips, saying how to install them; in CI (``CI`` set) a missing harness fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._support._harnesses import BINARIES
+from tests.e2e._support._project import Project, make_project
+
+
+def require(harness: str) -> Path:
+    """The harness's binary, or a skip (a failure in CI) when it is not installed."""
+    binary = BINARIES[harness]
+    if binary.exists():
+        return binary
+    reason = f"{harness} is not installed in {binary.parent}: run scripts/deps/harnesses.sh"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def new_project(tmp_path: Path) -> Callable[..., Project]:
+    """``new_project(harness, opt_in=True, user=False, install=[...])``: a project set up as the
+    README tells a user (see ``_support._project.make_project``), in this test's folder."""
+    count = 0
+
+    def make(harness: str, **options: object) -> Project:
+        nonlocal count
+        count += 1
+        return make_project(tmp_path / f"p{count}", harness, **options)  # type: ignore[arg-type]
+
+    return make

@@ -1,0 +1,93 @@
+"""Claude Code, the real CLI (``claude -p``), against the scripted model on loopback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._support import ModelServer, Reply, ToolCall
+from tests.e2e._support._harnesses import claude_command, claude_env, run
+from tests.e2e._support._project import DECISION, PROCEDURE, TRAP, Project
+from tests.e2e.conftest import require
+
+TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
+
+
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    require("claude")
+
+
+def claude(project: Project, prompt: str, script: list[Reply], **options: object) -> ModelServer:
+    with ModelServer(script) as server:
+        done = run(claude_command(prompt, tools=TOOLS, **options),  # type: ignore[arg-type]
+                   cwd=project.root, env={**claude_env(project.home, server.url)})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, [r.reply for r in server.main_requests]
+    return server
+
+
+def read(path: Path) -> Reply:
+    return Reply(tool_calls=[ToolCall("Read", {"file_path": str(path)})])
+
+
+def edit(path: Path, old: str, new: str) -> Reply:
+    return Reply(tool_calls=[ToolCall("Edit", {"file_path": str(path), "old_string": old,
+                                               "new_string": new})])  # fmt: skip
+
+
+def bash(command: str) -> Reply:
+    return Reply(tool_calls=[ToolCall("Bash", {"command": command, "description": "check"})])
+
+
+def test_a_memory_reaches_the_model_at_a_read_and_an_edit_once_per_epoch(
+    new_project: Callable[..., Project],
+) -> None:
+    project = new_project("claude")
+    charge = project.root / "src/billing/charge.py"
+    server = claude(project, "Look at the provider decision, then fix charge.", [
+        read(project.root / "docs/adr/0001-provider.md"),
+        read(charge),
+        edit(charge, "order.total", "order.amount"),
+        edit(charge, "order.amount", "order.amount_due"),
+        Reply("Done."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert len(asked) == 5
+    # the read's memory is in the request right after the read, the edit's after the edit
+    assert server.first_with(DECISION) == 1 and server.first_with(TRAP) == 3
+    last = asked[-1]
+    assert last.count(DECISION) == 1 and last.count(TRAP) == 1
+    assert last.count("<memory-data") == 2
+    # Claude Code puts it in a user turn after the tool result, as a system reminder
+    reminder = [s for s in asked[3].strings() if TRAP in s]
+    assert reminder and "PreToolUse:Edit hook additional context" in reminder[0]
+    assert charge.read_text().count("order.amount_due") == 1
+
+
+def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., Project]) -> None:
+    project = new_project("claude")
+    server = claude(project, "Please deploy the fix to staging.", [Reply("On it.")])
+    first = server.main_requests[0]
+    assert first.count(PROCEDURE) == 1 and first.count("<memory-data") == 1
+
+
+def test_nothing_happens_in_a_project_that_did_not_opt_in(
+    new_project: Callable[..., Project],
+) -> None:
+    project = new_project("claude", opt_in=False, user=True)
+    settings = json.loads((project.home / ".claude/settings.json").read_text())
+    assert "cuecard-hook" in json.dumps(settings["hooks"])
+    before = project.tree()
+    charge = project.root / "src/billing/charge.py"
+    server = claude(project, "Please deploy the fix.", [
+        read(charge), edit(charge, "order.total", "order.amount"), Reply("Done."),
+    ])  # fmt: skip
+    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    after = project.tree()
+    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
+    assert after == before
+    assert not (project.root / ".cuecard").exists()
