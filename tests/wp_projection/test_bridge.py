@@ -294,3 +294,20 @@ def test_content_too_large_to_send_becomes_a_hint_to_pull(tmp_path, bridge, rece
     report = receiver.wait_idle(applied=1)
     assert receiver.files() == {}
     assert next(iter(report["sites"].values()))["reconcile_needed"] is True
+
+
+def test_the_bridge_refuses_git_metadata_and_sends_nothing(tmp_path, bridge, receiver) -> None:
+    names = [".git/HEAD", ".git/config", ".GIT/hooks/pre-commit", "sub/.git/HEAD", "GIT~1/x"]
+    events = [
+        {"action": "datamachine_agent_memory_updated", "args": [scope(n), "[core]\n", {}]}
+        for n in names
+    ]
+    events += [{"action": "datamachine_agent_memory_deleted", "args": [scope(n)]} for n in names]
+    events.append({"action": "datamachine_composable_regenerated", "args": [".git/config", ""]})
+    out = run_php(tmp_path, bridge, events, log_file=str(tmp_path / "php.log"))
+    assert out["errors"] == [] and out["delivered"] == []
+    for name in names:
+        assert f"event for {name} refused: segment" in out["log"]
+    assert "git repository metadata" in out["log"]
+    assert receiver.status()["queue"] == {"waiting": 0, "applied": 0}
+    assert not (tmp_path / "options.json").exists()  # no sequence number was spent

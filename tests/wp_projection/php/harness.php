@@ -21,6 +21,10 @@ define( 'ABSPATH', __DIR__ . '/' );
 $plugin_dir = $argv[1];
 $script     = json_decode( file_get_contents( $argv[2] ), true );
 
+$log_file = isset( $script['log_file'] ) ? $script['log_file'] : sys_get_temp_dir() . '/cuecard-harness-' . getmypid() . '.log';
+ini_set( 'log_errors', '1' );
+ini_set( 'error_log', $log_file );
+
 $GLOBALS['hooks']   = array();
 $GLOBALS['fired']   = array();
 $GLOBALS['script']  = $script;
@@ -177,4 +181,5 @@ foreach ( $script['events'] as $event ) {
 }
 do_action( 'shutdown' );
 
-echo json_encode( array( 'delivered' => $delivered, 'errors' => $errors ), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
+$log = is_file( $log_file ) ? file_get_contents( $log_file ) : '';
+echo json_encode( array( 'delivered' => $delivered, 'errors' => $errors, 'log' => $log ), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );

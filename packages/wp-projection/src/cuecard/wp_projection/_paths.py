@@ -16,6 +16,7 @@ __all__ = [
     "PRIVATE_LAYERS",
     "check_identity",
     "collision_key",
+    "is_git_metadata",
     "normalise_relative",
     "record_path",
     "site_key",
@@ -69,9 +70,23 @@ def normalise_relative(raw: str) -> str:
     return path
 
 
+def is_git_metadata(segment: str) -> bool:
+    """Whether git would take this one path segment for its repository folder.
+
+    Git compares ``.git`` without regard to case (case-insensitive filesystems), ignores the dots
+    and spaces Windows strips from the end of a name, and also knows the folder by its 8.3 short
+    name ``GIT~1``. A projected tree that held such a segment would be a repository planted in
+    the runtime root, whose config (``core.fsmonitor``, hooks) a later ``git`` command runs.
+    """
+    name = segment.rstrip(". ").casefold()
+    return name in (".git", "git~1")
+
+
 def _check_segment(raw: str, segment: str) -> None:
     if segment in ("", ".", ".."):
         raise _refuse(raw, f"has an empty, '.' or '..' segment {segment!r} (rule 7)")
+    if is_git_metadata(segment):
+        raise _refuse(raw, f"segment {segment!r} is git repository metadata (git rule)")
     if ":" in segment:
         raise _refuse(raw, f"has ':' in segment {segment!r} (rule 8)")
     if not _SEGMENT.fullmatch(segment):

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cuecard.wp_projection._errors import PathRefused, RootBusy
-from cuecard.wp_projection._paths import normalise_relative
+from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
 
 __all__ = ["SafeRoot"]
 
@@ -140,6 +140,9 @@ class SafeRoot:
 
     def _split(self, rel: str, *, top: bool = False) -> tuple[list[str], str]:
         parts = rel.split("/")
+        for part in parts:  # the last line of defence: every filesystem call passes here
+            if is_git_metadata(part):
+                raise PathRefused(f"{rel!r}: segment {part!r} is git repository metadata")
         base = [] if top else [self.managed]
         return [*base, *parts[:-1]], parts[-1]
 

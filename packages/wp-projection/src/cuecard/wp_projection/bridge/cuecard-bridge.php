@@ -72,10 +72,39 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			return self::$settings;
 		}
 
+		/**
+		 * Why a filename may not leave WordPress, or null: a segment git takes for its repository
+		 * folder (`.git` in any case, with trailing dots or spaces, or its 8.3 name `GIT~1`).
+		 */
+		public static function refused_filename( $filename ) {
+			foreach ( preg_split( '#[/\\\\]#', (string) $filename ) as $segment ) {
+				$name = strtolower( rtrim( $segment, '. ' ) );
+				if ( '.git' === $name || 'git~1' === $name ) {
+					return 'segment ' . $segment . ' is git repository metadata';
+				}
+			}
+			return null;
+		}
+
+		/** Logs and drops an event whose filename may not leave WordPress; true when it did. */
+		private static function refuse_unsafe( $scope ) {
+			$filename = is_object( $scope ) && isset( $scope->filename ) ? $scope->filename
+				: ( is_array( $scope ) && isset( $scope['filename'] ) ? $scope['filename'] : '' );
+			$reason   = self::refused_filename( $filename );
+			if ( null !== $reason ) {
+				error_log( 'cuecard bridge: event for ' . $filename . ' refused: ' . $reason );
+				return true;
+			}
+			return false;
+		}
+
 		/** Data Machine: ( WP_Agent_Memory_Scope $scope, string $content, array $metadata ). */
 		public static function on_memory_updated( $scope, $content = '', $metadata = array() ) {
 			self::guard(
 				function () use ( $scope, $content, $metadata ) {
+					if ( self::refuse_unsafe( $scope ) ) {
+						return;
+					}
 					$envelope             = self::base( 'memory.updated' );
 					$envelope['scope']    = self::scope( $scope );
 					$envelope            += self::content( (string) $content );
@@ -89,6 +118,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		public static function on_memory_deleted( $scope ) {
 			self::guard(
 				function () use ( $scope ) {
+					if ( self::refuse_unsafe( $scope ) ) {
+						return;
+					}
 					$envelope          = self::base( 'memory.deleted' );
 					$envelope['scope'] = self::scope( $scope );
 					self::enqueue( $envelope );
@@ -116,6 +148,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			self::guard(
 				function () use ( $filename, $filepath, $context ) {
 					$filename          = (string) $filename;
+					if ( self::refuse_unsafe( array( 'filename' => $filename ) ) ) {
+						return;
+					}
 					$layer             = ( 'NETWORK.md' === $filename ) ? 'network' : 'shared';
 					$envelope          = self::base( 'composable.regenerated' );
 					$envelope['scope'] = self::scope(
