@@ -64,7 +64,9 @@ def test_hooks_config_anchors_matchers_and_quotes_paths() -> None:
     prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
     assert prompt == {
         "type": "command",
-        "command": "'/opt/my env/bin/cuecard-hook' claude UserPromptSubmit",
+        "command": (
+            "'/opt/my env/bin/python' -I '/opt/my env/bin/cuecard-hook' claude UserPromptSubmit"
+        ),
         "timeout": 30,
     }
     plain, editor = hooks["PreToolUse"]
@@ -116,3 +118,41 @@ def test_the_hook_shim_delivers_an_edit_memory_for_str_replace_editor(project: P
     assert done.returncode == 0, done.stderr
     assert "Applied migrations are immutable" in done.stdout
     assert dsh("hook", "PreToolUse", stdin="{not json", cwd=project).stdout == ""
+
+
+def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> None:
+    """The bridge runs its commands through a shell in the session folder: a repository holding
+    ``cuecard/dsh_adapter/__main__.py`` must not run instead of cuecard (isolated mode)."""
+    import subprocess
+    import sys
+
+    marker = project / "PWNED"
+    evil = f"open({str(marker)!r}, 'a').write('ran')\nprint('PWNED')\n"
+    (project / "cuecard" / "dsh_adapter").mkdir(parents=True)
+    (project / "cuecard" / "dsh_adapter" / "__init__.py").write_text(evil)
+    (project / "cuecard" / "dsh_adapter" / "__main__.py").write_text(evil)
+    (project / "sitecustomize.py").write_text(evil)
+    config = hooks_config(Path(sys.executable), Path(sys.executable).with_name("cuecard-hook"))
+    commands = {
+        hook["command"]
+        for groups in config["hooks"].values()
+        for group in groups
+        for hook in group["hooks"]
+    }
+    assert any("cuecard.dsh_adapter" in command for command in commands)
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "str_replace_editor",
+        "tool_input": {"command": "view", "path": "a"},
+    }
+    for command in commands:
+        assert command.startswith(f"{sys.executable} -I ")
+        done = subprocess.run(
+            command, shell=True, cwd=project, input=json.dumps(payload), capture_output=True,
+            text=True, timeout=60, check=False, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "."},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "PWNED" not in done.stdout
+    assert not marker.exists()

@@ -56,11 +56,11 @@ export function useHome(home) {
 }
 
 /** Run the real `python -m cuecard.dsh_adapter …` or `cuecard …` CLI; returns stdout. */
-export function cuecard(args, { input, module = 'cuecard.core' } = {}) {
+export function cuecard(args, { input, module = 'cuecard.core', cwd } = {}) {
   const argv = module === 'cuecard.dsh_adapter'
     ? ['-m', 'cuecard.dsh_adapter', ...args]
     : ['-c', 'import sys; from cuecard.core.cli import main; sys.exit(main())', ...args]
-  return execFileSync(PYTHON, argv, { input, encoding: 'utf8', env: process.env, stdio: ['pipe', 'pipe', 'pipe'] })
+  return execFileSync(PYTHON, argv, { input, cwd, encoding: 'utf8', env: process.env, stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
 /** A vault with promoted facts, and the interpreter recorded by the real `cuecard dsh install`. */

@@ -133,7 +133,7 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
   assert.equal(injected(d3).length, 0)
   assert.doesNotMatch(logText(empty.logs, 'warn'), /recall failed/)
   const calls = readFileSync(log, 'utf8')
-  assert.match(calls, /ARGS -m cuecard\.dsh_adapter recall --mode auto --limit 5 --max-chars 1600\nWhere is the project config\?/)
+  assert.match(calls, /ARGS -I -m cuecard\.dsh_adapter recall --mode auto --limit 5 --max-chars 1600\nWhere is the project config\?/)
 })
 
 test('configuration: allowlisted interpreter only, missing core warned at startup, disabled does nothing', async (t) => {

@@ -123,8 +123,8 @@ test('input is validated before anything is spawned; limits are clamped', async 
   await run(root, 'memory_search', { query: 'port' })
   const lines = readFileSync(log, 'utf8').trim().split('\n')
   assert.deepEqual(lines, [
-    'ARGS -m cuecard.dsh_adapter call search', JSON.stringify({ query: 'port', limit: 50 }),
-    'ARGS -m cuecard.dsh_adapter call search', JSON.stringify({ query: 'port', limit: 8 }),
+    'ARGS -I -m cuecard.dsh_adapter call search', JSON.stringify({ query: 'port', limit: 50 }),
+    'ARGS -I -m cuecard.dsh_adapter call search', JSON.stringify({ query: 'port', limit: 8 }),
   ])
 })
 
@@ -211,7 +211,7 @@ test('uv312 runs `uv run --python 3.12 python -m cuecard.dsh_adapter` from PATH'
   t.after(() => root.fiber.dispose())
   const res = await run(root, 'memory_status', {})
   assert.equal(res.value.ok, true, res.value.error)
-  assert.equal(readFileSync(log, 'utf8'), 'run --python 3.12 python -m cuecard.dsh_adapter call status\n')
+  assert.equal(readFileSync(log, 'utf8'), 'run --no-project --no-config --python 3.12 python -I -m cuecard.dsh_adapter call status\n')
 })
 
 /** Run lib/client-ui.js as the DSH web app does: a script that hands a factory to its loader. */

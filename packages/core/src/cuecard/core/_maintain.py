@@ -137,8 +137,9 @@ def maintain_if_due(
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(f"{now}\n")
         os.utime(marker, (now, now))
-        command = [
+        command = [  # isolated (-I): the project folder is the child's cwd, never its sys.path
             sys.executable,
+            "-I",
             "-c",
             "import sys; from cuecard.core.cli import main; "
             "sys.exit(main(['maintain', '--quiet']))",

@@ -1,6 +1,12 @@
 // Runs the Python side of cuecard for a DeepSeek Harness plugin: an interpreter chosen only from
-// an allowlist of keys, `-m cuecard.dsh_adapter <args>` spawned without a shell, the request on
+// an allowlist of keys, `-I -m cuecard.dsh_adapter <args>` spawned without a shell, the request on
 // stdin, a timeout, output bounded and redacted again.
+//
+// Isolation: the session's folder is a repository the agent works in, so nothing it holds may
+// run. Python starts in isolated mode (`-I`: no working folder or script folder on sys.path, no
+// PYTHON* variables, no user site), its working folder is the filesystem root, and the session
+// folder reaches cuecard only as data (CUECARD_PROJECT_DIR). `uv312` runs uv with `--no-project
+// --no-config`, so uv neither reads nor creates a project (.venv, uv.lock) anywhere.
 //
 // This file is identical in cuecard-dsh-memory/lib and cuecard-dsh-discipline/lib, so that each
 // plugin loads without the other; a test asserts the two copies are the same.
@@ -8,7 +14,7 @@
 import { spawn } from 'node:child_process'
 import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { delimiter, isAbsolute, join } from 'node:path'
+import { delimiter, isAbsolute, join, parse } from 'node:path'
 
 /** Most characters of output a tool hands to the model. */
 export const MAX_OUTPUT_CHARS = 1024 * 1024
@@ -17,6 +23,12 @@ export const MAX_STDOUT_BYTES = 4 * 1024 * 1024
 export const TRUNCATION_MARKER = '\n[output truncated by cuecard: 1 MiB limit]\n'
 /** The only interpreter keys a configuration may name. */
 export const INTERPRETER_KEYS = Object.freeze(['default', 'uv312'])
+/** The interpreter flags: isolated mode, so nothing in the working folder is importable. */
+export const PYTHON_FLAGS = Object.freeze(['-I'])
+/** uv's arguments for `uv312`: no project discovery, no uv.toml or pyproject.toml read. */
+export const UV_PREFIX = Object.freeze(['run', '--no-project', '--no-config', '--python', '3.12', 'python'])
+/** Where the child runs: a folder no repository controls (the filesystem root). */
+export const CHILD_CWD = parse(process.cwd()).root
 export const INSTALL_HINT =
   'Run `cuecard dsh install` with the Python that has cuecard installed; it records that ' +
   'interpreter as `default` for these plugins.'
@@ -128,7 +140,7 @@ export function resolveInterpreter(key, env = process.env) {
   if (key === 'uv312') {
     const uv = onPath('uv', env)
     if (!uv) return { error: 'python "uv312" needs uv on PATH, and uv was not found' }
-    return { command: uv, prefix: ['run', '--python', '3.12', 'python'] }
+    return { command: uv, prefix: [...UV_PREFIX] }
   }
   const python = recordedInterpreter(env)
   if (!python) return { error: `no interpreter recorded for python "default". ${INSTALL_HINT}` }
@@ -153,19 +165,31 @@ function lastLines(text, n = 3) {
 }
 
 /**
- * Spawn `<interpreter> -m cuecard.dsh_adapter ...args` with `input` on stdin, no shell.
+ * The child's environment: `env` with the session folder as CUECARD_PROJECT_DIR (data only: the
+ * child runs from CHILD_CWD), or without it when there is no session folder.
+ */
+export function childEnvironment(env, project) {
+  const out = { ...env }
+  delete out.CUECARD_PROJECT_DIR
+  if (project && isAbsolute(project) && isDirectory(project)) out.CUECARD_PROJECT_DIR = project
+  return out
+}
+
+/**
+ * Spawn `<interpreter> -I -m cuecard.dsh_adapter ...args` with `input` on stdin, no shell, from
+ * CHILD_CWD; `cwd` (the session folder) is passed as CUECARD_PROJECT_DIR.
  * Resolves `{code, stdout, stderr, overflow}` or `{error, kind}`; never rejects.
  */
 export function runCuecard({ python = 'default', args, input = '', timeoutMs = 25000, signal, cwd, env = process.env }) {
   const interpreter = resolveInterpreter(python, env)
   if (interpreter.error) return Promise.resolve({ error: interpreter.error, kind: 'unconfigured' })
-  if (cwd && !isDirectory(cwd)) cwd = undefined // a session folder that is gone: run from here
   return new Promise((resolve) => {
     let child
     try {
       // Its own process group, so a timeout stops the whole tree (uv run starts a child python).
-      child = spawn(interpreter.command, [...interpreter.prefix, '-m', 'cuecard.dsh_adapter', ...args], {
-        shell: false, windowsHide: true, stdio: ['pipe', 'pipe', 'pipe'], cwd, env,
+      child = spawn(interpreter.command, [...interpreter.prefix, ...PYTHON_FLAGS, '-m', 'cuecard.dsh_adapter', ...args], {
+        shell: false, windowsHide: true, stdio: ['pipe', 'pipe', 'pipe'], cwd: CHILD_CWD,
+        env: childEnvironment(env, cwd),
         detached: process.platform !== 'win32',
       })
     } catch (err) {

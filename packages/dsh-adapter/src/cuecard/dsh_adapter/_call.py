@@ -224,7 +224,7 @@ def handle(
 def answer(tool: str, vault: str | None) -> int:
     """Read the request on stdin, print the response, return the exit status."""
     from cuecard.dsh_adapter._errors import BadRequest, VaultNotConfigured
-    from cuecard.dsh_adapter._vault import VaultClient, find_project, vault_location
+    from cuecard.dsh_adapter._vault import VaultClient, session_project, vault_location
 
     code = 0
     try:
@@ -232,7 +232,7 @@ def answer(tool: str, vault: str | None) -> int:
     except BadRequest as exc:
         response, code = refusal(str(exc)), 2
     else:
-        response = handle(tool, request, VaultClient(vault), project=find_project(Path.cwd()))
+        response = handle(tool, request, VaultClient(vault), project=session_project())
         if not response["ok"]:
             code = 1
             try:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(payload, dict) or not hook.is_file():
             return 0
         done = subprocess.run(
-            [str(hook), "claude", args.event],
+            [sys.executable, "-I", str(hook), "claude", args.event],
             input=json.dumps(translate(payload)).encode(),
             capture_output=True,
             timeout=25,

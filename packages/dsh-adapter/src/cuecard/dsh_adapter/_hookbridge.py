@@ -62,14 +62,17 @@ def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
     """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` for every event,
-    through ``python -m cuecard.dsh_adapter hook EVENT`` for ``str_replace_editor``."""
+    through ``python -m cuecard.dsh_adapter hook EVENT`` for ``str_replace_editor``.
+
+    The bridge runs each command through a shell in the session folder, a repository the agent
+    works in: Python always starts in isolated mode (``-I``), so nothing there is importable."""
 
     def direct(event: str) -> dict[str, Any]:
-        command = f"{shlex.quote(str(hook))} claude {event}"
+        command = f"{shlex.quote(str(python))} -I {shlex.quote(str(hook))} claude {event}"
         return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
     def bridged(event: str) -> dict[str, Any]:
-        command = f"{shlex.quote(str(python))} -m cuecard.dsh_adapter hook {event}"
+        command = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook {event}"
         return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
     tool_events = {

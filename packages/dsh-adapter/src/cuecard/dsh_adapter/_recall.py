@@ -110,12 +110,10 @@ def recall_text(
     from cuecard.dsh_adapter._topics import TopicGate, load_topics
 
     def search(query: str, count: int) -> Mapping[str, Any]:
-        from pathlib import Path
-
-        from cuecard.dsh_adapter._vault import VaultClient, find_project
+        from cuecard.dsh_adapter._vault import VaultClient, session_project
 
         client = VaultClient(vault)
-        return client.search_json(query, count, project=find_project(Path.cwd()))
+        return client.search_json(query, count, project=session_project())
 
     gate = TopicGate(load_topics(user_config_file()))
     result = recall(

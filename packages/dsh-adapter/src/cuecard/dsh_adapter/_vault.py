@@ -22,7 +22,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CliRunner", "VaultClient", "find_project", "run_core_cli", "vault_location"]
+__all__ = [
+    "CliRunner",
+    "VaultClient",
+    "find_project",
+    "run_core_cli",
+    "session_project",
+    "vault_location",
+]
 
 CliRunner = Callable[[Sequence[str]], tuple[int, str, str]]
 
@@ -68,6 +75,15 @@ def find_project(start: Path) -> Path | None:
         if (folder / ".cuecard" / "config.json").is_file():
             return folder
     return None
+
+
+def session_project(env: Mapping[str, str] | None = None) -> Path | None:
+    """The project of the DSH session: the plugins run cuecard from a folder no repository
+    controls and name the session folder in ``CUECARD_PROJECT_DIR`` (as data, never as a place
+    to import from); without it, the working folder."""
+    env = os.environ if env is None else env
+    start = env.get("CUECARD_PROJECT_DIR") or ""
+    return find_project(Path(start) if os.path.isabs(start) else Path.cwd())
 
 
 def _message(stderr: str, stdout: str) -> str:
