@@ -35,7 +35,7 @@ __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
 PARALLEL_FROM = 2_000
 """Compile in worker processes from this many changed files on (below it, one process is faster)."""
-_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}"
+_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c2"  # c2: checks keep ``run`` in ``on``
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
     Kind.TRAP: 0,
@@ -146,10 +146,7 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
     assert check is not None
     globs = list(check.paths) or [g for clause in memory.triggers for g in clause.paths]
     regexes = [glob_regex(one) for glob in globs for one in expand_braces(glob)]
-    kinds = sorted({k for c in memory.triggers for k in c.on} & {"edit", "write"}) or [
-        "edit",
-        "write",
-    ]
+    kinds = _check_kinds(memory)
     is_command = bool(check.if_command or check.unless_command)
     when = "command" if is_command else (check.when or "turn")
     return {
@@ -161,6 +158,13 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
         "on": kinds,
         "message": check.message or memory.title,
     }
+
+
+def _check_kinds(memory: Memory) -> list[str]:
+    """The event kinds whose files a check judges: those its memory's triggers name among
+    ``edit``, ``write`` and ``run`` (files changed through the shell), else edits and writes."""
+    named = {k for clause in memory.triggers for k in clause.on}
+    return sorted(named & {"edit", "run", "write"}) or ["edit", "write"]
 
 
 def _compile_memory(memory: Memory) -> dict[str, Any]:

@@ -143,18 +143,58 @@ def _check_key(key: str) -> str:
     return f"check-{zlib.crc32(key.encode('utf-8')):08x}"
 
 
+def _with_held(ledger: Ledger, blocks: list[Block]) -> tuple[list[Block], list[Block]]:
+    """The held check reports still to deliver, first, then ``blocks``; and the held ones.
+
+    A held report is dropped when ``blocks`` holds a newer report on the same check and file.
+    """
+    from cuecard.core._held import HeldReports
+
+    held = HeldReports(ledger)
+    pending = held.pending()
+    if not pending:
+        return blocks, []
+    fresh = {b.key for b in blocks if b.key.startswith("check:")}
+    kept = []
+    for block in pending:
+        if block.key in fresh:
+            held.release(block)  # superseded by the newer report
+        else:
+            kept.append(block)
+    return kept + blocks, kept
+
+
 def _deliver(
-    blocks: list[Block], limit: int, ledger: Ledger | None, event: Event, kind_line: str
+    blocks: list[Block],
+    limit: int,
+    ledger: Ledger | None,
+    event: Event,
+    kind_line: str,
+    held: list[Block] | None = None,
 ) -> Delivery:
     if ledger is None:
         return compose(blocks, limit)
+    from cuecard.core._held import HeldReports
+
+    reports = HeldReports(ledger)
     epoch = ledger.epoch()
+    won: list[Block] = []  # claimed by this call: kept when the delivery is composed again
     while True:
         delivery = compose(blocks, limit)
-        lost = [b for b in delivery.delivered if not _claim(ledger, b, event, epoch)]
+        lost = []
+        for block in delivery.delivered:
+            if block in won:
+                continue
+            if held and block in held and not reports.release(block):
+                lost.append(block)  # another process delivered this held report
+            elif _claim(ledger, block, event, epoch):
+                won.append(block)
+            else:
+                lost.append(block)
         if not lost:
             break
         blocks = [b for b in blocks if b not in lost]  # another process delivered these
+    reports.hold([b for b in delivery.deferred if b.key.startswith("check:")])
     if delivery.delivered or delivery.deferred:
         ledger.append(
             {
@@ -192,9 +232,11 @@ def handle(
         cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
         found = _memory_blocks(root, index, event, ledger, sources=False)
     blocks = _check_blocks(index, event) + found
+    held: list[Block] = []
     if ledger is not None:
         blocks = [b for b in blocks if not b.key.startswith("check:") or _check_open(ledger, b)]
-    return _deliver(blocks, cap, ledger, event, event.kind)
+        blocks, held = _with_held(ledger, blocks)
+    return _deliver(blocks, cap, ledger, event, event.kind, held)
 
 
 def _check_open(ledger: Ledger, block: Block) -> bool:
@@ -229,31 +271,68 @@ def stop(
 ) -> Delivery:
     """Turn checks at Stop over the final state of the files the turn changed.
 
-    ``changed`` holds ``(path, event kind)`` pairs; a check judges only files touched by the
-    kinds its memory's triggers name, and reports only violations absent from the last commit.
+    ``changed`` holds ``(path, event kind)`` pairs (a path may come with several kinds); a check
+    judges only files touched by the kinds its memory's triggers name, and reports only
+    violations absent from the last commit. A file a shell command touched (kind ``run``) was
+    changed through the shell: checks on ``run``, ``edit`` or ``write`` judge it. Check reports
+    held back at an earlier event come first.
     """
     index = load_index(root)
-    if index is None or not (index.meta.get("checks") or {}).get("turn"):
+    if index is None:
         return Delivery()
+    ledger = Ledger(os.path.join(root, ".cuecard", "local"), session, agent, clock=clock)
+    blocks = _turn_blocks(root, index, ledger, changed)
+    blocks, held = _with_held(ledger, blocks)
+    if not blocks:
+        return Delivery()
+    cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
+    event = Event("stop", session=session, agent=agent)
+    return _deliver(blocks, cap, ledger, event, "stop", held)
+
+
+def _judged_text(root: str, path: str, size: int) -> str | None:
+    """The first ``size`` characters of a regular file inside ``root`` (no FIFO, device or
+    symbolic link out of the project), or ``None``."""
+    full = os.path.join(root, path)
+    try:
+        real = os.path.realpath(full)
+        if not os.path.isfile(real) or os.path.commonpath([os.path.realpath(root), real]) != (
+            os.path.realpath(root)
+        ):
+            return None
+        with open(real, encoding="utf-8", errors="replace") as handle:
+            return handle.read(size)
+    except (OSError, ValueError):
+        return None
+
+
+_SHELL_KINDS = frozenset({"run", "edit", "write"})
+
+
+def _turn_blocks(
+    root: str, index: Index, ledger: Ledger, changed: Iterable[tuple[str, str]]
+) -> list[Block]:
+    turn = (index.meta.get("checks") or {}).get("turn")
+    if not turn:
+        return []
     from cuecard.core._checks import JUDGED_BYTES, introduced
 
+    kinds: dict[str, set[str]] = {}
+    for path, kind in changed:
+        kinds.setdefault(path, set()).update(_SHELL_KINDS if kind == "run" else {kind})
     checks = index.checks()
-    ledger = Ledger(os.path.join(root, ".cuecard", "local"), session, agent, clock=clock)
     blocks = []
-    for path, kind in dict(changed).items():
-        try:
-            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as handle:
-                after = handle.read(JUDGED_BYTES)
-        except OSError:
+    for path, touched in kinds.items():
+        after = _judged_text(root, path, JUDGED_BYTES)
+        if after is None:
             continue
-        for memory_id in index.meta["checks"]["turn"]:
+        for memory_id in turn:
             check = checks.get(memory_id)
-            if not check or kind not in check["on"] or not _path_applies(check, path):
+            if not check or not touched & set(check["on"]) or not _path_applies(check, path):
                 continue
             lines = introduced(check["if"], check["unless"], _git_head(root, path), after)
             if lines:
                 block = _check_block(memory_id, check, path, lines)
                 if _check_open(ledger, block):
                     blocks.append(block)
-    cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
-    return _deliver(blocks, cap, ledger, Event("stop", session=session, agent=agent), "stop")
+    return blocks

@@ -182,6 +182,20 @@ class Footprint:
         records = self.records() if records is None else records
         return {str(r["asked"]) for r in records if r["e"] == "stop" and r.get("asked")}
 
+    def changed(self, turn: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """What ``turn`` may have changed, as ``(path, kind)`` pairs for turn checks: the paths
+        of edits and writes, and those of shell commands (kind ``run``: ``sed -i``, a
+        redirection…), unless the call failed."""
+        return [
+            (path, str(record.get("kind")))
+            for record in turn
+            if record["e"] == "tool"
+            and record.get("kind") in ("edit", "write", "run")
+            and record.get("outcome") != "fail"
+            for path in record.get("paths", [])
+            if isinstance(path, str)
+        ]
+
     def touched(self, records: list[dict[str, Any]] | None = None) -> dict[str, int]:
         """Repository paths the session touched, with how many tool calls touched each."""
         records = self.records() if records is None else records

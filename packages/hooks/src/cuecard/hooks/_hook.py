@@ -315,22 +315,12 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
     footprint = ctx.footprint()
     records = footprint.records()
     turn = footprint.turn(records)
-    changed = {
-        path: str(r.get("kind"))
-        for r in turn
-        if r.get("e") == "tool"
-        and r.get("kind") in ("edit", "write")
-        and r.get("outcome") != "fail"
-        for path in r.get("paths", [])
-        if isinstance(path, str)
-    }
+    changed = footprint.changed(turn)
     parts = []
     try:
         from cuecard.core._engine import stop
 
-        report = stop(
-            ctx.root, ctx.session, changed.items(), agent=ctx.agent, limit=ctx.limit("Stop")
-        )
+        report = stop(ctx.root, ctx.session, changed, agent=ctx.agent, limit=ctx.limit("Stop"))
         if report.text:
             parts.append(report.text)
     except Exception:  # noqa: S110 - a failing check never costs the turn its capture request

@@ -60,7 +60,8 @@ _PATCH_HEADER = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to):
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,63}")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 _MAX_SYMBOLS = 48
-_MAX_READ = 1024 * 1024  # files larger than this get no after-the-edit content (no edit checks)
+_MAX_READ = 1024 * 1024  # files larger than this are read as their first _JUDGED bytes only
+_JUDGED = 256 * 1024  # what a check judges of a file (core._checks.JUDGED_BYTES)
 _MAX_EDITS = 500  # a MultiEdit with more edits gets no after-the-edit content either
 
 
@@ -156,8 +157,8 @@ class Contents(_ContentsBase):
 class Call:
     """A tool call as cuecard sees it."""
 
-    __slots__ = ("added", "command", "content", "edits", "kind", "patterns", "raw_paths", "symbols",
-                 "tool")  # fmt: skip
+    __slots__ = ("added", "command", "content", "edits", "hunks", "kind", "patterns", "raw_paths",
+                 "symbols", "tool")  # fmt: skip
 
     def __init__(
         self,
@@ -171,6 +172,7 @@ class Call:
         edits: list[tuple[str, str, bool]] | None = None,
         content: str | None = None,
         added: dict[str, str] | None = None,
+        hunks: dict[str, list[Any]] | None = None,
     ) -> None:
         self.tool = tool
         """The normalised tool: read, list, write, edit, multiedit, notebook, grep, glob, shell,
@@ -189,6 +191,8 @@ class Call:
         """For a whole-file write: the new content."""
         self.added = added or {}
         """For a patch: the content of each added file, by raw path."""
+        self.hunks = hunks or {}
+        """For a patch: the hunks of each updated file (``_patch.Hunk``), by raw path."""
 
 
 def tool_call(name: Any, args: Any) -> Call | None:
@@ -207,7 +211,8 @@ def tool_call(name: Any, args: Any) -> Call | None:
             return None
         kind = "write" if all(a in ("add", "move") for _, a, _ in files) else "edit"
         added = {p: c for p, a, c in files if a == "add" and c is not None}
-        return Call("patch", kind, [p for p, _, _ in files], added=added)
+        hunks = _update_hunks(patch) if any(a == "update" for _, a, _ in files) else {}
+        return Call("patch", kind, [p for p, _, _ in files], added=added, hunks=hunks)
     if tool == "shell":
         command = command_text(args)
         return Call("shell", "run", command=command) if command.strip() else None
@@ -250,15 +255,34 @@ def tool_call(name: Any, args: Any) -> Call | None:
 
 
 def read_text(path: str) -> str | None:
-    """A file's text, or ``None`` when it is missing, unreadable or too large to judge."""
+    """A file's text, or ``None`` when it is missing or unreadable. Of a file larger than
+    1 MB only the first 256 KB, the part a check judges."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(_MAX_READ + 1)
     except OSError:
         return None
     if len(data) > _MAX_READ:
-        return None
+        data = data[:_JUDGED]
     return data.decode("utf-8", "replace")
+
+
+def _update_hunks(patch: str) -> dict[str, list[Any]]:
+    from cuecard.hooks._patch import update_hunks
+
+    return dict(update_hunks(patch))
+
+
+def _after_patch(call: Call, before: str | None, raw_path: str) -> str | None:
+    """An added file's content, or an updated file's with the patch's hunks applied to it."""
+    if raw_path in call.added:
+        return call.added[raw_path]
+    hunks = call.hunks.get(raw_path)
+    if before is None or not hunks:
+        return None
+    from cuecard.hooks._patch import apply_hunks
+
+    return apply_hunks(before, hunks)
 
 
 def after_edit(call: Call, before: str | None, raw_path: str) -> str | None:
@@ -266,7 +290,7 @@ def after_edit(call: Call, before: str | None, raw_path: str) -> str | None:
     if call.tool == "write":
         return call.content
     if call.tool == "patch":
-        return call.added.get(raw_path)
+        return _after_patch(call, before, raw_path)
     if before is None or call.tool not in ("edit", "multiedit") or len(call.edits) > _MAX_EDITS:
         return None
     text = before

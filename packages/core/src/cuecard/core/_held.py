@@ -1,0 +1,116 @@
+"""Check reports held back for lack of room: each arrives at a later event. Standard library only.
+
+A check report that does not fit a delivery is appended to
+``sessions/<session>/held/<agent>.jsonl`` (one JSON line: ``id``, ``key``, ``title``, ``text``).
+The next event of that session and agent delivers the held reports first, oldest first, within
+the limit; what still does not fit stays held for the event after. Delivering (or dropping) a
+held report creates ``held/<agent>.sent/<id>`` with ``O_EXCL``, so parallel hook processes
+deliver it once. A held report is dropped when a newer report on the same check and file
+replaces it. Held reports outlive a compaction: they describe a change the agent made, which a
+new epoch does not undo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+
+from cuecard.core._delivery import Block
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core._ledger import Ledger
+
+__all__ = ["MAX_HELD", "HeldReports"]
+
+MAX_HELD = 200
+"""Most held reports read back at one event (the oldest first)."""
+_MAX_FILE = 4 * 1024 * 1024
+
+
+def _ident(block: Block) -> str:
+    return f"{zlib.crc32((block.key + chr(0) + block.text).encode('utf-8', 'replace')):08x}"
+
+
+class HeldReports:
+    """The check reports held for one session and agent."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        from cuecard.core._ledger import safe_name
+
+        name = safe_name(ledger.agent) if ledger.agent else "_"
+        base = os.path.join(ledger.folder, "held")
+        self.path = os.path.join(base, name + ".jsonl")
+        self.sent_dir = os.path.join(base, name + ".sent")
+
+    def _records(self) -> list[dict[str, str]]:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read(_MAX_FILE).splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn line
+            if isinstance(record, dict) and all(
+                isinstance(record.get(k), str) for k in ("id", "key", "title", "text")
+            ):
+                out.append(record)
+        return out
+
+    def _sent(self, ident: str) -> bool:
+        return os.path.exists(os.path.join(self.sent_dir, ident))
+
+    def pending(self) -> list[Block]:
+        """The held reports not yet delivered, oldest first (at most ``MAX_HELD``)."""
+        if not os.path.exists(self.path):
+            return []
+        seen: set[str] = set()
+        out: list[Block] = []
+        for record in self._records():
+            ident = record["id"]
+            if ident in seen or self._sent(ident):
+                continue
+            seen.add(ident)
+            out.append(Block(record["key"], record["title"], record["text"], "check"))
+            if len(out) >= MAX_HELD:
+                break
+        return out
+
+    def hold(self, blocks: list[Block]) -> None:
+        """Hold ``blocks`` (check reports that did not fit) for a later event."""
+        if not blocks:
+            return
+        known = {r["id"] for r in self._records()}
+        lines = []
+        for block in blocks:
+            ident = _ident(block)
+            if ident in known:
+                continue
+            known.add(ident)
+            record = {"id": ident, "key": block.key, "title": block.title, "text": block.text}
+            lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+        if not lines:
+            return
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, "".join(lines).encode("utf-8"))  # one write: lines never interleave
+        finally:
+            os.close(fd)
+
+    def release(self, block: Block) -> bool:
+        """Mark a held report delivered (or dropped); ``False`` when another process did."""
+        os.makedirs(self.sent_dir, exist_ok=True)
+        try:
+            fd = os.open(
+                os.path.join(self.sent_dir, _ident(block)), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            )
+        except FileExistsError:
+            return False
+        os.close(fd)
+        return True
