@@ -187,3 +187,63 @@ def start_receiver() -> Iterator[Any]:
     for gen in running:
         for _ in gen:
             pass
+
+
+@dataclass(frozen=True)
+class WebUser:
+    """A system user other than the one running the tests, as a web server runs PHP."""
+
+    name: str
+    uid: int
+    gid: int
+
+    def command(self, argv: list[str]) -> list[str]:
+        """``argv`` run as this user (setpriv: real and effective ids, no supplementary groups)."""
+        return [
+            "setpriv",
+            f"--reuid={self.uid}",
+            f"--regid={self.gid}",
+            "--clear-groups",
+            "--",
+            *argv,
+        ]
+
+
+WEB_USER = "cuecard-web"
+
+
+@pytest.fixture(scope="session")
+def web_user() -> WebUser:
+    """The system user ``cuecard-web`` (created when missing); skips unless the tests run as
+    root, the only way to switch users without a password."""
+    import os
+    import pwd
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        pytest.skip("running PHP as another user needs root (setpriv)")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is missing")
+    try:
+        entry = pwd.getpwnam(WEB_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", WEB_USER],
+            check=True,
+            capture_output=True,
+        )
+        entry = pwd.getpwnam(WEB_USER)
+    return WebUser(WEB_USER, entry.pw_uid, entry.pw_gid)
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary folder every user can traverse (pytest's own is private to its user)."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="cuecard-wp-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -56,6 +56,25 @@ def bridge(tmp_path: Path, receiver, secret) -> Path:
     return out
 
 
+def php_has(extension: str) -> bool:
+    listed = subprocess.run([PHP, "-m"], capture_output=True, text=True, check=True).stdout
+    return extension in listed.split()
+
+
+def transport_flags(transport: str) -> list[str]:
+    """PHP flags that leave the bridge exactly the transport a test means to exercise.
+
+    "wp": the harness defines wp_remote_post. "curl": no WordPress HTTP API; needs php-curl.
+    "stream": no WordPress HTTP API and curl disabled, whatever the machine has installed.
+    """
+    flags = ["-d", "display_errors=stderr"]
+    if transport == "curl" and not php_has("curl"):
+        pytest.skip("php-curl is not installed")
+    if transport == "stream":
+        flags += ["-d", "disable_functions=curl_init,curl_exec,curl_setopt_array"]
+    return flags
+
+
 def run_php(tmp_path: Path, plugin_dir: Path, events: list[dict], **script: Any) -> dict:
     spec = {
         "home_url": HOME + "/",
@@ -68,7 +87,7 @@ def run_php(tmp_path: Path, plugin_dir: Path, events: list[dict], **script: Any)
     path = tmp_path / f"script-{uuid.uuid4().hex[:8]}.json"
     path.write_text(json.dumps(spec))
     result = subprocess.run(
-        [PHP, "-d", "display_errors=stderr", str(HARNESS), str(plugin_dir), str(path)],
+        [PHP, *transport_flags(spec["transport"]), str(HARNESS), str(plugin_dir), str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -216,12 +235,25 @@ def test_without_wp_remote_post_the_stream_fallback_delivers(tmp_path, bridge, r
         tmp_path,
         bridge,
         [{"action": "datamachine_agent_memory_updated", "args": [scope(), "native\n", {}]}],
-        transport="native",
+        transport="stream",
     )
     assert out["delivered"][0]["result"]["transport"] == "stream"
     assert out["delivered"][0]["result"]["status"] == 202
     receiver.wait_idle(applied=1)
     assert list(receiver.files().values()) == [b"native\n"]
+
+
+def test_without_wp_remote_post_curl_delivers(tmp_path, bridge, receiver) -> None:
+    out = run_php(
+        tmp_path,
+        bridge,
+        [{"action": "datamachine_agent_memory_updated", "args": [scope(), "curl\n", {}]}],
+        transport="curl",
+    )
+    assert out["delivered"][0]["result"]["transport"] == "curl"
+    assert out["delivered"][0]["result"]["status"] == 202
+    receiver.wait_idle(applied=1)
+    assert list(receiver.files().values()) == [b"curl\n"]
 
 
 def test_bytes_that_are_not_utf8_travel_as_base64(tmp_path, bridge, receiver) -> None:

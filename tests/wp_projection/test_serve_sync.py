@@ -108,3 +108,26 @@ def test_a_periodic_pull_catches_writes_without_events(
     while memory.read_text() != "written by a scaffold, no event\n":
         assert time.monotonic() < deadline, "no periodic pull happened"
         time.sleep(0.05)
+
+
+def test_serve_on_a_root_it_cannot_write_exits_1_before_listening(open_tmp: Path, request) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = open_tmp / "runtime"
+    root.mkdir()
+    cuecard = str(Path(sys.executable).parent / "cuecard")
+    argv = [cuecard, "wp", "serve", "--root", str(root), "--port", "0"]
+    if os.geteuid() == 0:  # root writes anywhere: run the receiver as another user
+        argv = request.getfixturevalue("web_user").command(argv)
+    else:
+        root.chmod(0o555)
+    env = {**os.environ, "CUECARD_WP_SECRET": "s" * 24}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    assert "listening" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"cannot write {root}/.dm-memory" in done.stderr
+    assert "run the receiver as a user who can write the runtime root" in done.stderr
+    assert not (root / ".dm-memory").exists()

@@ -4,7 +4,7 @@
  * Data Machine actions at it.
  *
  * Usage: php harness.php PLUGIN_DIR SCRIPT.json
- * SCRIPT: {"home_url", "options_file", "substrate": bool, "transport": "wp"|"native",
+ * SCRIPT: {"home_url", "options_file", "substrate": bool, "transport": "wp"|"curl"|"stream",
  *          "options": {...}, "events": [{"action": "...", "args": [...]}]}
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ReconcileAuthError,
         ReconcileError,
         RootBusy,
+        RootNotWritable,
         SignatureRefused,
     )
     from cuecard.wp_projection._paths import normalise_relative, record_path, site_key
@@ -47,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "ReconcileAuthError": "cuecard.wp_projection._errors",
     "ReconcileError": "cuecard.wp_projection._errors",
     "RootBusy": "cuecard.wp_projection._errors",
+    "RootNotWritable": "cuecard.wp_projection._errors",
     "SafeRoot": "cuecard.wp_projection._safefs",
     "SignatureRefused": "cuecard.wp_projection._errors",
     "SyncSettings": "cuecard.wp_projection._reconcile",

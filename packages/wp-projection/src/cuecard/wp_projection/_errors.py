@@ -6,6 +6,7 @@ CuecardError
     ├── EnvelopeRefused(ValueError) an event envelope broke the schema
     ├── SignatureRefused            a request's signature, timestamp or origin was refused
     ├── RootBusy(TimeoutError)      another writer held the runtime root's lock too long
+    ├── RootNotWritable             this process cannot write the runtime root
     └── ReconcileError              the Data Machine REST API could not be read
         └── ReconcileAuthError      the site refused the credentials
 """
@@ -21,6 +22,7 @@ __all__ = [
     "ReconcileAuthError",
     "ReconcileError",
     "RootBusy",
+    "RootNotWritable",
     "SignatureRefused",
 ]
 
@@ -43,6 +45,10 @@ class SignatureRefused(ProjectionError):
 
 class RootBusy(ProjectionError, TimeoutError):
     """Another writer held the runtime root's lock past the bounded wait."""
+
+
+class RootNotWritable(ProjectionError):
+    """This process cannot create or write the managed folder under the runtime root."""
 
 
 class ReconcileError(ProjectionError):

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from cuecard.wp_projection._errors import PathRefused, RootBusy
+from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
 from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
 
 __all__ = ["SafeRoot"]
@@ -260,6 +260,45 @@ class SafeRoot:
             return True
         finally:
             os.close(dfd)
+
+    # -- availability --------------------------------------------------------------------------
+
+    def check_writable(self, names: tuple[str, ...] = ()) -> None:
+        """Raise ``RootNotWritable`` unless this process can create the managed folder, take its
+        lock, create a file in it and write each existing file of ``names`` (state files).
+
+        The receiver calls it before it says it listens: a root it cannot write would otherwise
+        fail only when the first event arrives.
+        """
+        where = self.managed_path
+        try:
+            with self.lock(timeout=0.5):
+                dfd = self._walk([self.managed], create=True)
+                assert dfd is not None
+                try:
+                    probe = f".write-probe-{uuid.uuid4().hex[:12]}"
+                    os.close(
+                        os.open(
+                            probe,
+                            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                            0o600,
+                            dir_fd=dfd,
+                        )
+                    )
+                    os.unlink(probe, dir_fd=dfd)
+                finally:
+                    os.close(dfd)
+            for name in names:
+                where = self.managed_path / name
+                if where.exists() and not os.access(where, os.W_OK):
+                    raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        except RootBusy:
+            return  # another receiver holds it: writable, and the lock says who
+        except OSError as exc:
+            raise RootNotWritable(
+                f"--root {self.root}: cannot write {where} ({exc.strerror or exc}); run the "
+                "receiver as a user who can write the runtime root, or choose another --root"
+            ) from None
 
     # -- the writer lock -----------------------------------------------------------------------
 

@@ -96,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
         sync=sync,
         reconcile_every_s=max(args.pull_every, 1.0),
     )
+    from cuecard.wp_projection._manifest import MANIFEST_NAME
+    from cuecard.wp_projection._queue import QUEUE_NAME
+
+    root.check_writable((QUEUE_NAME, MANIFEST_NAME))  # before "listening": exit 1, clear reason
     app = build_app(settings)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
