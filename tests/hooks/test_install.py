@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cuecard.core._hookcheck import portable_command
 from cuecard.hooks._install import SKILLS, install, merge_hooks, quote_path, uninstall
 from tests.conftest import run_cli
 from tests.hooks.conftest import HOOK, build_repo
@@ -38,22 +39,22 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     target = tmp_path / ".claude" / "settings.json"
     target.parent.mkdir()
     target.write_text(json.dumps(FOREIGN))
-    report = install(
-        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
-    )
+    report = install("claude", project=tmp_path, home=tmp_path / "home")
     merged = settings(target)
     assert merged["permissions"] == FOREIGN["permissions"]
     assert "./guard.sh" in commands(merged) and "notify-send hi" in commands(merged)
     ours = [c for c in commands(merged) if "cuecard-hook" in c]
+    # the committed file holds no path of this machine
     assert sorted(ours) == sorted(
-        f"/opt/cc/cuecard-hook claude {e}"
+        portable_command("claude", e)
         for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
                   "PostToolUseFailure", "Stop")
     )  # fmt: skip
+    assert str(Path.cwd()) not in target.read_text() and "/.venv/" not in target.read_text()
     # no matcher: every tool ("*" is no valid regular expression for a matcher)
     assert merged["hooks"]["PreToolUse"][1] == {  # type: ignore[index]
         "hooks": [
-            {"type": "command", "command": "/opt/cc/cuecard-hook claude PreToolUse", "timeout": 10}
+            {"type": "command", "command": portable_command("claude", "PreToolUse"), "timeout": 10}
         ]
     }
     assert json.loads((tmp_path / ".claude/settings.json.cuecard.bak").read_text()) == FOREIGN
@@ -64,18 +65,63 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
             .read_text()
             .startswith(f"---\nname: {name}\n")
         )
-    again = install(
-        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
-    )
+    again = install("claude", project=tmp_path, home=tmp_path / "home")
     assert again.written == [] and again.backups == [] and len(again.unchanged) == 3
     assert settings(target) == merged
-    # a new hook path replaces cuecard's own hooks instead of adding a second set
-    install("claude", project=tmp_path, home=tmp_path / "home", hook_path="/new/cuecard-hook")
+    # cuecard's own hooks are replaced instead of a second set added
+    target.write_text(json.dumps(merge_hooks(FOREIGN, "claude", "/old/cuecard-hook")))
+    install("claude", project=tmp_path, home=tmp_path / "home")
     assert len([c for c in commands(settings(target)) if "cuecard-hook" in c]) == 6
     removed = uninstall("claude", project=tmp_path, home=tmp_path / "home")
     assert settings(target) == FOREIGN
     assert not (tmp_path / ".claude/skills/cuecard-save").exists()
     assert len(removed.removed) == 2
+
+
+def test_a_path_of_this_machine_goes_to_the_git_ignored_local_settings(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    shared = tmp_path / ".claude" / "settings.json"
+    report = install(
+        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
+    )
+    local = tmp_path / ".claude" / "settings.local.json"
+    assert not shared.exists()
+    assert commands(settings(local))[0] == "/opt/cc/cuecard-hook claude SessionStart"
+    assert any("git ignores it" in note for note in report.notes)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", ".claude/settings.local.json"], cwd=tmp_path
+    )
+    assert ignored.returncode == 0
+    again = install(
+        "claude", project=tmp_path, home=tmp_path / "home", hook_path="/opt/cc/cuecard-hook"
+    )
+    assert again.written == []
+    exclude = (tmp_path / ".git/info/exclude").read_text().splitlines()
+    assert exclude.count("/.claude/settings.local.json") == 1
+
+
+def test_the_portable_command_is_a_quiet_no_op_without_cuecard(tmp_path: Path) -> None:
+    repo = build_repo(tmp_path / "repo")
+    install("claude", project=repo, home=tmp_path / "home")
+    config = settings(repo / ".claude/settings.json")
+    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
+    payload = {
+        "session_id": "portable",
+        "cwd": str(repo),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "src/billing/charge.py", "old_string": "a", "new_string": "b"},
+    }
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    os.symlink(HOOK, tools / "cuecard-hook")
+    for path, delivered in ((f"{tools}:/usr/bin:/bin", True), ("/usr/bin:/bin", False)):
+        result = subprocess.run(
+            ["sh", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
+            cwd=repo, env={"PATH": path, "HOME": str(tmp_path / "home")},
+        )  # fmt: skip
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        assert ("charge() is not idempotent" in result.stdout) is delivered
+        assert delivered or result.stdout == ""
 
 
 def test_user_scope_writes_in_home(tmp_path: Path) -> None:
@@ -116,7 +162,7 @@ def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> N
     tools.mkdir()
     os.symlink(HOOK, tools / "cuecard-hook")
     install("claude", project=repo, home=tmp_path / "home", hook_path=str(tools / "cuecard-hook"))
-    config = settings(repo / ".claude/settings.json")
+    config = settings(repo / ".claude/settings.local.json")
     command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
     payload = {
         "session_id": "spaces",
@@ -135,7 +181,7 @@ def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> N
 
 def test_codex_grok_and_opencode(tmp_path: Path) -> None:
     hook = "/opt/cuecard hook/cuecard-hook"
-    codex = install("codex", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    codex = install("codex", project=tmp_path, home=tmp_path / "h", hook_path=hook, environ={})
     hooks = settings(tmp_path / ".codex/hooks.json")["hooks"]
     assert set(hooks) == {
         "SessionStart",
@@ -145,10 +191,10 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
         "Stop",
         "PostCompact",
     }  # type: ignore[arg-type]
-    assert any("hooks = true" in note for note in codex.notes)
+    assert any(note.startswith("trusted the 6 hooks written") for note in codex.notes)
     grok_report = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
     assert not any("also runs the hooks" in note for note in grok_report.notes)
-    install("claude", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    install("claude", project=tmp_path, home=tmp_path / "h")
     again = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
     assert any("Grok Build also runs the hooks in" in note for note in again.notes)
     grok = settings(tmp_path / ".grok/hooks/cuecard.json")
@@ -181,10 +227,13 @@ def test_a_broken_settings_file_is_refused_and_left_alone(tmp_path: Path) -> Non
     target.parent.mkdir()
     target.write_text("{broken")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = sorted(p for p in tmp_path.rglob("*") if ".git" not in p.parts)
     result = run_cli("install", "claude", cwd=tmp_path)
     assert result.returncode == 1
     assert "settings.json: not readable as JSON" in result.stderr
     assert target.read_text() == "{broken"
+    # nothing changed, not even an opt-in
+    assert sorted(p for p in tmp_path.rglob("*") if ".git" not in p.parts) == before
 
 
 def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> None:
@@ -204,7 +253,7 @@ def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> 
     assert (tmp_path / ".cuecard/config.json").is_file()
     assert report["notes"][0].startswith("initialised cuecard in")
     hook_cmd = commands(settings(tmp_path / ".claude/settings.json"))[0]
-    assert hook_cmd.endswith(" claude SessionStart") and "cuecard-hook" in hook_cmd
+    assert hook_cmd == portable_command("claude", "SessionStart")
     again = json.loads(run_cli("install", "claude", "--json", cwd=tmp_path).stdout)
     assert again["written"] == []
     result = run_cli("uninstall", "claude", cwd=tmp_path)

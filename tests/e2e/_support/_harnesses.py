@@ -121,8 +121,9 @@ def claude_command(prompt: str, *, tools: list[str], debug_file: Path | None = N
 CODEX_MODEL = "gpt-5.5"  # a slug Codex knows: an unknown one gets no apply_patch tool
 
 
-def codex_config(url: str, *, extra: str = "") -> str:
-    """``CODEX_HOME/config.toml``: the fake provider, and every call home turned off."""
+def codex_config(url: str = "http://127.0.0.1:9", *, extra: str = "") -> str:
+    """``CODEX_HOME/config.toml``: the fake provider (its ``url`` can be overridden per run,
+    see :func:`codex_command`), and every call home turned off."""
     return f"""model = "{CODEX_MODEL}"
 model_provider = "fake"
 check_for_update_on_startup = false
@@ -154,12 +155,30 @@ def codex_env(home: Path) -> dict[str, str]:
     }
 
 
-def codex_command(prompt: str, *, bypass_trust: bool = False) -> list[str]:
-    cmd = [str(BINARIES["codex"]), "exec", "--json", "--skip-git-repo-check",
-           "--dangerously-bypass-approvals-and-sandbox"]  # fmt: skip
+def codex_command(prompt: str, *, url: str | None = None, bypass_trust: bool = False,
+                  resume: bool = False) -> list[str]:  # fmt: skip
+    """``codex exec`` headless; ``url``: the model server for this run."""
+    cmd = [str(BINARIES["codex"]), "exec"]
+    if resume:
+        cmd.append("resume")
+    cmd += ["--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+    if url is not None:
+        cmd += ["-c", f'model_providers.fake.base_url="{url}/v1"']
     if bypass_trust:
         cmd.append("--dangerously-bypass-hook-trust")
-    return [*cmd, prompt]
+    return [*cmd, *(["--last"] if resume else []), prompt]
+
+
+def codex_prepare(project: object) -> None:
+    """A Codex user's own set-up: ``CODEX_HOME/config.toml`` with the fake provider, and the
+    project trusted (Codex asks at the first start in a folder; ``codex exec`` never asks)."""
+    from tests.e2e._support._project import Project
+
+    assert isinstance(project, Project)
+    config = project.home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    trusted = f'\n[projects.{json.dumps(str(project.root))}]\ntrust_level = "trusted"\n'
+    config.write_text(codex_config() + trusted, encoding="utf-8")
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,10 +74,12 @@ class Project:
 
 
 def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = False,
-                 install: list[str] | None = None) -> Project:  # fmt: skip
+                 install: list[str] | None = None,
+                 prepare: Callable[[Project], None] | None = None) -> Project:  # fmt: skip
     """A committed repository under ``base``; with ``opt_in`` it has ``cuecard init`` and the
-    memories above; ``cuecard install <harness>`` (``--user``: into the home) and ``install``'s
-    extra options."""
+    memories above; ``prepare(project)`` (the harness's own set-up in the home, done before
+    cuecard's, as a user who already uses the harness has it); then ``cuecard install
+    <harness>`` (``--user``: into the home) with ``install``'s extra options."""
     root, home = base / "proj", base / "home"
     root.mkdir(parents=True)
     home.mkdir(parents=True)
@@ -93,5 +96,7 @@ def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = 
         for title, args in MEMORIES:
             project.cuecard("add", "--title", title, "--not-derivable", "Learned the hard way.",
                             *args)  # fmt: skip
+    if prepare is not None:
+        prepare(project)
     project.cuecard("install", harness, *(["--user"] if user else []), *(install or []))
     return project

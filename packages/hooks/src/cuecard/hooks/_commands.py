@@ -59,7 +59,16 @@ def register_install(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--hook-command",
         metavar="PATH",
-        help="the cuecard-hook executable to run (default: the one installed with cuecard)",
+        help=(
+            "the cuecard-hook executable to run, a path of this machine (claude: written to the "
+            "git-ignored .claude/settings.local.json); default: a project runs cuecard-hook "
+            "from the PATH (a quiet no-op without cuecard), --user the installed one"
+        ),
+    )
+    parser.add_argument(
+        "--no-trust",
+        action="store_true",
+        help="codex: leave the hooks untrusted (the default records Codex's trust for them)",
     )
     parser.set_defaults(run=run_install)
 
@@ -139,7 +148,7 @@ def _delegate(args: argparse.Namespace) -> int:
     command = DELEGATED[args.harness]
     given = [
         "--" + name.replace("_", "-")
-        for name in ("user", "project", "plugin", "hook_command")
+        for name in ("user", "project", "plugin", "hook_command", "no_trust")
         if getattr(args, name)
     ]
     if given:
@@ -169,6 +178,10 @@ def run_install(args: argparse.Namespace) -> int:
 
     project = _project(args)
     notes = []
+    if args.plugin is None:
+        from cuecard.hooks._install import preflight
+
+        preflight(args.harness, project=project, user=args.user)
     if not args.user and args.plugin is None:
         from cuecard.core._paths import locate_root
 
@@ -183,6 +196,7 @@ def run_install(args: argparse.Namespace) -> int:
         user=args.user,
         hook_path=args.hook_command,
         plugin=Path(args.plugin).resolve() if args.plugin else None,
+        trust=not args.no_trust,
     )
     report.notes[:0] = notes
     _print(report.as_json(), args.json, "install")

@@ -15,8 +15,17 @@ grok         ``.grok/hooks/cuecard.json``                  ``.grok/skills/<name>
 
 Merging keeps every hook that is not cuecard's and replaces cuecard's own (a command that runs
 ``cuecard-hook``), so installing twice changes nothing. A file that changes is first copied to
-``<file>.cuecard.bak``. The hook command's path is quoted, so spaces and Windows-style paths
-survive the harness's shell.
+``<file>.cuecard.bak``.
+
+A project's files are committed and shared, so they hold no path of this machine: the command
+there is ``cuecard.core._hookcheck.portable_command`` (``cuecard-hook`` from the PATH, a quiet
+no-op where cuecard is not installed). A path given with ``--hook-command`` is this machine's:
+for Claude Code it goes to the git-ignored ``.claude/settings.local.json``. The user's own files
+(``--user``) run the installed ``cuecard-hook`` by its path. A path is quoted, so spaces and
+Windows-style paths survive the harness's shell.
+
+``install codex`` records Codex's trust for exactly the hooks it wrote, by their current hash
+(``cuecard.hooks._trust``), unless ``trust=False``.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from typing import Any
 
 from cuecard.core._errors import CuecardError, UsageError
 from cuecard.core._fsio import atomic_write
+from cuecard.core._hookcheck import portable_command
 
 __all__ = [
     "EVENTS",
@@ -40,6 +50,7 @@ __all__ = [
     "hook_command",
     "install",
     "merge_hooks",
+    "preflight",
     "quote_path",
     "uninstall",
     "unmerge_hooks",
@@ -129,7 +140,10 @@ def default_hook_path() -> str:
     return found or "cuecard-hook"
 
 
-def hook_command(hook_path: str, harness: str, event: str) -> str:
+def hook_command(hook_path: str | None, harness: str, event: str) -> str:
+    """The command a harness runs: ``hook_path`` quoted, or the portable command (``None``)."""
+    if hook_path is None:
+        return portable_command(harness, event)
     return f"{quote_path(hook_path)} {harness} {event}"
 
 
@@ -170,7 +184,7 @@ def unmerge_hooks(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def merge_hooks(config: dict[str, Any], harness: str, hook_path: str) -> dict[str, Any]:
+def merge_hooks(config: dict[str, Any], harness: str, hook_path: str | None) -> dict[str, Any]:
     """``config`` with cuecard's hooks for ``harness`` in place of any earlier ones."""
     out = unmerge_hooks(config)
     hooks = dict(out.get("hooks") or {})
@@ -234,10 +248,10 @@ def data_text(*parts: str) -> str:
     return node.read_text(encoding="utf-8")
 
 
-def opencode_plugin(hook_path: str) -> str:
+def opencode_plugin(hook_path: str | None) -> str:
     """The OpenCode plugin with the ``cuecard-hook`` path filled in."""
     template = data_text("opencode", "cuecard.js")
-    return template.replace('"__CUECARD_HOOK__"', json.dumps(hook_path))
+    return template.replace('"__CUECARD_HOOK__"', json.dumps(hook_path or MARK))
 
 
 # -- install / uninstall ------------------------------------------------------------------------
@@ -255,6 +269,26 @@ def _check(harness: str) -> None:
         raise UsageError(f"harness {harness!r} is not one of {names}")
 
 
+def _target(harness: str, base: Path, local: bool) -> Path:
+    if harness == "claude":
+        return base / ("settings.local.json" if local else "settings.json")
+    if harness == "codex":
+        return base / "hooks.json"
+    if harness == "grok":
+        return base / "hooks" / "cuecard.json"
+    return base / "plugins" / "cuecard.js"
+
+
+def preflight(harness: str, *, project: Path, user: bool = False, home: Path | None = None) -> None:
+    """Raise :class:`InstallError` when a configuration :func:`install` would merge into cannot
+    be read, before anything is changed (not even ``cuecard init``)."""
+    if harness not in ("claude", "codex"):
+        return
+    base = _base(harness, user, project, home or Path.home())
+    for local in (False, True) if harness == "claude" else (False,):
+        _read_json(_target(harness, base, local))
+
+
 def install(
     harness: str,
     *,
@@ -263,11 +297,17 @@ def install(
     home: Path | None = None,
     hook_path: str | None = None,
     plugin: Path | None = None,
+    trust: bool = True,
+    environ: dict[str, str] | None = None,
 ) -> InstallReport:
-    """Write ``harness``'s configuration for cuecard (idempotent)."""
+    """Write ``harness``'s configuration for cuecard (idempotent).
+
+    ``hook_path``: the ``cuecard-hook`` to run; by default a project gets the portable command
+    and ``--user`` the installed ``cuecard-hook`` by its path. ``trust`` (Codex): record Codex's
+    trust for the hooks written; ``environ`` is where ``CODEX_HOME`` is read (default: this
+    process's environment)."""
     _check(harness)
     home = home or Path.home()
-    hook_path = hook_path or default_hook_path()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
     base = _base(harness, user, project, home)
     if plugin is not None:
@@ -275,21 +315,32 @@ def install(
             raise UsageError("--plugin makes a Claude Code plugin; use it with claude")
         _write_plugin(plugin, hook_path, report)
         return report
+    if user and hook_path is None:
+        hook_path = default_hook_path()
+    local = harness == "claude" and not user and hook_path is not None
+    target = _target(harness, base, local)
     if harness in ("claude", "codex"):
-        target = base / ("settings.json" if harness == "claude" else "hooks.json")
         _write(target, _dump(merge_hooks(_read_json(target), harness, hook_path)), report)
     elif harness == "grok":
-        target = base / "hooks" / "cuecard.json"
         _write(target, _dump(merge_hooks({}, "grok", hook_path)), report)
     else:
-        _write(base / "plugins" / "cuecard.js", opencode_plugin(hook_path), report)
+        _write(target, opencode_plugin(hook_path), report)
     for name in SKILLS:
         _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
-    if harness == "codex":
+    if local:
+        _ignore_locally(project, target, report)
+    elif not user and hook_path is None and shutil.which(MARK) is None:
         report.notes.append(
-            "Codex runs hooks only when they are enabled: add `hooks = true` under `[features]` "
-            "in ~/.codex/config.toml (older releases: `codex_hooks = true`), then trust the hooks."
+            f"{MARK} is not on this machine's PATH, so the hooks do nothing here yet: install "
+            "cuecard as a tool (see the README) or give --hook-command PATH"
         )
+    if harness == "codex":
+        from cuecard.hooks._trust import trust_installed
+
+        written, notes = trust_installed(target, _read_json(target), project, user=user,
+                                         home=home, trust=trust, environ=environ)  # fmt: skip
+        report.written += written
+        report.notes += notes
     claude_settings = (home if user else project) / ".claude" / "settings.json"
     if (
         harness == "grok"
@@ -308,7 +359,25 @@ def install(
     return report
 
 
-def _write_plugin(folder: Path, hook_path: str, report: InstallReport) -> None:
+def _ignore_locally(project: Path, target: Path, report: InstallReport) -> None:
+    """Keep a file with this machine's path out of commits: ``.git/info/exclude``."""
+    exclude = project / ".git" / "info" / "exclude"
+    rel = "/" + target.relative_to(project).as_posix()
+    if not (project / ".git").is_dir():
+        report.notes.append(f"{target} holds a path of this machine: do not commit it")
+        return
+    old = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    if rel not in old.splitlines():
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        sep = "" if not old or old.endswith("\n") else "\n"
+        atomic_write(exclude, f"{old}{sep}{rel}\n", durable=False)
+        report.written.append(str(exclude))
+    report.notes.append(
+        f"{target} holds a path of this machine; git ignores it (.git/info/exclude)"
+    )
+
+
+def _write_plugin(folder: Path, hook_path: str | None, report: InstallReport) -> None:
     from cuecard.hooks.__about__ import __version__
 
     manifest = {

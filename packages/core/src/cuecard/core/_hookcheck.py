@@ -1,0 +1,198 @@
+"""Whether installed harness hooks will run: the command resolves on this machine, and Codex
+trusts them.
+
+Stdlib only; shared by ``cuecard doctor`` (core) and the installers (the hooks package).
+
+**The portable command.** A harness file a team commits holds no path of one machine: cuecard's
+command there is :func:`portable_command`, which finds ``cuecard-hook`` on the PATH and is a
+quiet no-op (exit 0, no output) on a machine without cuecard.
+
+**Codex hook trust.** Codex runs a hook from a ``hooks.json`` only once that hook is trusted:
+``[hooks.state."<key>"] trusted_hash = "<hash>"`` in the user's ``config.toml``, where the key
+is ``<absolute path of hooks.json>:<event in snake case>:<group index>:<handler index>`` and the
+hash is ``sha256:`` and the SHA-256 of the compact, key-sorted JSON of the hook's identity
+``{"event_name", "hooks": [{"async", "command", "timeout", "type"}], "matcher"?}`` (Codex's
+defaults filled: ``async`` false, ``timeout`` 600). Codex's own ``app-server`` (``hooks/list``)
+reports the same keys and hashes. Codex also skips a project's ``.codex/`` folder altogether
+until the project is trusted (``[projects."<root>"] trust_level = "trusted"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MARK",
+    "CodexHook",
+    "codex_config_path",
+    "codex_hooks",
+    "codex_project_trusted",
+    "codex_trust_state",
+    "command_resolves",
+    "hook_commands",
+    "portable_command",
+    "read_toml",
+]
+
+MARK = "cuecard-hook"
+
+
+def portable_command(harness: str, event: str) -> str:
+    """The hook command for a committed file: ``cuecard-hook`` from the PATH, else nothing."""
+    return (
+        "sh -c 'command -v cuecard-hook >/dev/null 2>&1 || exit 0; "
+        f"exec cuecard-hook {harness} {event}'"
+    )
+
+
+_PORTABLE = re.compile(r"^sh -c 'command -v cuecard-hook >/dev/null 2>&1 \|\| exit 0; exec ")
+
+
+def command_resolves(command: str, path: str | None = None) -> tuple[bool, str]:
+    """Whether ``command`` (a cuecard hook command) runs ``cuecard-hook`` on this machine, and
+    what it runs (the file found, or the reason)."""
+    if _PORTABLE.match(command):
+        found = shutil.which(MARK, path=path)
+        return (True, found) if found else (False, f"{MARK} is not on the PATH")
+    try:
+        words = shlex.split(command, posix=True)
+    except ValueError:
+        return False, "the command is not valid shell"
+    if not words:
+        return False, "the command is empty"
+    program = words[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if os.path.isfile(program) and os.access(program, os.X_OK):
+            return True, program
+        return False, f"{program} does not exist or is not executable"
+    found = shutil.which(program, path=path)
+    return (True, found) if found else (False, f"{program} is not on the PATH")
+
+
+def hook_commands(config: Any) -> list[str]:
+    """The commands of cuecard's hooks in a harness's JSON hook configuration."""
+    hooks = config.get("hooks") if isinstance(config, dict) else None
+    out: list[str] = []
+    for groups in (hooks or {}).values() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if isinstance(command, str) and MARK in command:
+                    out.append(command)
+    return out
+
+
+# -- Codex ----------------------------------------------------------------------------------------
+
+
+def _snake(event: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+
+
+@dataclass(frozen=True)
+class CodexHook:
+    """One of cuecard's hooks as Codex identifies it."""
+
+    key: str
+    hash: str
+    event: str
+
+
+def codex_hooks(hooks_file: Path, config: Any) -> list[CodexHook]:
+    """cuecard's hooks in ``config`` (the parsed ``hooks_file``), with Codex's keys and hashes."""
+    hooks = config.get("hooks") if isinstance(config, dict) else None
+    out: list[CodexHook] = []
+    if not isinstance(hooks, dict):
+        return out
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            continue
+        name = _snake(str(event))
+        for group_index, group in enumerate(groups):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                continue
+            for handler_index, handler in enumerate(handlers):
+                if not isinstance(handler, dict) or MARK not in str(handler.get("command", "")):
+                    continue
+                identity: dict[str, Any] = {
+                    "event_name": name,
+                    "hooks": [
+                        {
+                            "async": bool(handler.get("async", False)),
+                            "command": str(handler["command"]),
+                            "timeout": int(handler.get("timeout", 600)),
+                            "type": "command",
+                        }
+                    ],
+                }
+                matcher = group.get("matcher")
+                if isinstance(matcher, str):
+                    identity["matcher"] = matcher
+                canonical = json.dumps(
+                    identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+                )
+                digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+                key = f"{hooks_file}:{name}:{group_index}:{handler_index}"
+                out.append(CodexHook(key, f"sha256:{digest}", str(event)))
+    return out
+
+
+def codex_config_path(home: Path, environ: dict[str, str] | None = None) -> Path:
+    """The user's Codex ``config.toml`` (``$CODEX_HOME``, else ``~/.codex``)."""
+    env = os.environ if environ is None else environ
+    base = env.get("CODEX_HOME")
+    return (Path(base) if base else home / ".codex") / "config.toml"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """``path`` parsed (an empty table when it does not exist); ``ValueError`` when it cannot be
+    read or parsed."""
+    import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML ({exc})") from None
+
+
+def codex_trust_state(config: dict[str, Any], hooks: list[CodexHook]) -> dict[str, str]:
+    """Each hook's trust in the parsed Codex ``config``: ``trusted``, ``untrusted`` or
+    ``stale`` (trusted for another version of the hook)."""
+    state = config.get("hooks", {}).get("state", {}) if isinstance(config, dict) else {}
+    out: dict[str, str] = {}
+    for hook in hooks:
+        entry = state.get(hook.key) if isinstance(state, dict) else None
+        trusted = entry.get("trusted_hash") if isinstance(entry, dict) else None
+        if trusted == hook.hash:
+            out[hook.key] = "trusted"
+        else:
+            out[hook.key] = "stale" if isinstance(trusted, str) else "untrusted"
+    return out
+
+
+def codex_project_trusted(config: dict[str, Any], root: Path) -> bool:
+    """Whether Codex loads ``root``'s ``.codex/`` folder (the project or a parent is trusted)."""
+    projects = config.get("projects") if isinstance(config, dict) else None
+    if not isinstance(projects, dict):
+        return False
+    for folder in (root, *root.parents):
+        entry = projects.get(str(folder))
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return True
+    return False
