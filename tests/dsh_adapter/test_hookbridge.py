@@ -12,6 +12,7 @@ from cuecard.dsh_adapter import DshAdapterError
 from cuecard.dsh_adapter._hookbridge import (
     PATCH_BEGIN,
     hooks_config,
+    merge,
     patch_rows,
     put_patch_rows,
     translate,
@@ -57,10 +58,11 @@ def test_str_replace_editor_becomes_read_write_or_edit(
     assert translate({"tool_name": "bash", "tool_input": {"command": "ls"}})["tool_name"] == "bash"
 
 
-def test_hooks_config_anchors_matchers_and_quotes_paths() -> None:
+def test_hooks_config_anchors_matchers_quotes_paths_and_runs_nothing_at_pre_tool_use() -> None:
     config = hooks_config(Path("/opt/my env/bin/python"), Path("/opt/my env/bin/cuecard-hook"))
     hooks = config["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+    # the bridge drops PreToolUse context: a delivery there would be claimed and lost
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
     prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
     assert prompt == {
         "type": "command",
@@ -69,12 +71,14 @@ def test_hooks_config_anchors_matchers_and_quotes_paths() -> None:
         ),
         "timeout": 30,
     }
-    plain, editor = hooks["PreToolUse"]
-    for name in ("read", "write", "edit", "bash", "grep", "glob"):
-        assert re.search(plain["matcher"], name) and not re.search(editor["matcher"], name)
-    assert not re.search(plain["matcher"], "Read") and not re.search(plain["matcher"], "readme")
-    assert re.search(editor["matcher"], "str_replace_editor")
-    assert editor["hooks"][0]["command"].endswith("-m cuecard.dsh_adapter hook PreToolUse")
+    [after] = hooks["PostToolUse"]
+    for name in ("read", "write", "edit", "bash", "grep", "glob", "str_replace_editor"):
+        assert re.search(after["matcher"], name)
+    for name in ("Read", "readme", "str_replace_editor2", "subagent"):
+        assert not re.search(after["matcher"], name)
+    assert after["hooks"][0]["command"] == (
+        "'/opt/my env/bin/python' -I -m cuecard.dsh_adapter hook PostToolUse"
+    )
 
 
 def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
@@ -90,7 +94,9 @@ def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
         put_patch_rows("[{id: x}]\n", rows)
 
 
-def test_the_hook_shim_delivers_an_edit_memory_for_str_replace_editor(project: Path) -> None:
+def test_after_a_tool_call_the_shim_delivers_its_memories_as_post_tool_use_context(
+    project: Path,
+) -> None:
     added = run_cli(
         "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
         "--body", "Applied migrations are immutable; add a new one.",
@@ -99,12 +105,12 @@ def test_the_hook_shim_delivers_an_edit_memory_for_str_replace_editor(project: P
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     (project / "migrations").mkdir()
-    (project / "migrations" / "0001.sql").write_text("create table t (id int);\n")
+    (project / "migrations" / "0001.sql").write_text("create table t (id bigint);\n")
     payload = {
         "session_id": "session-1",
         "transcript_path": "/nowhere",
         "cwd": str(project),
-        "hook_event_name": "PreToolUse",
+        "hook_event_name": "PostToolUse",
         "tool_name": "str_replace_editor",
         "tool_input": {
             "command": "str_replace",
@@ -113,11 +119,37 @@ def test_the_hook_shim_delivers_an_edit_memory_for_str_replace_editor(project: P
             "new_str": "bigint",
         },
         "tool_use_id": "call-1",
+        "tool_response": "The file was edited.",
     }
-    done = dsh("hook", "PreToolUse", stdin=json.dumps(payload), cwd=project)
+    # PreToolUse: nothing runs, nothing is printed, nothing is recorded as delivered
+    pre = dsh("hook", "PreToolUse", stdin=json.dumps({**payload, "hook_event_name": "PreToolUse"}))
+    assert (pre.returncode, pre.stdout) == (0, "")
+    done = dsh("hook", "PostToolUse", stdin=json.dumps(payload), cwd=project)
     assert done.returncode == 0, done.stderr
-    assert "Applied migrations are immutable" in done.stdout
-    assert dsh("hook", "PreToolUse", stdin="{not json", cwd=project).stdout == ""
+    answer = json.loads(done.stdout)
+    context = answer["hookSpecificOutput"]
+    assert context["hookEventName"] == "PostToolUse"  # the bridge keeps only the firing event's
+    assert "Applied migrations are immutable" in context["additionalContext"]
+    assert context["additionalContext"].startswith("<memory-data")
+    # once per epoch: the same call again delivers nothing more
+    again = dsh("hook", "PostToolUse", stdin=json.dumps(payload), cwd=project)
+    assert "Applied migrations are immutable" not in again.stdout
+    assert dsh("hook", "PostToolUse", stdin="{not json", cwd=project).stdout == ""
+
+
+def test_merge_keeps_each_context_in_order_under_post_tool_use() -> None:
+    def answer(event: str, text: str) -> str:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": event,
+                                                  "additionalContext": text}})  # fmt: skip
+
+    merged = merge(answer("PreToolUse", "memory"), "", "{bad", answer("PostToolUse", "ingested"))
+    assert merged == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "memory\n\ningested",
+        }
+    }
+    assert merge("", json.dumps({"systemMessage": "x"})) is None
 
 
 def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> None:

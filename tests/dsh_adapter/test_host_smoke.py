@@ -14,46 +14,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import run_cli
-
-HOST = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter" / "js" / ".dsh-host"
-NODE22 = HOST / "node22" / "bin"
-DSH = HOST / "host" / "node_modules" / ".bin" / "dsh"
-DECODE = (
-    "const z=require('zlib'),fs=require('fs');const b=fs.readFileSync(process.argv[1]);"
-    "const m=Buffer.from([0x28,0xb5,0x2f,0xfd]);const at=[];let i=0;"
-    "while((i=b.indexOf(m,i))!==-1){at.push(i);i+=4}"
-    "let out='';for(let k=0;k<at.length;k++){try{out+=z.zstdDecompressSync("
-    "b.subarray(at[k],at[k+1]??b.length)).toString()}catch(e){}}process.stdout.write(out)"
-)
-
-
-def session_events(dsh_home: Path) -> list[dict[str, Any]]:
-    [log] = (dsh_home / "sessions").glob("*/session-*/session.jsonl.zstd")
-    done = subprocess.run(
-        [str(NODE22 / "node"), "-e", DECODE, str(log)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-
-
-def text_of(event: dict[str, Any]) -> str:
-    return "".join(b.get("text", "") for b in event["data"].get("content", []))
+from tests.dsh_adapter.host import DSH, HOST, NODE22, require_host, session_events, text_of
 
 
 @pytest.mark.slow
 def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) -> None:
-    if os.environ.get("CUECARD_SKIP_DSH_HOST") == "1":
-        pytest.skip("CUECARD_SKIP_DSH_HOST=1: the DSH host was not installed")
-    assert DSH.is_file() and (NODE22 / "node").is_file(), (
-        "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
-    )
+    require_host()
     env = {
         **os.environ,
         "PATH": os.pathsep.join(
@@ -142,9 +112,7 @@ def test_the_real_web_host_serves_the_status_route_and_the_panel(tmp_path: Path)
     import threading
     import urllib.request
 
-    if os.environ.get("CUECARD_SKIP_DSH_HOST") == "1":
-        pytest.skip("CUECARD_SKIP_DSH_HOST=1: the DSH host was not installed")
-    assert DSH.is_file(), "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
+    require_host()
     env = {
         **os.environ,
         "PATH": os.pathsep.join([str(NODE22), str(HOST / "pnpm" / "node_modules" / ".bin"),

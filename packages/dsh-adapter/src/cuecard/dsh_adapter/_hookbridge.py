@@ -1,10 +1,18 @@
 """Project memories inside DSH: its Claude Code hook bridge (``@deepseek-ai/dsh-hooks-claude-code``)
-runs ``cuecard-hook`` at UserPromptSubmit, PreToolUse, PostToolUse, SessionStart and Stop.
+runs ``cuecard-hook`` at SessionStart, UserPromptSubmit, PostToolUse and Stop.
+
+The bridge drops ``additionalContext`` at PreToolUse (it acts on deny and ask only), so a memory
+printed there never reaches the model while cuecard's ledger would count it as delivered. cuecard
+therefore runs nothing at PreToolUse in DSH: after each tool call, ``python -I -m
+cuecard.dsh_adapter hook PostToolUse`` asks ``cuecard-hook`` for the tool's trigger memories (its
+PreToolUse answer) and for the PostToolUse reply (footprint, proposal ingestion), and hands both
+to the bridge as PostToolUse ``additionalContext``, which the bridge attaches to the tool result
+the model reads next (``merge``).
 
 DSH names its tools in lower case (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``),
 which ``cuecard-hook claude`` reads as they are; ``str_replace_editor`` takes its kind from its
-``command`` and is translated here (``translate``) by ``python -m cuecard.dsh_adapter hook``.
-The bridge's matchers are case-sensitive unanchored regexes, so they are written anchored.
+``command`` and is translated here (``translate``). The bridge's matchers are case-sensitive
+unanchored regexes, so they are written anchored.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ __all__ = [
     "PATCH_BEGIN",
     "PATCH_END",
     "hooks_config",
+    "merge",
     "patch_rows",
     "put_patch_rows",
     "translate",
@@ -31,8 +40,7 @@ BRIDGE_PACKAGES = (
     "@deepseek-ai/dsh-hooks-claude-code@0.0.1-rc.5",
     "@deepseek-ai/dsh-hook-protocol@0.0.1-rc.1",
 )
-PLAIN_TOOLS = "^(read|write|edit|bash|grep|glob)$"
-EDITOR_TOOL = "^str_replace_editor$"
+TOOLS = "^(read|write|edit|bash|grep|glob|str_replace_editor)$"
 PATCH_BEGIN = (
     "# cuecard:begin (written by `cuecard dsh install --hooks`; edits inside are replaced)"
 )
@@ -61,8 +69,9 @@ def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
-    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` for every event,
-    through ``python -m cuecard.dsh_adapter hook EVENT`` for ``str_replace_editor``.
+    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` at SessionStart,
+    UserPromptSubmit and Stop; ``python -m cuecard.dsh_adapter hook PostToolUse`` after each tool
+    call (which delivers the tool's memories too); nothing at PreToolUse (see the module).
 
     The bridge runs each command through a shell in the session folder, a repository the agent
     works in: Python always starts in isolated mode (``-I``), so nothing there is importable."""
@@ -71,23 +80,44 @@ def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
         command = f"{shlex.quote(str(python))} -I {shlex.quote(str(hook))} claude {event}"
         return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
-    def bridged(event: str) -> dict[str, Any]:
-        command = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook {event}"
-        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
-
-    tool_events = {
-        event: [
-            {"matcher": PLAIN_TOOLS, "hooks": [direct(event)]},
-            {"matcher": EDITOR_TOOL, "hooks": [bridged(event)]},
-        ]
-        for event in ("PreToolUse", "PostToolUse")
-    }
+    after_tool = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook PostToolUse"
     return {
         "hooks": {
             "SessionStart": [{"hooks": [direct("SessionStart")]}],
             "UserPromptSubmit": [{"hooks": [direct("UserPromptSubmit")]}],
-            **tool_events,
+            "PostToolUse": [
+                {
+                    "matcher": TOOLS,
+                    "hooks": [{"type": "command", "command": after_tool, "timeout": TIMEOUT_S}],
+                }
+            ],
             "Stop": [{"hooks": [direct("Stop")]}],
+        }
+    }
+
+
+def merge(*answers: str) -> dict[str, Any] | None:
+    """One PostToolUse answer holding the ``additionalContext`` of each ``cuecard-hook`` answer
+    (a PreToolUse and a PostToolUse one), in order; ``None`` when there is none.
+
+    The bridge keeps event-specific fields only when ``hookEventName`` is the firing event, so
+    the merged answer names PostToolUse."""
+    texts: list[str] = []
+    for answer in answers:
+        try:
+            value = json.loads(answer) if answer.strip() else None
+        except ValueError:
+            continue
+        specific = value.get("hookSpecificOutput") if isinstance(value, dict) else None
+        text = specific.get("additionalContext") if isinstance(specific, dict) else None
+        if isinstance(text, str) and text.strip():
+            texts.append(text.strip())
+    if not texts:
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "\n\n".join(texts),
         }
     }
 

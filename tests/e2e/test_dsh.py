@@ -1,0 +1,122 @@
+"""DeepSeek Harness, the real host (``dsh --profile headless``), against the scripted model.
+
+The project is set up as the README says (``cuecard init``, ``cuecard add``, ``cuecard install
+dsh``: both plugins and the Claude Code hook bridge in the profile); the host talks to the
+scripted chat-completions server through ``DEEPSEEK_BASE_URL``. What the model saw is the body
+of each request the host sent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.dsh_adapter.host import DSH, hmr_patch, host_env, require_host, session_events
+from tests.e2e._support import ModelServer, Reply, ToolCall
+from tests.e2e._support._harnesses import VENV_BIN, base_env
+from tests.e2e._support._project import DECISION, FILES, GIT, MEMORIES, PROCEDURE, TRAP
+
+pytestmark = pytest.mark.slow
+
+
+class Setup:
+    """A committed, opted-in project with the scenario memories, a vault, and DSH home with
+    ``cuecard install dsh`` done in the headless profile."""
+
+    def __init__(self, base: Path) -> None:
+        self.root, self.home = base / "proj", base / "home"
+        self.root.mkdir(parents=True)
+        self.home.mkdir(parents=True)
+        self.env = host_env(
+            {**base_env(self.home), "CUECARD_VAULT": str(self.home / "vault")},
+            self.home / ".dsh",
+        )
+        for rel, text in FILES.items():
+            (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.root / rel).write_text(text, encoding="utf-8")
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "app"]):
+            subprocess.run([*GIT, *args], cwd=self.root, check=True, env=self.env)
+        self.cuecard("vault", "init")
+        self.cuecard("init")
+        for title, args in MEMORIES:
+            self.cuecard("add", "--title", title, "--not-derivable", "Learned the hard way.", *args)
+        self.cuecard("install", "dsh", "--profile", "headless", "--dsh", str(DSH))
+        self.patch = hmr_patch(base)
+
+    def cuecard(self, *args: str) -> str:
+        done = subprocess.run([str(VENV_BIN / "cuecard"), *args], cwd=self.root, env=self.env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done.stdout
+
+    def turn(self, prompt: str, script: list[Reply]) -> ModelServer:
+        with ModelServer(script) as server:
+            env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test"}
+            done = subprocess.run(
+                [str(DSH), "--profile", "headless", "--patch", str(self.patch), prompt],
+                cwd=self.root, env=env, capture_output=True, text=True, timeout=300,
+                stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert server.spent, [r.reply for r in server.main_requests]
+        return server
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
+    """One project and DSH home for the module (each turn is a new DSH session, so a new
+    epoch); installing the plugins is the slow part."""
+    require_host()
+    return Setup(tmp_path_factory.mktemp("dsh"))
+
+
+def read(path: str) -> Reply:
+    return Reply(tool_calls=[ToolCall("read", {"file_path": path})])
+
+
+def test_a_read_memory_reaches_the_model_after_the_read_once_per_epoch(setup: Setup) -> None:
+    adr = str(setup.root / "docs/adr/0001-provider.md")
+    server = setup.turn("Look at the provider decision.", [read(adr), read(adr), Reply("Done.")])
+    asked = server.main_requests
+    assert len(asked) == 3
+    assert asked[0].count(DECISION) == 0  # nothing before the read
+    # the memory arrives with the read's result, wrapped as data, and only once in the epoch
+    assert asked[1].count(DECISION) == 1, asked[1].text()[-3000:]
+    assert "<memory-data" in asked[1].text()
+    assert asked[2].count(DECISION) == 1
+    assert TRAP not in asked[2].text()  # nothing triggered by an edit or a write
+
+
+def test_an_edit_memory_reaches_the_model_after_the_edit(setup: Setup) -> None:
+    charge = str(setup.root / "src/billing/charge.py")
+    server = setup.turn("Fix charge.", [
+        read(charge),
+        Reply(tool_calls=[ToolCall("edit", {"file_path": charge, "old_string": "order.total",
+                                            "new_string": "order.amount"})]),
+        Reply("Done."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert asked[1].count(TRAP) == 0
+    assert asked[2].count(TRAP) == 1, asked[2].text()[-3000:]
+    assert "order.amount" in (setup.root / "src/billing/charge.py").read_text()
+
+
+def test_a_prompt_keyword_is_in_the_first_request(setup: Setup) -> None:
+    server = setup.turn("How do we deploy this?", [Reply("Done.")])
+    [first] = server.main_requests
+    # the hook bridge's UserPromptSubmit context (the discipline plugin's recall may name it too)
+    assert first.count(PROCEDURE) >= 1, first.text()[-3000:]
+
+
+def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -> None:
+    """The bridge ignores PreToolUse context in DSH: cuecard runs nothing there."""
+    adr = str(setup.root / "docs/adr/0001-provider.md")
+    setup.turn("Look at the provider decision.", [read(adr), Reply("Done.")])
+    events = session_events(setup.home / ".dsh")
+    points = [e["data"]["point"] for e in events if e["type"] == "hook/invoked"]
+    assert "PreToolUse" not in points and "PostToolUse" in points, points
+    config = json.loads((setup.home / ".config" / "cuecard" / "dsh-hooks.json").read_text())
+    assert "PreToolUse" not in config["hooks"]
