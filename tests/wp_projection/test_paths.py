@@ -1,4 +1,4 @@
-"""The path-safety table of reference/dmc.md §D4, one row per rule, plus the record mapping."""
+"""The path-safety rules (the package README, "On disk"), a row per rule, and the record mapping."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reconcile against pytest-httpserver playing Data Machine's REST routes (dmc.md §3.1)."""
+"""Reconcile against pytest-httpserver playing Data Machine's REST routes."""
 
 from __future__ import annotations
 

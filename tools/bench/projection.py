@@ -3,7 +3,7 @@
 Starts the real receiver (`cuecard wp serve`, a separate process), posts N signed
 `memory.updated` events concurrently, then polls the signed `GET /status` until the worker has
 applied all of them. Every projected file is fsync'd (and its directory) before the worker marks
-its event applied, so the figure counts only durable files. Budget (ARCHITECTURE.md §10):
+its event applied, so the figure counts only durable files. Budget (docs/architecture.md):
 >= 500 events/s for 1,000 events. The receiver's CPU time (user + system, from /proc) is reported
 too: on a loaded machine the wall-clock rate says more about the neighbours than the receiver.
 

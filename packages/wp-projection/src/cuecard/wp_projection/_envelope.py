@@ -1,4 +1,4 @@
-"""The event envelope ``dm-memory-projection/v1`` (``reference/dmc.md`` §D2): parse and check.
+"""The event envelope ``dm-memory-projection/v1`` that the bridge posts: parse and check.
 
 Pure functions over values: the receiver passes the parsed JSON, gets an ``Envelope`` or an
 ``EnvelopeRefused`` that names the key and the rule.

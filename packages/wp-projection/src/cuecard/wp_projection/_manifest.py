@@ -1,4 +1,4 @@
-"""The ownership manifest ``<managed>/.manifest.json`` (``reference/dmc.md`` §D6).
+"""The ownership manifest ``<managed>/.manifest.json``.
 
 It names every file the projection owns with the hash it last wrote, the per-record sequence,
 tombstones, per-site sequence state, preserved local edits and the runtime wiring. Only paths

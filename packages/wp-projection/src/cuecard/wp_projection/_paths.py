@@ -1,6 +1,6 @@
-"""Pure path rules (``reference/dmc.md`` §D4 rules 1-12, 19) and the record-to-file mapping (§D5).
+"""Pure path rules (the package README's "On disk" list) and the record-to-file mapping.
 
-Nothing here touches the filesystem; ``_safefs`` applies the filesystem rules (13-17, 20).
+Nothing here touches the filesystem; ``_safefs`` applies the filesystem rules.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Applies changes to the managed folder (``reference/dmc.md`` §D3, §D6).
+"""Applies changes to the managed folder, as the manifest allows.
 
 Per record: sequence ordering, idempotence (same hash: no write, no mtime change), tombstones,
 local edits preserved (the incoming version goes beside as ``<name>.incoming``), files the

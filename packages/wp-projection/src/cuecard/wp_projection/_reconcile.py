@@ -1,6 +1,6 @@
 """Reconcile: pull the current records through Data Machine's REST API and repair the projection.
 
-Routes (``reference/dmc.md`` §3.1, namespace ``datamachine/v1``): ``GET /files/agent``,
+Routes (Data Machine's REST API, namespace ``datamachine/v1``): ``GET /files/agent``,
 ``GET /files/agent/{filename}``, ``GET /files/agent/daily``, ``GET /files/agent/daily/Y/M/D``.
 The API returns no hash, so the SHA-1 of the fetched bytes is compared with what the manifest
 holds. Pull wins over push: a record that differs is rewritten, an owned record the site no longer

@@ -1,4 +1,4 @@
-"""The filesystem rules of ``reference/dmc.md`` §D4 (13-17, 20): confined, symlink-free writes.
+"""The filesystem half of the path rules (README, "On disk"): confined, symlink-free writes.
 
 Every call walks from the runtime root one component at a time through directory descriptors
 opened with ``O_NOFOLLOW | O_DIRECTORY``, so a symlink planted at any level is refused, never

@@ -1,4 +1,4 @@
-"""Runtime wiring, owned blocks only (``reference/dmc.md`` §D5).
+"""Runtime wiring, owned blocks only.
 
 Claude Code: an include block in the root ``CLAUDE.md`` between cuecard's markers, one ``@path``
 line per projected file. OpenCode: owned entries of ``instructions`` in the root
