@@ -139,7 +139,7 @@ def check_identity(layer: object, user_id: object, agent_id: object, agent_slug:
 def record_path(
     site: str, layer: str, user_id: int, agent_id: int, agent_slug: str | None, filename: str
 ) -> str:
-    """Where a record lands, relative to the managed folder (§D5).
+    """Where a record lands, relative to the managed folder.
 
     The path is the record's identity: agent id 0 and the real id name the same file once the
     bridge resolved the agent slug, as they do in Data Machine's own disk store.
