@@ -7,7 +7,7 @@ import pytest
 from cuecard.wp_projection import PathRefused, normalise_relative, record_path, site_key
 
 ACCEPTED = [
-    # Data Machine Code's own smoke-test rows (§1.4)
+    # the rows of Data Machine Code's own path smoke test
     ("MEMORY.md", "MEMORY.md"),
     ("contexts//code.md", "contexts/code.md"),
     ("./AGENTS.md", "AGENTS.md"),
