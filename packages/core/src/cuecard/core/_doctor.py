@@ -44,6 +44,11 @@ KEYS: dict[str, str] = {
         "migrated (waiting for not_derivable), requests, inbox; and sessions recorded"
     ),
     "last_maintenance": "when maintenance last ran (ISO 8601, UTC), or null",
+    "limits": (
+        "{delivery_limit, harnesses: [{harness, inline_limit, effective, capped}]}: the most "
+        "characters of knowledge each installed harness's hook delivers at one event (capped: "
+        "the harness keeps less inline than delivery_limit); null when not opted in"
+    ),
     "problems": "[{check, message, hint}] what stops cuecard from working (exit 1)",
     "notes": "[{check, message, hint}] what is worth knowing or needs a person",
 }
@@ -259,6 +264,7 @@ def diagnose(
             f"hooks are installed for {names} but no session was recorded",
             "restart the harness; Codex and Grok need their hooks trusted",
         )
+    limits = _limits(root, hooks, out) if root is not None else None
     return {
         "ok": not out.problems,
         "opted_in": root is not None,
@@ -267,9 +273,35 @@ def diagnose(
         "hooks": hooks,
         "counts": counts,
         "last_maintenance": _iso(ran),
+        "limits": limits,
         "problems": out.problems,
         "notes": out.notes,
     }
+
+
+def _limits(root: Path, hooks: list[dict[str, str]], out: _Findings) -> dict[str, Any] | None:
+    """The effective delivery limit of each installed harness's hook, noted when the harness
+    keeps less inline than ``delivery_limit`` asks for."""
+    from cuecard.core._errors import ConfigError
+    from cuecard.core._limits import limit_report
+    from cuecard.core._store import Store
+
+    try:
+        configured = Store(root).config().delivery_limit
+    except ConfigError:
+        return None  # reported as a problem already
+    report = limit_report(configured, (h["harness"] for h in hooks))
+    for row in report:
+        if configured > row["inline_limit"]:
+            out.note(
+                "limits",
+                f"delivery_limit is {configured:,} but {row['harness']} keeps "
+                f"{row['inline_limit']:,} characters of hook output inline: its hook delivers "
+                f"at most {row['effective']:,} characters of knowledge at one event",
+                f"`cuecard match --harness {row['harness']}` shows what its hook delivers; "
+                "what does not fit arrives at later events",
+            )
+    return {"delivery_limit": configured, "harnesses": report}
 
 
 def _resolved(path: Path) -> bool:

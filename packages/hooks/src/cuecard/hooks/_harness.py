@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cuecard.core._limits import INLINE_LIMITS
+
 __all__ = ["EVENTS", "HARNESSES", "Harness", "event_name"]
 
 
@@ -22,14 +24,11 @@ class Harness:
 
 
 HARNESSES: dict[str, Harness] = {
-    # Claude Code keeps about 10,000 characters of hook output inline.
-    "claude": Harness("claude", "Claude Code", 10_000),
-    # Codex spills additionalContext past 2,500 tokens (about 10,000 characters) to a file.
-    "codex": Harness("codex", "Codex", 10_000),
-    # OpenCode: the plugin appends the text to the tool result; same budget.
-    "opencode": Harness("opencode", "OpenCode", 10_000),
-    # Grok Build reads Claude Code's hook format.
-    "grok": Harness("grok", "Grok Build", 10_000),
+    # The inline limits live in core (``_limits``), where ``cuecard doctor`` reads them too.
+    "claude": Harness("claude", "Claude Code", INLINE_LIMITS["claude"]),
+    "codex": Harness("codex", "Codex", INLINE_LIMITS["codex"]),
+    "opencode": Harness("opencode", "OpenCode", INLINE_LIMITS["opencode"]),
+    "grok": Harness("grok", "Grok Build", INLINE_LIMITS["grok"]),
 }
 
 # Accepted spellings of the events -> the canonical (Claude Code) name.

@@ -51,11 +51,9 @@ class _Context:
 
     def limit(self, event: str) -> int:
         """The knowledge limit that keeps the whole output within the harness's inline limit."""
-        from cuecard.core._text import ADVISORY
+        from cuecard.core._limits import hook_limit
 
-        envelope = len(json.dumps(_context_output(event, "")))
-        room = self.harness.inline_limit - envelope - len(ADVISORY) - 1
-        return max(1_000, int(room * 0.9))  # room for JSON escapes of newlines and quotes
+        return hook_limit(self.harness.inline_limit, event)
 
     def footprint(self) -> Any:
         from cuecard.core._footprint import Footprint

@@ -24,6 +24,17 @@ _KINDS = ("decision", "trap", "failed_approach", "fact", "procedure")
 _EVENT_KINDS = ("prompt", "read", "edit", "write", "run", "search")
 
 
+def _harness_limits(project: Project, delivery_limit: int) -> list[dict[str, Any]]:
+    """What each installed harness's hook delivers at one event (as ``cuecard doctor`` says)."""
+    from pathlib import Path
+
+    from cuecard.core._doctor import installed_hooks
+    from cuecard.core._limits import limit_report
+
+    hooks, _broken = installed_hooks(Path(project.store.root), Path.home())
+    return limit_report(delivery_limit, (h["harness"] for h in hooks))
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("cuecard.ui", "templates"),
@@ -166,7 +177,13 @@ class Pages:
             pairs = [(str(k), int(v)) for k, v in funnel.items() if isinstance(v, int)]
             charts["funnel"] = bar_chart(pairs, title="Capture funnel")
         return self._render(
-            "settings.html", snap, page="settings", config=snap.config, charts=charts, funnel=funnel
+            "settings.html",
+            snap,
+            page="settings",
+            config=snap.config,
+            charts=charts,
+            funnel=funnel,
+            limits=_harness_limits(self.project, snap.config.delivery_limit),
         )
 
     async def static(self, request: Request) -> Response:

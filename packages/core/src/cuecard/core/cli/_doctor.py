@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"cuecard doctor: {where}, Python {report['python']}")
     for hook in report["hooks"]:
         print(f"  hooks: {hook['harness']} ({hook['scope']}) in {hook['file']}")
+    _print_limits(report["limits"])
     for problem in report["problems"]:
         print(f"problem [{problem['check']}]: {problem['message']}")
         print(f"  hint: {problem['hint']}")
@@ -54,3 +55,12 @@ def run(args: argparse.Namespace) -> int:
     if report["ok"]:
         print("no problem found")
     return 0 if report["ok"] else 1
+
+
+def _print_limits(limits: dict[str, object] | None) -> None:
+    """One line per installed harness: the most knowledge its hook delivers at one event."""
+    rows = limits.get("harnesses") if limits else None
+    for row in rows if isinstance(rows, list) else []:
+        print(
+            f"  limit: {row['harness']} delivers at most {row['effective']:,} characters per event"
+        )

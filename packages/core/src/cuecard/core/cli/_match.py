@@ -31,7 +31,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--session", default="", help="claim in this session's ledger")
     parser.add_argument("--agent", default="", help="a subagent id (its own ledger)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    _harness_option(parser)
     parser.set_defaults(run=run)
+
+
+def _harness_option(parser: argparse.ArgumentParser) -> None:
+    from cuecard.core._limits import INLINE_LIMITS
+
+    parser.add_argument(
+        "--harness",
+        choices=sorted(INLINE_LIMITS),
+        help=(
+            "deliver as this harness's hook would: within what the harness keeps inline as well "
+            "as delivery_limit (default: delivery_limit alone)"
+        ),
+    )
+
+
+def _harness_limit(args: argparse.Namespace, event: object) -> int | None:
+    """The knowledge limit of ``--harness``'s hook at ``event``, or ``None`` without it."""
+    from cuecard.core._event import Event
+    from cuecard.core._limits import INLINE_LIMITS, hook_limit
+
+    if args.harness is None:
+        return None
+    assert isinstance(event, Event)
+    hook_event = "UserPromptSubmit" if event.kind == "prompt" else "PreToolUse"
+    return hook_limit(INLINE_LIMITS[args.harness], hook_event)
 
 
 def _event(args: argparse.Namespace, root: str) -> object:
@@ -69,11 +95,16 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open()
     event = _event(args, str(store.root))
     assert isinstance(event, Event)
-    delivery = handle(str(store.root), event)
+    limit = _harness_limit(args, event)
+    delivery = handle(str(store.root), event, limit=limit)
     if args.json:
         emit_json({"event": event.as_dict(), **delivery.as_json(), "text": delivery.text})
         return 0
     print(f"event: {event.describe()}")
+    if limit is not None:
+        print(
+            f"as the {args.harness} hook delivers: within {limit:,} characters and delivery_limit"
+        )
     if not delivery.delivered and not delivery.deferred:
         print("nothing would be delivered")
         return 0
