@@ -58,7 +58,7 @@ def test_symbols_and_keywords(store) -> None:
     assert ids(handle(root, Event("search", symbols=("charge_card",)))) == [s]
     assert ids(handle(root, Event("search", symbols=("charge_cards",)))) == []
     assert ids(handle(root, Event("prompt", prompt="Fix the Payment  Retry loop"))) == [k]
-    assert ids(handle(root, Event("prompt", prompt="payment retrying"))) == []
+    assert ids(handle(root, Event("prompt", prompt="payment retrier"))) == []
     hit = handle(root, Event("prompt", prompt="payment retry")).delivered[0]
     assert hit.dimension == "keywords"
 

@@ -1,7 +1,9 @@
 """``cuecard compile``: build the hot-path index from the live memories.
 
-Globs are translated once, here, with pathspec (gitignore semantics) after brace expansion, so
-matching needs no pathspec. Checks are verified against their examples on RE2; a check that fails
+Globs are brace-expanded here and matched on the hot path by ``_wildmatch`` (gitignore
+semantics, linear time); ``glob_regex`` keeps pathspec's translation as the reference those
+semantics are tested against. Keywords are stored as normalised words (``_words``), command
+patterns as words. Checks are verified against their examples on RE2; a check that fails
 them, or that RE2 refuses, is left out and reported.
 """
 
@@ -25,11 +27,12 @@ from cuecard.core._checks import verify_check
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, locked
 from cuecard.core._globs import expand_braces
-from cuecard.core._index import INDEX_VERSION, fingerprint
+from cuecard.core._index import INDEX_VERSION, command_words, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
 from cuecard.core._table import write_table
 from cuecard.core._validate import validate_memory_text
+from cuecard.core._words import words
 
 __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
@@ -96,20 +99,15 @@ def glob_key(glob: str) -> tuple[str, str]:
     return "*", ""
 
 
-def _keyword_regex(keyword: str) -> str:
-    words = [re.escape(w) for w in keyword.split()]
-    return r"(?i)(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
-
-
 def _clause_entry(memory: Memory, index: int, clause: Trigger) -> tuple[dict[str, Any], list[str]]:
     globs: list[list[str]] = []
     keys: list[str] = []
     for glob in clause.paths:
         for one in expand_braces(glob):
             key, prefix = glob_key(one)
-            globs.append([one, glob_regex(one), prefix])
+            globs.append([one, prefix])
             keys.append(key)
-    commands = [c.split() for c in clause.commands]
+    commands = [w for w in (command_words(c) for c in clause.commands) if w]
     entry: dict[str, Any] = {"m": memory.id, "c": index, "on": list(clause.on)}
     if globs:
         entry["g"] = globs
@@ -118,14 +116,14 @@ def _clause_entry(memory: Memory, index: int, clause: Trigger) -> tuple[dict[str
     if clause.symbols:
         entry["sym"] = list(clause.symbols)
     if clause.keywords:
-        entry["kw"] = [_keyword_regex(k) for k in clause.keywords]
+        entry["kw"] = [w for w in (words(k) for k in clause.keywords) if w]
     if not keys:  # bucket by the first narrowing dimension the clause has
         if commands:
-            keys = ["c:" + os.path.basename(c[0]) for c in commands]
+            keys = ["c:" + c[0] for c in commands]
         elif clause.symbols:
             keys = ["s:" + s for s in clause.symbols]
         else:
-            keys = ["w:" + k.split()[0] for k in clause.keywords]
+            keys = ["w:" + w[0] for w in entry.get("kw", [])]
     return entry, list(dict.fromkeys(k.lower() for k in keys))
 
 
@@ -145,7 +143,7 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
     check = memory.check
     assert check is not None
     globs = list(check.paths) or [g for clause in memory.triggers for g in clause.paths]
-    regexes = [glob_regex(one) for glob in globs for one in expand_braces(glob)]
+    expanded = [one for glob in globs for one in expand_braces(glob)]
     kinds = _check_kinds(memory)
     is_command = bool(check.if_command or check.unless_command)
     when = "command" if is_command else (check.when or "turn")
@@ -154,7 +152,7 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
         "when": when,
         "if": check.if_command if is_command else check.if_content,
         "unless": check.unless_command if is_command else check.unless_content,
-        "paths": regexes,
+        "paths": expanded,
         "on": kinds,
         "message": check.message or memory.title,
     }

@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Block", "Delivery", "compose", "render_memory"]
+__all__ = ["Block", "Delivery", "compose", "one_line", "render_memory"]
 
 _OPEN = '<memory-data source="cuecard">'
 _CLOSE = "</memory-data>"
@@ -74,13 +74,20 @@ class Delivery:
         }
 
 
+def one_line(value: object) -> str:
+    """A field shown on one line of a delivery: neutralised, line breaks and runs of spaces
+    folded into one space. Every field is, whatever the index it came from holds."""
+    return " ".join(neutralise(str(value)).split())
+
+
 def render_memory(memory_id: str, record: dict[str, Any], dimension: str, marks: list[str]) -> str:
     """The text of one memory inside the wrapper."""
-    kind = str(record.get("kind", "memory")).replace("_", " ")
-    head = f"## {kind}: {record.get('title', '')}"
-    meta = f"(memory {memory_id[:8]}, topic {record.get('topic', '')}, fired by {dimension})"
-    lines = [neutralise(head), meta]
-    lines.extend(f"[{neutralise(mark)}]" for mark in marks)
+    kind = one_line(record.get("kind", "memory")).replace("_", " ")
+    head = f"## {kind}: {one_line(record.get('title', ''))}"
+    topic = one_line(record.get("topic", ""))
+    meta = f"(memory {one_line(memory_id[:8])}, topic {topic}, fired by {one_line(dimension)})"
+    lines = [head, meta]
+    lines.extend(f"[{one_line(mark)}]" for mark in marks)
     lines.append(neutralise(str(record.get("body", ""))).strip())
     return "\n".join(lines)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-from cuecard.core._delivery import Block, Delivery, compose, render_memory
+from cuecard.core._delivery import Block, Delivery, compose, one_line, render_memory
 from cuecard.core._event import Event
+from cuecard.core._evidence import file_digest
 from cuecard.core._index import Index, source_changed
 from cuecard.core._ledger import Ledger
 
@@ -40,22 +41,12 @@ def load_index(root: str, *, rebuild: bool = False) -> Index | None:
     return Index.read(root)
 
 
-def _sha256(path: str) -> str | None:
-    import hashlib
-
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return None
-
-
 def _marks(root: str, record: dict[str, Any]) -> list[str]:
     marks = []
     if record.get("status") == "contested":
         marks.append("contested: a person has not settled this memory; weigh it accordingly")
     for ref, digest in record.get("evidence", []):
-        if _sha256(os.path.join(root, ref)) != digest:
+        if file_digest(root, str(ref)) != digest:  # never a device, FIFO or link out
             marks.append(f"stale evidence: {ref} changed since this memory was recorded")
     return marks
 
@@ -91,16 +82,16 @@ def _check_block(memory_id: str, check: dict[str, Any], where: str, lines: list[
     shown = "\n".join(f"  {redact(neutralise(line))[:200]}" for line in lines[:3])
     more = f"\n  … and {len(lines) - 3} more" if len(lines) > 3 else ""
     text = (
-        f"## check: {neutralise(check.get('message', ''))}\n"
-        f"(memory {memory_id[:8]}, check on {where})\n{shown}{more}"
+        f"## check: {one_line(check.get('message', ''))}\n"
+        f"(memory {one_line(memory_id[:8])}, check on {one_line(where)})\n{shown}{more}"
     )
     return Block(f"check:{memory_id}:{where}", str(check.get("title", "")), text, "check")
 
 
 def _path_applies(check: dict[str, Any], path: str) -> bool:
-    import re
+    from cuecard.core._wildmatch import glob_matches
 
-    return not check["paths"] or any(re.match(p, path) for p in check["paths"])
+    return not check["paths"] or any(glob_matches(str(g), path) for g in check["paths"])
 
 
 def _check_blocks(index: Index, event: Event) -> list[Block]:

@@ -31,9 +31,15 @@ def glob_problem(glob: str) -> str | None:
         expanded = expand_braces(glob)
     except ValueError as exc:
         return str(exc)
+    from cuecard.core._wildmatch import Wildmatch
+
     for one in expanded:
         if ".." in one.split("/"):
             return "leaves the repository"
+        try:
+            Wildmatch(one)
+        except ValueError as exc:
+            return str(exc)
     return None
 
 

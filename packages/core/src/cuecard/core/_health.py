@@ -8,11 +8,12 @@ dead triggers and hubs from the repository's files, stale evidence from the file
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from cuecard.core._evidence import file_digest
+from cuecard.core._index import command_matches, command_words
 from cuecard.core._ledger import safe_name
 from cuecard.core._repofiles import GlobSet, repository_files
 from cuecard.core._telemetry import History, read_history
@@ -94,37 +95,17 @@ def _iso(t: float | None) -> str | None:
     return None if t is None else datetime.fromtimestamp(t, UTC).isoformat()
 
 
-def _file_hash(root: Path, ref: str) -> str | None:
-    from cuecard.core._paths import repo_relative
-
-    rel = repo_relative(ref, str(root))
-    if not rel:
-        return None
-    path = root / rel
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
 def stale_refs(root: Path, memory: Memory) -> list[str]:
     """Refs of ``memory``'s hashed file evidence whose file changed or went away."""
     return [
         e.ref
         for e in memory.evidence
-        if e.kind == "file" and e.sha256 and _file_hash(root, e.ref) != e.sha256
+        if e.kind == "file" and e.sha256 and file_digest(str(root), e.ref) != e.sha256
     ]
 
 
 def _words_prefix(pattern: list[str], command: str) -> bool:
-    words = command.split()
-    return (
-        bool(words)
-        and words[0].rsplit("/", 1)[-1] == pattern[0]
-        and (words[1 : len(pattern)] == pattern[1:])
-    )
+    return command_matches(pattern, command.split())
 
 
 class _Profile:
@@ -134,7 +115,9 @@ class _Profile:
         self.memory = memory
         self.clauses = [GlobSet(c.paths) for c in memory.triggers]
         self.globs = GlobSet(g for c in memory.triggers for g in c.paths)
-        self.commands = [c.split() for t in memory.triggers for c in t.commands if c.split()]
+        self.commands = [
+            w for t in memory.triggers for w in (command_words(c) for c in t.commands) if w
+        ]
         self.symbols = {s for t in memory.triggers for s in t.symbols}
         self.observable = bool(self.globs or self.commands or self.symbols)
 

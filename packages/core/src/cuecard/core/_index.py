@@ -10,27 +10,41 @@ only the buckets its own keys name:
 - ``n:<name>`` a floating glob's literal name (``Makefile``, ``docs/``);
 - ``c:<word>`` a command pattern's program; ``s:<name>`` a symbol; ``w:<word>`` a keyword;
 - ``*``        globs with no literal part (rare; read for every event with paths).
+
+The index is derived and local, but it can be stale or written by something else, so nothing
+in it runs as a regular expression: globs go through the linear matcher (``_wildmatch``),
+keywords are compared as normalised words (``_words``), commands word by word.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 
 from cuecard.core._table import Table
+from cuecard.core._wildmatch import glob_matches
+from cuecard.core._words import words as word_list
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     from cuecard.core._event import Event
 
-__all__ = ["INDEX_VERSION", "Index", "Match", "event_keys", "fingerprint", "source_changed"]
+__all__ = [
+    "INDEX_VERSION",
+    "Index",
+    "Match",
+    "command_matches",
+    "command_word_matches",
+    "command_words",
+    "event_keys",
+    "fingerprint",
+    "source_changed",
+]
 
-INDEX_VERSION = 2
-_WORD = re.compile(r"[\w$][\w$.-]*")
+INDEX_VERSION = 3
 
 
 def fingerprint(root: str) -> list[int]:
@@ -83,7 +97,7 @@ def event_keys(event: Event) -> list[str]:
     for symbol in event.symbols:
         keys.append("s:" + symbol)
     if event.prompt:
-        keys.extend("w:" + w for w in _WORD.findall(event.prompt.lower()))
+        keys.extend("w:" + w for w in _prompt_words(event.prompt))
     return list(dict.fromkeys(k.lower() for k in keys))
 
 
@@ -101,11 +115,50 @@ class Match:
         return f"Match({self.memory!r}, {self.clause}, {self.dimension!r})"
 
 
-def _words_prefix(pattern: list[str], words: tuple[str, ...]) -> bool:
-    if len(words) < len(pattern) or not words:
+_LAST_PROMPT: list[tuple[str, list[str]]] = []
+
+
+def _prompt_words(prompt: str) -> list[str]:
+    """The prompt's normalised words (kept for the last prompt: every clause asks again)."""
+    if not _LAST_PROMPT or _LAST_PROMPT[0][0] != prompt:
+        _LAST_PROMPT[:] = [(prompt, word_list(prompt))]
+    return _LAST_PROMPT[0][1]
+
+
+def command_words(command: str) -> list[str]:
+    """A command pattern as the matcher compares it: its words, the program by its base name,
+    trailing ``/`` dropped from each argument (``build/`` is ``build``)."""
+    words = command.split()
+    if not words:
+        return []
+    return [os.path.basename(words[0]) or words[0]] + [w.rstrip("/") or w for w in words[1:]]
+
+
+def command_word_matches(pattern: str, word: str) -> bool:
+    """Whether one argument of a command matches a pattern word: equal once trailing ``/`` are
+    dropped, or, for a pattern word ending in ``*``, starting with the rest of it."""
+    word = word.rstrip("/") or word
+    if pattern.endswith("*"):
+        return word.startswith(pattern[:-1])
+    return word == pattern
+
+
+def command_matches(pattern: list[str], words: Sequence[str]) -> bool:
+    """Whether a compiled command pattern (``_compiler.command_words``) matches the words of
+    one simple command: the program by base name, then each pattern word in turn."""
+    if len(words) < len(pattern) or not words or not pattern:
         return False
-    first = os.path.basename(words[0])
-    return first == pattern[0] and list(words[1 : len(pattern)]) == pattern[1:]
+    if os.path.basename(words[0]) != pattern[0]:
+        return False
+    return all(command_word_matches(p, w) for p, w in zip(pattern[1:], words[1:], strict=False))
+
+
+def _has_run(needle: list[str], haystack: list[str]) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` as consecutive words."""
+    size = len(needle)
+    return size > 0 and any(
+        haystack[i : i + size] == needle for i in range(len(haystack) - size + 1)
+    )
 
 
 def _under(prefix: str, folder: str) -> bool:
@@ -114,10 +167,10 @@ def _under(prefix: str, folder: str) -> bool:
 
 
 def _glob_hits(entry: list[Any], event: Event) -> bool:
-    for _glob, regex, prefix in entry:
-        pattern = re.compile(regex)
+    for item in entry:
+        glob, prefix = str(item[0]), str(item[-1])
         for path in event.paths:
-            if pattern.match(path):
+            if glob_matches(glob, path):
                 return True
             if event.kind == "search" and path and _under(prefix, path):
                 return True
@@ -134,7 +187,7 @@ def clause_fires(clause: dict[str, Any], event: Event) -> str | None:
             return None
         fired.append("paths")
     if clause.get("cmd"):
-        if not any(_words_prefix(p, w) for p in clause["cmd"] for w in event.parts):
+        if not any(command_matches(p, w) for p in clause["cmd"] for w in event.parts):
             return None
         fired.append("commands")
     if clause.get("sym"):
@@ -142,7 +195,8 @@ def clause_fires(clause: dict[str, Any], event: Event) -> str | None:
             return None
         fired.append("symbols")
     if clause.get("kw"):
-        if not any(re.search(k, event.prompt) for k in clause["kw"]):
+        said = _prompt_words(event.prompt)
+        if not any(_has_run(list(k), said) for k in clause["kw"]):
             return None
         fired.append("keywords")
     return "+".join(fired) or None

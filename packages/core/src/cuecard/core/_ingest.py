@@ -10,7 +10,6 @@ Each ingestion appends one telemetry line (outcome and reason codes, never conte
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from typing import Any
 import pydantic
 
 from cuecard.core._errors import CuecardError, NotFound, ValidationError
+from cuecard.core._evidence import file_digest, ref_problem
 from cuecard.core._footprint import has_correction, touched_paths
 from cuecard.core._memory import Memory, Status
 from cuecard.core._paths import repo_relative
@@ -109,15 +109,12 @@ def _verify_file(root: Path, ref: str) -> tuple[str | None, str]:
     rel = repo_relative(ref, str(root))
     if rel is None or not rel:
         return None, f"evidence file {ref!r} lies outside the repository"
-    path = root / rel
-    try:
-        real = path.resolve(strict=True)
-        real.relative_to(root.resolve())
-    except (OSError, ValueError):
+    if not os.path.lexists(root / rel):
         return None, f"evidence file {rel!r} does not exist in the repository"
-    if not real.is_file() or real.stat().st_size > MAX_EVIDENCE_BYTES:
-        return None, f"evidence file {rel!r} is not a regular file under 4 MiB"
-    return hashlib.sha256(real.read_bytes()).hexdigest(), rel
+    digest = file_digest(str(root), rel, MAX_EVIDENCE_BYTES)  # no link, FIFO or device
+    if digest is None:
+        return None, f"evidence file {rel!r} is not a regular file under 4 MiB (links not followed)"
+    return digest, rel
 
 
 def _tracked_files(root: Path) -> list[str]:
@@ -138,8 +135,7 @@ def _tracked_files(root: Path) -> list[str]:
 
 def _dead_clauses(root: Path, memory: Memory) -> list[int]:
     """Clauses whose paths match no file of the repository."""
-    from cuecard.core._compiler import glob_regex
-    from cuecard.core._globs import expand_braces
+    from cuecard.core._repofiles import GlobSet
 
     files: list[str] | None = None
     dead = []
@@ -147,8 +143,7 @@ def _dead_clauses(root: Path, memory: Memory) -> list[int]:
         if not clause.paths:
             continue
         files = _tracked_files(root) if files is None else files
-        patterns = [re.compile(glob_regex(g)) for p in clause.paths for g in expand_braces(p)]
-        if not any(p.match(f) for p in patterns for f in files):
+        if not GlobSet(clause.paths).matching(files):  # linear in each path, never backtracks
             dead.append(i)
     return dead
 
@@ -283,6 +278,8 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
             digest, rel = _verify_file(root, item.ref)
             if digest is None:
                 notes.append(rel)
+                if ref_problem(item.ref) is not None:
+                    continue  # a ref out of the repository is not kept as evidence
             else:
                 entry.update(ref=rel, sha256=digest, verified=True)
                 verified_file = True

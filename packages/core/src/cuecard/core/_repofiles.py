@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cuecard.core._wildmatch import Wildmatch
 
 __all__ = ["MAX_FILES", "GlobSet", "repository_files"]
 
@@ -43,7 +46,7 @@ def repository_files(root: Path) -> list[str]:
 
 
 class GlobSet:
-    """A set of trigger globs compiled into one expression.
+    """A set of trigger globs, each compiled by the linear matcher (``_wildmatch``).
 
     ``match(path)`` tells whether any glob covers ``path``; ``matching_sorted`` and ``any_in``
     search a sorted file list and look only at the files under each glob's literal folder
@@ -52,34 +55,37 @@ class GlobSet:
     """
 
     def __init__(self, globs: Iterable[str]) -> None:
-        from cuecard.core._compiler import glob_key, glob_regex
+        from cuecard.core._compiler import glob_key
         from cuecard.core._globs import expand_braces
+        from cuecard.core._wildmatch import wildmatch
 
         self.globs = list(globs)
-        parts: list[str] = []
+        parts: list[Wildmatch] = []
         prefixes: set[str] = set()
         floating = False
         for glob in self.globs:
             try:
                 for one in expand_braces(glob):
-                    parts.append(glob_regex(one))
+                    compiled = wildmatch(one)
+                    if compiled is None:
+                        continue
+                    parts.append(compiled)
                     prefix = glob_key(one)[1]
                     floating |= not prefix
                     prefixes.add(prefix)
             except ValueError:
                 continue
-        self._regex = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+        self._matchers = parts
         self._prefixes = None if floating else sorted(prefixes)
 
     def __bool__(self) -> bool:
-        return self._regex is not None
+        return bool(self._matchers)
 
     def match(self, path: str) -> bool:
-        return self._regex is not None and self._regex.match(path) is not None
+        return any(m.match(path) for m in self._matchers)
 
     def matching(self, paths: Iterable[str]) -> list[str]:
-        regex = self._regex
-        return [] if regex is None else [p for p in paths if regex.match(p)]
+        return [p for p in paths if self.match(p)]
 
     def _candidates(self, files: Sequence[str]) -> Iterator[str]:
         if self._prefixes is None:
@@ -96,10 +102,8 @@ class GlobSet:
 
     def matching_sorted(self, files: Sequence[str]) -> list[str]:
         """The files of the sorted list ``files`` that a glob covers."""
-        regex = self._regex
-        return [] if regex is None else [f for f in self._candidates(files) if regex.match(f)]
+        return [f for f in self._candidates(files) if self.match(f)] if self._matchers else []
 
     def any_in(self, files: Sequence[str]) -> bool:
         """Whether a glob covers any file of the sorted list ``files``."""
-        regex = self._regex
-        return regex is not None and any(regex.match(f) for f in self._candidates(files))
+        return bool(self._matchers) and any(self.match(f) for f in self._candidates(files))

@@ -15,7 +15,7 @@ import pydantic
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
-from cuecard.core._memory import Memory
+from cuecard.core._memory import Memory, Trigger
 from cuecard.core._text import find_secret, needs_scrutiny, unsafe_reason
 
 __all__ = [
@@ -129,6 +129,8 @@ def _rule_refusals(label: str, memory: Memory) -> list[str]:
             refusals.append(f"{label}: triggers[{i}].keywords match prompts only; add prompt to on")
         if clause.commands and not {"run", "read", "search"} & set(clause.on):
             refusals.append(f"{label}: triggers[{i}].commands need run, read or search in on")
+        refusals.extend(_word_refusals(f"{label}: triggers[{i}]", clause))
+    refusals.extend(_evidence_refusals(label, memory))
     if memory.check is not None:
         for j, glob in enumerate(memory.check.paths):
             problem = glob_problem(glob)
@@ -142,6 +144,47 @@ def _rule_refusals(label: str, memory: Memory) -> list[str]:
         )
     if memory.revises == memory.id:
         refusals.append(f"{label}: revises names the memory itself")
+    return refusals
+
+
+COMMAND_SYNTAX = (
+    "a command pattern is the words a command starts with, program first (`alembic downgrade`); "
+    "an argument may end with * to match any word that starts with the rest (`rm -rf build*`), "
+    "and a trailing / is ignored (`rm -rf build/` is `rm -rf build`)"
+)
+
+
+def _word_refusals(where: str, clause: Trigger) -> list[str]:
+    """Command patterns and keywords the matcher could never read as written."""
+    from cuecard.core._words import words
+
+    refusals = []
+    for j, command in enumerate(clause.commands):
+        parts = command.split()
+        if not parts:
+            refusals.append(f'{where}.commands[{j}] "{command}" is empty; {COMMAND_SYNTAX}')
+            continue
+        if "*" in parts[0] or any("*" in w[:-1] for w in parts[1:]):
+            refusals.append(
+                f'{where}.commands[{j}] "{command}" uses a wildcard other than a trailing * '
+                f"on an argument; {COMMAND_SYNTAX}"
+            )
+    for j, keyword in enumerate(clause.keywords):
+        if not words(keyword):
+            refusals.append(f'{where}.keywords[{j}] "{keyword}" holds no word to match')
+    return refusals
+
+
+def _evidence_refusals(label: str, memory: Memory) -> list[str]:
+    """File evidence must name a file inside the repository by a relative path."""
+    from cuecard.core._evidence import ref_problem
+
+    refusals = []
+    for j, item in enumerate(memory.evidence):
+        if item.kind == "file":
+            problem = ref_problem(item.ref)
+            if problem is not None:
+                refusals.append(f'{label}: evidence[{j}].ref "{item.ref}" {problem}')
     return refusals
 
 

@@ -3,19 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 import uuid
 
 from cuecard.core._errors import UsageError
 
 EVENT_KINDS = ("prompt", "read", "edit", "write", "run", "search")
 KINDS = ("decision", "trap", "failed_approach", "fact", "procedure")
+TRIGGER_SYNTAX = """\
+trigger syntax:
+  --paths GLOB        repository-relative, / separators, gitignore rules: * and ? stay
+                      within a folder, ** spans folders, [abc] is a class, {a,b} is either;
+                      a glob without / matches that name in any folder, and a folder's
+                      glob covers the files under it ('src/billing/**', '*.sql', 'docs/')
+  --commands PATTERN  the words a command starts with, program first ('alembic downgrade'
+                      fires on 'alembic downgrade -1'); the program is compared by name
+                      (/usr/bin/alembic is alembic); an argument may end with * to match any
+                      word starting with the rest ('rm -rf build*' fires on 'rm -rf
+                      build-old'); a trailing / is ignored ('rm -rf build' is 'rm -rf
+                      build/'); * anywhere else is refused. Each simple command of a line
+                      (a && b, a | b) is matched on its own
+  --keywords WORD     a word or phrase of the prompt, matched as the same word: case,
+                      surrounding punctuation and inflection ignored ('migration' fires on
+                      'the new Migrations.')
+"""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "add",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=TRIGGER_SYNTAX,
         help="add a memory of your own (active at once); prints its id",
-        description=(
+        description=textwrap.fill(
             "Add a person's explicit memory: origin user_explicit, status active. The repeated "
             "trigger flags of one call make one trigger clause: --on names the event kinds, and "
             "--paths, --commands, --symbols and --keywords narrow them. With no trigger flags the "
@@ -35,10 +55,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="why a capable agent reading the code would not work this out",
     )
     parser.add_argument("--on", action="append", choices=EVENT_KINDS, default=[], help="event kind")
-    parser.add_argument("--paths", action="append", default=[], metavar="GLOB")
-    parser.add_argument("--commands", action="append", default=[], metavar="PATTERN")
-    parser.add_argument("--symbols", action="append", default=[], metavar="NAME")
-    parser.add_argument("--keywords", action="append", default=[], metavar="WORD")
+    parser.add_argument(
+        "--paths", action="append", default=[], metavar="GLOB", help="a file glob (see below)"
+    )
+    parser.add_argument(
+        "--commands",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="the words a command starts with (see below)",
+    )
+    parser.add_argument(
+        "--symbols", action="append", default=[], metavar="NAME", help="an identifier"
+    )
+    parser.add_argument(
+        "--keywords",
+        action="append",
+        default=[],
+        metavar="WORD",
+        help="a word or phrase of the prompt (see below)",
+    )
     parser.set_defaults(run=run)
 
 
