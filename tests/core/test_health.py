@@ -85,22 +85,25 @@ def test_dead_triggers_name_the_clause(store: Store) -> None:
 def test_stale_evidence_when_the_file_changed_or_went_away(store: Store) -> None:
     digest = hashlib.sha256(b"README.md\n").hexdigest()
     pkg = hashlib.sha256(b"package.json\n").hexdigest()
+    outside = store.root.parent / "outside"
+    outside.write_text("package.json\n")
+    (store.root / "outside-link").symlink_to(outside)  # a link out is never followed
     m = add(
         store,
         evidence=[
             {"kind": "file", "ref": "README.md", "sha256": digest},
             {"kind": "file", "ref": "package.json", "sha256": pkg},
-            {"kind": "file", "ref": "../outside", "sha256": pkg},
+            {"kind": "file", "ref": "outside-link", "sha256": pkg},
         ],
     )
-    assert _entry(health_report(store), m)["stale_evidence"] == ["../outside"]
+    assert _entry(health_report(store), m)["stale_evidence"] == ["outside-link"]
     (store.root / "README.md").write_text("changed\n")
     (store.root / "package.json").unlink()
     report = health_report(store)
     assert {d["ref"] for d in report["stale_evidence"]} == {
         "README.md",
         "package.json",
-        "../outside",
+        "outside-link",
     }
 
 

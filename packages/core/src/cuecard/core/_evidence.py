@@ -1,0 +1,125 @@
+"""File evidence: which refs are valid, and hashing the file a ref names. Standard library only.
+
+A file evidence ref is a repository-relative path (``/`` separators, optionally ``#L3-L9``) of a
+regular file inside the repository. Validation refuses an absolute ref, one with a ``..``
+segment, a backslash or a control character (``ref_problem``). Reading one (``file_digest``)
+walks the path one folder at a time from the repository root without following any symbolic
+link, opens the file without blocking and without following a link, accepts only a regular
+file, and reads at most ``MAX_EVIDENCE_BYTES``: a memory a teammate committed with
+``/dev/zero``, a FIFO or a link to a device as evidence costs one ``open`` and one ``fstat``,
+never a read without end. The hook calls this before each delivery.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+__all__ = ["MAX_EVIDENCE_BYTES", "file_digest", "read_regular", "ref_path", "ref_problem"]
+
+MAX_EVIDENCE_BYTES = 4 * 1024 * 1024
+_LINES = re.compile(r"#L\d+(?:-L?\d+)?$")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def ref_path(ref: str) -> str:
+    """The path part of a file ref (without a ``#L3-L9`` line range)."""
+    return _LINES.sub("", ref)
+
+
+def ref_problem(ref: str) -> str | None:
+    """Why ``ref`` is not a repository-relative file path inside the repository, or ``None``."""
+    path = ref_path(ref)
+    if not path.strip():
+        return "is empty"
+    if _CONTROL.search(path):
+        return "holds a control character"
+    if path.startswith(("/", "~")) or _DRIVE.match(path) or path.startswith("\\\\"):
+        return "is absolute; name a file by its path relative to the repository root"
+    if "\\" in path:
+        return "uses a backslash; write paths with / separators"
+    if ".." in path.split("/"):
+        return "leaves the repository"
+    return None
+
+
+def read_regular(path: str, limit: int, *, dir_fd: int | None = None) -> bytes | None:
+    """At most ``limit`` bytes of the regular file ``path``; ``None`` when it is not one (a
+    folder, FIFO, socket or device, or a symbolic link), is larger, or cannot be read.
+
+    The file is opened without following a link and without blocking, and checked with
+    ``fstat`` before anything is read.
+    """
+    flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _BINARY
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd) if dir_fd is not None else os.open(path, flags)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _repo_bytes(root: str, rel: str, limit: int) -> bytes | None:
+    """``read_regular`` of ``rel`` under ``root``, each folder on the way opened without
+    following a link (where the platform offers ``dir_fd``; elsewhere the resolved path must
+    stay inside ``root``)."""
+    parts = rel.split("/")
+    if os.open not in os.supports_dir_fd or not _DIRECTORY:
+        full = os.path.realpath(os.path.join(root, *parts))
+        base = os.path.realpath(root)
+        if os.path.commonpath([base, full]) != base:
+            return None
+        return read_regular(full, limit)
+    try:
+        fd = os.open(root, os.O_RDONLY | _DIRECTORY)
+    except OSError:
+        return None
+    try:
+        for part in parts[:-1]:
+            folder = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = folder
+        return read_regular(parts[-1], limit, dir_fd=fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def file_digest(root: str, ref: str, limit: int = MAX_EVIDENCE_BYTES) -> str | None:
+    """The sha256 of the file a valid evidence ``ref`` names under ``root``, or ``None`` when
+    the ref is invalid or names no regular file of at most ``limit`` bytes inside ``root``."""
+    if ref_problem(ref) is not None:
+        return None
+    parts = [p for p in ref_path(ref).split("/") if p not in ("", ".")]
+    if not parts:
+        return None
+    data = _repo_bytes(root, "/".join(parts), limit)
+    if data is None:
+        return None
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
