@@ -227,3 +227,23 @@ def test_concurrent_submissions_lose_nothing(home: Home) -> None:
     texts = "".join(p.read_text() for p in inbox(home))
     assert all(f"parallel fact {i}" in texts for i in range(4))
     assert len(inbox(home)) == 4
+
+
+@pytest.mark.parametrize("name", ["memory_search", "memory_show", "memory_submit", "memory_status"])
+def test_the_names_the_model_sees_are_accepted(seeded: Home, name: str) -> None:
+    requests = {
+        "memory_search": {"query": "staging port"},
+        "memory_show": {"doc": "nothing-here.md"},
+        "memory_submit": {"facts": "x", "agent": "../bad"},  # refused, so nothing is written
+        "memory_status": {},
+    }
+    code, response = call(name, requests[name])
+    assert "unknown" not in str(response.get("error", "")), response
+    if name in ("memory_search", "memory_status"):
+        assert (code, response["ok"]) == (0, True), response
+    from tests.conftest import run_cli
+
+    done = run_cli("dsh", "call", name, cwd=seeded.root, stdin=json.dumps(requests[name]))
+    assert "unknown" not in done.stdout, done.stdout
+    code, response = call("memory_delete", {})
+    assert code == 2 and "memory_search" in str(response["error"])

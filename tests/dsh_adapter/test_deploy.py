@@ -217,3 +217,33 @@ def test_a_vault_path_cannot_inject_markers(cli: Cli, user_home: Path) -> None:
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--vault", "/x -->\n<!-- y")
     assert done.returncode == 1 and "must not contain" in done.stderr
     assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT
+
+
+def test_apply_and_rollback_keep_file_modes_and_leave_no_lock_files(
+    cli: Cli, user_home: Path
+) -> None:
+    import stat
+
+    target = user_home / ".dsh" / "AGENTS.md"
+    target.chmod(0o600)
+    old_lock = user_home / ".dsh" / "AGENTS.md.cuecard-deploy.lock"  # left by earlier versions
+    old_lock.write_text("")
+    before = {p.name for p in (user_home / ".claude").iterdir()}
+    code, report = cli.deploy("apply", user_home)
+    assert code == 0, report
+
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(path.stat().st_mode)
+
+    assert mode(target) == 0o600
+    [backup] = (user_home / ".dsh").glob("AGENTS.md.bak-cuecard-*")
+    assert mode(backup) == 0o600  # the backup holds the same text: it is as private
+    assert mode(user_home / ".claude" / "CLAUDE.md") == 0o644
+    leftovers = [p.name for p in user_home.rglob("*") if "lock" in p.name or p.name.endswith("tmp")]
+    assert leftovers == []
+    after = {p.name for p in (user_home / ".claude").iterdir()}
+    assert after - before == {n for n in after if n.startswith("CLAUDE.md.bak-cuecard-")}
+    code, report = cli.deploy("rollback", user_home)
+    assert code == 0, report
+    assert mode(target) == 0o600 and target.read_text() == USER_TEXT
+    assert not [p for p in user_home.rglob("*") if "lock" in p.name]

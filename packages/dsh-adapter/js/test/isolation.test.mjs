@@ -52,7 +52,7 @@ test('memory tools in a hostile repository run cuecard, and still see its projec
   const res = await root.tools.execute({
     callId: 'c1', name: 'memory_search', arguments: { query: 'staging port' }, signal: signal(), agent,
   })
-  assert.equal(res.value.ok, true, res.value.error)
+  assert.equal(res.isError, false, res.error?.message)
   assert.doesNotMatch(res.value.output, /PWNED/)
   assert.match(res.value.output, /Staging answers on port 8443 behind the VPN/, 'the session folder is the project')
   assert.match(res.value.output, /listens on port 8443/, 'and the vault')
@@ -87,7 +87,7 @@ test('uv312 runs uv without a project, from a folder no repository controls', as
   const { root } = await boot(memory, { python: 'uv312' })
   t.after(() => root.fiber.dispose())
   const res = await root.tools.execute({ callId: 'c2', name: 'memory_status', arguments: {}, signal: signal(), agent })
-  assert.equal(res.value.ok, true, res.value.error)
+  assert.equal(res.isError, false, res.error?.message)
   const [cwd, argv, project] = readFileSync(log, 'utf8').split('\n')
   assert.equal(cwd, '/')
   assert.ok(!cwd.startsWith(repo))

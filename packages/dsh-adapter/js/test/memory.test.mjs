@@ -51,7 +51,8 @@ test('every tool end to end through a real cuecard process on a temp vault', asy
   assert.match(status.content[0].text, /layout: default/)
 
   const search = await run(root, 'memory_search', { query: 'staging port', limit: 3 })
-  assert.equal(search.value.ok, true, search.value.error)
+  assert.equal(search.isError, false, search.error?.message)
+  assert.equal(search.value.ok, true)
   assert.match(search.value.output, /^<memory-data[^>]*>/)
   assert.match(search.value.output, /listens on port 8443/)
   assert.ok(search.value.output.trimEnd().endsWith('</memory-data>'))
@@ -59,24 +60,26 @@ test('every tool end to end through a real cuecard process on a temp vault', asy
 
   const note = /doc: (\S+\.md)/.exec(search.value.output)[1]
   const shown = await run(root, 'memory_show', { doc: note })
-  assert.equal(shown.value.ok, true, shown.value.error)
+  assert.equal(shown.isError, false, shown.error?.message)
+  assert.equal(shown.value.ok, true)
   assert.match(shown.value.output, /listens on port 8443/)
 
   const missing = await run(root, 'memory_show', { doc: 'no-such-note.md' })
-  assert.equal(missing.value.ok, false)
+  assert.equal(missing.isError, true)
   assert.match(missing.content[0].text, /^Error: /)
 
   const submitted = await run(root, 'memory_submit', { facts: 'The CI runs on Tuesdays\nLogs live in /var/log/app', agent: 'evil' })
-  assert.equal(submitted.value.ok, true, submitted.value.error)
+  assert.equal(submitted.isError, false, submitted.error?.message)
+  assert.equal(submitted.value.ok, true)
   const inbox = readdirSync(join(home.vault, 'inbox')).filter((f) => f.endsWith('.md') && f !== 'README.md')
   assert.equal(inbox.length, 1)
   assert.match(inbox[0], /^dsh-test-\d{8}-\d{6}-\d{2}\.md$/, 'the agent comes from the configuration')
   assert.match(readFileSync(join(home.vault, 'inbox', inbox[0]), 'utf8'), /The CI runs on Tuesdays/)
 
   const secret = await run(root, 'memory_submit', { facts: 'fine line\nAuthorization: Bearer abcdefghijklmnop1234567890' })
-  assert.equal(secret.value.ok, false)
-  assert.match(secret.value.error, /credential/)
-  assert.doesNotMatch(secret.value.error, /abcdefghijklmnop1234567890/)
+  assert.equal(secret.isError, true)
+  assert.match(secret.error.message, /credential/)
+  assert.doesNotMatch(secret.error.message, /abcdefghijklmnop1234567890/)
   assert.equal(readdirSync(join(home.vault, 'inbox')).filter((f) => f.startsWith('dsh-test')).length, 1, 'nothing written')
 
   const after = await run(root, 'memory_status', {})
@@ -85,7 +88,8 @@ test('every tool end to end through a real cuecard process on a temp vault', asy
   // The agent's session folder is the child's working folder; one that is gone is not an error.
   const agent = { id: 's', session: { header: { id: 's', cwd: join(home.dir, 'gone') } } }
   const moved = await root.tools.execute({ callId: 'c-gone', name: 'memory_status', arguments: {}, signal: signal(), agent })
-  assert.equal(moved.value.ok, true, moved.value.error)
+  assert.equal(moved.isError, false, moved.error?.message)
+  assert.equal(moved.value.ok, true)
 })
 
 test('a search on a message that breaks the wrapper stays inside it', async (t) => {
@@ -95,7 +99,8 @@ test('a search on a message that breaks the wrapper stays inside it', async (t) 
   const { root } = await boot(plugin)
   t.after(() => root.fiber.dispose())
   const res = await run(root, 'memory_search', { query: 'release checklist' })
-  assert.equal(res.value.ok, true, res.value.error)
+  assert.equal(res.isError, false, res.error?.message)
+  assert.equal(res.value.ok, true)
   assert.equal(res.value.output.match(/<\/memory-data>/g).length, 1)
   assert.ok(res.value.output.endsWith('</memory-data>'))
 })
@@ -106,12 +111,12 @@ test('input is validated before anything is spawned; limits are clamped', async 
   t.after(() => root.fiber.dispose())
   for (const doc of ['../secret.md', 'a/b.md', '..', '.hidden', 'x\\y.md', '', 'evil\u0000.md']) {
     const res = await run(root, 'memory_show', { doc })
-    assert.equal(res.value.ok, false, doc)
+    assert.equal(res.isError, true, doc)
     assert.ok(docProblem(doc), doc)
   }
-  assert.equal((await run(root, 'memory_search', { query: '   ' })).value.ok, false)
-  assert.equal((await run(root, 'memory_search', { query: 'x'.repeat(2001) })).value.ok, false)
-  assert.equal((await run(root, 'memory_submit', { facts: '\n \n' })).value.ok, false)
+  assert.equal((await run(root, 'memory_search', { query: '   ' })).isError, true)
+  assert.equal((await run(root, 'memory_search', { query: 'x'.repeat(2001) })).isError, true)
+  assert.equal((await run(root, 'memory_submit', { facts: '\n \n' })).isError, true)
   assert.equal(readFileSync(log, 'utf8'), '', 'no process was started')
 
   const bad = await run(root, 'memory_search', { limit: 3 })
@@ -152,20 +157,23 @@ test('failures come back as ok:false with a hint', async (t) => {
 
   fakeCore(fake, { output: 'Traceback: boom', code: 1 })
   const crash = await run(root, 'memory_status', {})
-  assert.equal(crash.value.ok, false)
-  assert.match(crash.value.error, /exit status 1/)
-  assert.match(crash.value.error, /cuecard dsh install/)
+  assert.equal(crash.isError, true)
+  assert.match(crash.error.message, /exit status 1/)
+  assert.match(crash.error.message, /cuecard dsh install/)
 
   fakeCore(fake, { output: 'not json token=supersecretvalue', code: 0 })
   const garbage = await run(root, 'memory_status', {})
-  assert.equal(garbage.value.ok, false)
-  assert.match(garbage.value.error, /not a JSON response/)
-  assert.doesNotMatch(garbage.value.error, /supersecretvalue/)
+  assert.equal(garbage.isError, true)
+  assert.match(garbage.error.message, /not a JSON response/)
+  assert.doesNotMatch(garbage.error.message, /supersecretvalue/)
 
   fakeCore(fake, { output: JSON.stringify({ ok: false, output: '', error: 'no vault is configured' }), code: 1 })
   const refused = await run(root, 'memory_status', {})
-  assert.deepEqual(refused.value, { ok: false, output: '', error: 'no vault is configured' })
-  assert.equal(refused.content[0].text, 'Error: no vault is configured')
+  // a failure is returned the way the host marks errors: isError true, `Error: <message>`
+  assert.equal(refused.isError, true)
+  assert.equal(refused.value, undefined)
+  assert.equal(refused.error.message, 'no vault is configured')
+  assert.deepEqual(refused.content, [{ type: 'text', text: 'Error: no vault is configured' }])
 })
 
 test('a call that hangs is stopped at the timeout', async (t) => {
@@ -173,8 +181,8 @@ test('a call that hangs is stopped at the timeout', async (t) => {
   const { root } = await boot(plugin, { timeoutMs: 1000 })
   t.after(() => root.fiber.dispose())
   const res = await run(root, 'memory_status', {})
-  assert.equal(res.value.ok, false)
-  assert.match(res.value.error, /did not answer within 1000 ms/)
+  assert.equal(res.isError, true)
+  assert.match(res.error.message, /did not answer within 1000 ms/)
 })
 
 test('the interpreter comes only from the allowlist', async (t) => {
@@ -193,8 +201,8 @@ test('the interpreter comes only from the allowlist', async (t) => {
   t.after(() => root.fiber.dispose())
   assert.equal(root.tools.schemas().filter((s) => TOOLS.includes(s.name)).length, 4)
   const res = await run(root, 'memory_status', {})
-  assert.equal(res.value.ok, false)
-  assert.match(res.value.error, /no interpreter recorded[\s\S]*cuecard dsh install/)
+  assert.equal(res.isError, true)
+  assert.match(res.error.message, /no interpreter recorded[\s\S]*cuecard dsh install/)
   assert.match(logText(logs, 'warn'), /not configured yet/)
 })
 
@@ -210,7 +218,8 @@ test('uv312 runs `uv run --python 3.12 python -m cuecard.dsh_adapter` from PATH'
   const { root } = await boot(plugin, { python: 'uv312' })
   t.after(() => root.fiber.dispose())
   const res = await run(root, 'memory_status', {})
-  assert.equal(res.value.ok, true, res.value.error)
+  assert.equal(res.isError, false, res.error?.message)
+  assert.equal(res.value.ok, true)
   assert.equal(readFileSync(log, 'utf8'), 'run --no-project --no-config --python 3.12 python -I -m cuecard.dsh_adapter call status\n')
 })
 

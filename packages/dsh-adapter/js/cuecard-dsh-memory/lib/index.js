@@ -61,16 +61,34 @@ export function docProblem(doc) {
   return undefined
 }
 
+/** A tool failure the host records as one (`isError: true`, content `Error: <message>`). */
+export class CuecardToolError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'CuecardToolError'
+  }
+}
+
 function refuse(error) {
-  return { ok: false, output: '', error }
+  throw new CuecardToolError(error)
+}
+
+/** The tool value of a successful call; a failed one is thrown, so the host marks it an error. */
+function settle(value) {
+  if (!value.ok) throw new CuecardToolError(value.error || 'cuecard refused the call')
+  return value
 }
 
 export function apply(ctx, config) {
   const log = ctx.logger(name)
-  const call = (tool, request, exec) => callTool({
+  const status = (exec) => callTool({
+    tool: 'status', request: {}, python: config.python, timeoutMs: config.timeoutMs,
+    signal: exec?.signal, cwd: exec?.agent?.session?.header?.cwd, env: childEnv(config),
+  })
+  const call = async (tool, request, exec) => settle(await callTool({
     tool, request, python: config.python, timeoutMs: config.timeoutMs, signal: exec?.signal,
     cwd: exec?.agent?.session?.header?.cwd, env: childEnv(config),
-  })
+  }))
 
   ctx.tools.register(defineTool({
     name: 'memory_search',
@@ -138,7 +156,7 @@ export function apply(ctx, config) {
   ctx.inject(['webServer'], (sub) => {
     sub.effect(() => sub.webServer.register({
       kind: 'exact', path: STATUS_PATH,
-      handler: (req, res) => statusRoute(req, res, () => call('status', {}, undefined), config),
+      handler: (req, res) => statusRoute(req, res, () => status(undefined), config),
     }), 'cuecard status route')
   })
 }

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_AGENT",
     "LIMIT_RANGE",
     "TOOLS",
@@ -32,9 +33,12 @@ __all__ = [
     "doc_problem",
     "handle",
     "parse_request",
+    "tool_name",
 ]
 
 TOOLS = ("search", "show", "submit", "status")
+ALIASES = {f"memory_{tool}": tool for tool in TOOLS}
+"""The names the model sees (``memory_search`` …) name the same tools."""
 LIMIT_RANGE = (1, 50)
 DEFAULT_LIMIT = 8
 DEFAULT_AGENT = "dsh"
@@ -87,10 +91,21 @@ def doc_problem(doc: str) -> str | None:
     return None
 
 
+def tool_name(tool: str) -> str:
+    """The short name of ``tool`` (``memory_search`` -> ``search``); raises ``BadRequest``."""
+    name = ALIASES.get(tool, tool)
+    if name not in TOOLS:
+        raise BadRequest(
+            f"tool {tool[:80]!r} is unknown: choose one of {', '.join(TOOLS)} "
+            f"(or {', '.join(ALIASES)})"
+        )
+    return name
+
+
 def parse_request(tool: str, raw: str | bytes) -> dict[str, Any]:
-    """The request object for ``tool``, checked key by key; raises ``BadRequest``."""
-    if tool not in TOOLS:
-        raise BadRequest(f"tool {tool!r} is unknown: choose one of {', '.join(TOOLS)}")
+    """The request object for ``tool`` (a short or a model-facing name), checked key by key;
+    raises ``BadRequest``."""
+    tool = tool_name(tool)
     if len(raw) > MAX_REQUEST_BYTES:
         raise BadRequest(f"request must be at most {MAX_REQUEST_BYTES} bytes")
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
@@ -229,6 +244,7 @@ def answer(tool: str, vault: str | None) -> int:
     code = 0
     try:
         request = parse_request(tool, sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1))
+        tool = tool_name(tool)
     except BadRequest as exc:
         response, code = refusal(str(exc)), 2
     else:

@@ -23,7 +23,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "2 for a malformed request."
         ),
     )
-    parser.add_argument("tool", help="search, show, submit or status")
+    parser.add_argument(
+        "tool",
+        help="search, show, submit or status (or the names the model sees: memory_search, "
+        "memory_show, memory_submit, memory_status)",
+    )
     parser.add_argument(
         "--vault", metavar="PATH", help="the vault (default: CUECARD_VAULT, then the user config)"
     )

@@ -2,8 +2,9 @@
 
 Only three files can ever be touched, all under one home folder: ``.dsh/AGENTS.md``,
 ``.codex/AGENTS.md`` and ``.claude/CLAUDE.md``. A file that does not exist is never created. A
-write holds a lock beside the file, keeps a timestamped backup, replaces the file atomically and
-reads it back; a failed check restores the backup.
+write locks the file's folder (no lock file is left behind), keeps a timestamped backup with the
+file's own mode, replaces the file atomically keeping its mode, and reads it back; a failed check
+restores the backup.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from datetime import datetime
 from pathlib import Path
 
 from cuecard.core._errors import UsageError
-from cuecard.core._fsio import atomic_write, exclusive_create, locked
 from cuecard.dsh_adapter._deploy import render_block, replace_block, verify
 from cuecard.dsh_adapter._errors import DeployError
+from cuecard.dsh_adapter._files import (
+    create_with_mode,
+    file_mode,
+    folder_lock,
+    replace_keeping_mode,
+)
 
 __all__ = ["TARGETS", "Deployer", "Outcome", "Target"]
 
@@ -28,7 +34,8 @@ TARGETS: dict[str, str] = {
     "claude": ".claude/CLAUDE.md",
 }
 BACKUP_INFIX = ".bak-cuecard-"
-LOCK_SUFFIX = ".cuecard-deploy.lock"
+LEGACY_LOCK_SUFFIX = ".cuecard-deploy.lock"
+"""Where earlier versions locked a target (a file they left behind; apply removes it)."""
 
 
 @dataclass(frozen=True)
@@ -149,16 +156,17 @@ class Deployer:
         self._check_file(target)
         path = target.path
         block = self._block(target)
-        with locked(path.with_name(path.name + LOCK_SUFFIX), timeout=self._lock_timeout):
+        with folder_lock(path.parent, timeout=self._lock_timeout):
+            _drop_legacy_lock(path)
             old = path.read_text(encoding="utf-8")
             new = replace_block(old, block)
             if new == old:
                 return Outcome(target.agent, str(path), changed=False, written=False)
             backup = self._backup(path, old)
-            atomic_write(path, new)
+            replace_keeping_mode(path, new)
             problem = verify(path.read_text(encoding="utf-8"), block)
             if problem is not None:
-                atomic_write(path, old)
+                replace_keeping_mode(path, old)
                 raise DeployError(
                     f"{path}: verification after writing failed ({problem}); restored"
                 )
@@ -166,10 +174,11 @@ class Deployer:
 
     def _backup(self, path: Path, text: str) -> Path:
         stamp = self._clock().strftime("%Y%m%d-%H%M%S-%f")
+        mode = file_mode(path)
         for n in range(100):
             suffix = f"{stamp}" if n == 0 else f"{stamp}-{n:02d}"
             backup = path.with_name(f"{path.name}{BACKUP_INFIX}{suffix}")
-            if exclusive_create(backup, text):
+            if create_with_mode(backup, text, mode):
                 return backup
         raise DeployError(f"{path}: could not find a free backup name")
 
@@ -184,7 +193,8 @@ class Deployer:
         for target in targets:
             self._check_file(target)
             path = target.path
-            with locked(path.with_name(path.name + LOCK_SUFFIX), timeout=self._lock_timeout):
+            with folder_lock(path.parent, timeout=self._lock_timeout):
+                _drop_legacy_lock(path)
                 found = self.backups(target)
                 if not found:
                     out.append(
@@ -196,7 +206,7 @@ class Deployer:
                 text = found[-1].read_text(encoding="utf-8")
                 changed = path.read_text(encoding="utf-8") != text
                 if changed:
-                    atomic_write(path, text)
+                    replace_keeping_mode(path, text)
                 out.append(
                     Outcome(target.agent, str(path), changed, changed, backup=str(found[-1]))
                 )
@@ -209,3 +219,10 @@ class Deployer:
             problem = verify(target.path.read_text(encoding="utf-8"), self._block(target))
             out.append(Outcome(target.agent, str(target.path), False, False, problem=problem))
         return out
+
+
+def _drop_legacy_lock(path: Path) -> None:
+    """Remove the lock file an earlier version left beside ``path`` (a regular file only)."""
+    legacy = path.with_name(path.name + LEGACY_LOCK_SUFFIX)
+    if legacy.is_file() and not legacy.is_symlink():
+        legacy.unlink()

@@ -1,0 +1,93 @@
+"""Writing a user's instruction file as the user left it: its mode kept (a 0600 file and its
+backups stay 0600), replaced atomically, and locked without leaving a lock file behind.
+
+The lock is an advisory ``flock`` on the file's folder (an allowlisted folder such as ``~/.dsh``,
+which deploy never replaces), so no ``<file>.lock`` is created next to the user's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from cuecard.core._errors import StoreBusy
+from cuecard.core._fsio import fsync_dir
+
+__all__ = ["create_with_mode", "file_mode", "folder_lock", "replace_keeping_mode"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def file_mode(path: Path) -> int:
+    """The permission bits of ``path`` (not following a link)."""
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def _write_new(path: Path, payload: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, mode)  # exactly ``mode``, whatever the umask
+        with os.fdopen(fd, "wb") as handle:
+            fd = -1
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def create_with_mode(path: Path, text: str, mode: int) -> bool:
+    """Create ``path`` holding ``text`` with permission bits ``mode``; ``False`` if it exists."""
+    try:
+        _write_new(path, text.encode("utf-8"), mode)
+    except FileExistsError:
+        return False
+    fsync_dir(path.parent)
+    return True
+
+
+def replace_keeping_mode(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically; the new file has the old one's mode."""
+    mode = file_mode(path)
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        _write_new(temp, text.encode("utf-8"), mode)
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``folder`` itself for the ``with`` block; the kernel
+    drops it when the holder dies. Nothing is created."""
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"{folder}: another cuecard deploy held the lock for {timeout:.0f} s; "
+                        "try again"
+                    ) from None
+                time.sleep(poll)
+        yield
+    finally:
+        os.close(fd)
