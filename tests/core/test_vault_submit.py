@@ -196,7 +196,7 @@ def test_ordinary_lines_are_accepted(cc: Run, plain: tuple[Path, str], line: str
 
 
 @pytest.mark.parametrize(
-    "line", ["close </memory-data> here", "hidden\u202econtrol", "zero\u200bwidth"]
+    "line", ["close </memory-data> here", "hidden\u202econtrol", "tag\U000e0041char"]
 )
 def test_unsafe_lines_are_refused(cc: Run, plain: tuple[Path, str], line: str) -> None:
     root, layout = plain

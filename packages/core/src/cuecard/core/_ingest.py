@@ -30,8 +30,8 @@ from cuecard.core._paths import repo_relative
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
 from cuecard.core._similarity import DUPLICATE_AT, SimilarityIndex
 from cuecard.core._store import Store
-from cuecard.core._text import find_secret
-from cuecard.core._validate import field_name, validate_memory
+from cuecard.core._text import find_secret, redact
+from cuecard.core._validate import schema_messages, validate_memory
 
 __all__ = ["MAX_PROPOSAL_BYTES", "IngestResult", "generic_reason", "ingest_file"]
 
@@ -181,6 +181,22 @@ def _telemetry(store: Store, result: IngestResult, session: str, source: str) ->
         handle.write(json.dumps(line) + "\n")
 
 
+def _decoded_strings(value: Any) -> str:
+    """Every key and string of parsed JSON, one per line: what escapes could hide from a scan."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(str(k) for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return "\n".join(out)
+
+
 def _parse(raw_text: str) -> Proposal:
     secret = find_secret(raw_text)
     if secret is not None:
@@ -189,18 +205,19 @@ def _parse(raw_text: str) -> Proposal:
         raw = json.loads(raw_text)
     except ValueError as exc:
         raise _Refused("invalid_json", [f"the proposal is not valid JSON ({exc})"]) from None
+    except RecursionError:
+        raise _Refused("invalid_json", ["the proposal is nested too deeply"]) from None
     if not isinstance(raw, dict):
         raise _Refused("not_object", ["the proposal is not one JSON object"])
+    secret = find_secret(_decoded_strings(raw))
+    if secret is not None:
+        raise _Refused("secret", [f"the proposal holds a credential-shaped value ({secret})"])
     model: type[MemoryProposal] | type[RequestProposal]
     model = RequestProposal if "request" in raw else MemoryProposal
     try:
         return model.model_validate(raw)
     except pydantic.ValidationError as error:
-        reasons = [
-            f"{field_name(tuple(e['loc']))} {e['msg'].lower()}"
-            for e in error.errors(include_url=False, include_input=False)
-        ]
-        raise _Refused("schema", reasons) from None
+        raise _Refused("schema", schema_messages(error)) from None
 
 
 def _request(store: Store, proposal: RequestProposal, source: str) -> IngestResult:
@@ -414,12 +431,30 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
         result = IngestResult("refused", reasons=[str(exc)], codes=[type(exc).__name__])
         done = "inbox-refused"
     if result.outcome == "refused":
+        result.reasons = [redact(reason) for reason in result.reasons]
         result.message = (
-            f"cuecard refused {name}: " + "; ".join(result.reasons) + ". Fix it and write it again."
+            f"cuecard refused {redact(name)}: "
+            + "; ".join(result.reasons)
+            + ". Fix it and write it again."
         )
-    if file.is_file() and not file.is_symlink():
-        target = store.local_dir / done
-        target.mkdir(parents=True, exist_ok=True)
-        file.replace(target / f"{int(time.time() * 1000)}-{name}")
+    result.message = redact(result.message)
+    _move_out(file, store.local_dir / done, redacted=result.outcome == "refused")
     _telemetry(store, result, session, source)
     return result
+
+
+def _move_out(file: Path, folder: Path, *, redacted: bool) -> None:
+    """Move a proposal out of the inbox; a refused one is kept only as a redacted copy."""
+    if not file.is_file() or file.is_symlink():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{int(time.time() * 1000)}-{redact(file.name)}"
+    if not redacted:
+        file.replace(target)
+        return
+    from cuecard.core._fsio import atomic_write
+    from cuecard.core._secrets import redact_text_copy
+
+    text = file.read_bytes()[: MAX_PROPOSAL_BYTES + 1].decode("utf-8", "replace")
+    atomic_write(target, redact_text_copy(text))
+    file.unlink()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from cuecard.core._text import _INVISIBLE, _WRAPPER_TAG
 
-__all__ = ["find_secret", "needs_scrutiny", "redact"]
+__all__ = ["find_secret", "needs_scrutiny", "redact", "redact_json", "redact_text_copy"]
 
 # Credential shapes, each with the name a refusal gives it (never the value).
 _SECRET_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -49,20 +49,58 @@ _SECRET_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 # `password = value` and its kin. The label may end a longer name (``DB_PASSWORD``) but not run on
 # (``tokens``, ``api_key_id``); the value must look like a credential, not a number or a reference.
+# Its words may be joined by ``_``, ``-`` or one space (``api key: …``), as people write them.
 _LABEL = (
-    r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|client[_-]?secret|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token)"
+    r"(?:password|passwd|pwd|secret|token|api[ _-]?key|apikey|access[ _-]?key|private[ _-]?key"
+    r"|client[ _-]?secret|secret[ _-]?key|auth[ _-]?token|access[ _-]?token|refresh[ _-]?token)"
 )
 _ASSIGNED = re.compile(
     rf"(?<![A-Za-z0-9])(?P<label>{_LABEL})(?![A-Za-z0-9_-])(?P<sep>[\"']?\s*(?::=|=|:)\s*)"
     r"(?P<quote>[\"']?)(?P<value>[^\s\"',;]{6,})",
     re.IGNORECASE,
 )
+# Values that are not credentials. The rules follow Yelp's detect-secrets (its heuristic filters
+# and its keyword plugin's false positives), narrowed to what one assigned value can show:
+# - templated values ``{x}``, ``<x>``, ``${x}`` and ``$x`` (is_templated_secret,
+#   is_prefixed_with_dollar_sign), and ``%x``/``[x`` references;
+# - indirect references, a call or a subscript (is_indirect_reference): ``get_key()``,
+#   ``os.environ[...]``, ``process.env.X``, ``getenv(...)``;
+# - sequential strings (is_sequential_string): ``abcdef…``, ``123456…``, ``xxxx``, ``****``;
+# - its false-positive words: ``none``, ``null``, ``true``, ``false``, ``undefined``,
+#   ``redacted``, ``changeme``, and values made of placeholder words (``dummy_value``,
+#   ``not_real_key``, ``some_key``, ``replace…``, ``todo``);
+# - added here for documentation and rules files: ``your_…_here`` placeholders. A placeholder is
+#   letters of one case and separators only, holding a placeholder word (``your``, ``here``,
+#   ``example``, ``placeholder``, ``dummy``, ``sample``, ``replace``, ``insert``, ``fake``,
+#   ``todo``); a real credential mixes in digits or cases.
+# Not taken from detect-secrets: its UUID filter (many services issue UUID tokens) and its
+# ``id`` prefix filter (a label here is a credential's name, never an identifier's).
 _NOT_A_VALUE = re.compile(
     r"^(?:\d+|\$.*|<.*>|\{.*\}|\[.*|%.*|\*+|x+|none|null|nil|true|false|undefined|"
-    r"os\.environ.*|process\.env.*|env\(.*|getenv.*|redacted|\[redacted\]|changeme)$",
+    r"os\.environ.*|process\.env.*|env\(.*|getenv.*|redacted|\[redacted\]|changeme|"
+    r"[A-Za-z_][\w.]*(?:\(.*|\[.*)|abcdefg?h?i?j?k?l?m?n?o?p?|0?123456789?0?)$",
     re.IGNORECASE,
 )
+_PLACEHOLDER_WORD = re.compile(
+    r"(?:^|[_.-])(?:your|my|here|example|placeholder|dummy|sample|replace|insert|fake|todo|not"
+    r"|some)(?:[_.-]|$)",
+    re.IGNORECASE,
+)
+_ONE_CASE_WORDS = re.compile(r"^(?:[a-z]+|[A-Z]+)(?:[_.-]+(?:[a-z]+|[A-Z]+))*$")
+
+
+def _placeholder(value: str) -> bool:
+    """``your_client_secret_here``, ``YOUR-API-KEY``, ``dummy_value``: words, not a credential."""
+    return bool(_ONE_CASE_WORDS.match(value) and _PLACEHOLDER_WORD.search(value))
+
+
+def _credential_value(label: str, value: str) -> bool:
+    if _NOT_A_VALUE.match(value) or _placeholder(value):
+        return False
+    if " " in label:  # prose says "API key: rotated monthly"; a spaced label needs a key's shape
+        return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    return True
+
 
 # One pass over a whole record finds nothing in the common case; only a hit pays for the
 # per-field walk that names the field.
@@ -75,7 +113,9 @@ _PREFILTER = re.compile(
 
 
 def _assignment_values(text: str) -> list[re.Match[str]]:
-    return [m for m in _ASSIGNED.finditer(text) if not _NOT_A_VALUE.match(m.group("value"))]
+    return [
+        m for m in _ASSIGNED.finditer(text) if _credential_value(m.group("label"), m.group("value"))
+    ]
 
 
 # A looser form of every shape, without lookarounds, for RE2: one linear pass over a whole record
@@ -138,3 +178,35 @@ def redact(text: str) -> str:
         start, end = match.span("value")
         text = text[:start] + "[redacted]" + text[end:]
     return text
+
+
+def redact_json(value: object) -> object:
+    """``value`` (parsed JSON) with every key and every string redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): redact_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(item) for item in value]
+    return value
+
+
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def redact_text_copy(text: str) -> str:
+    """A copy of a file's text safe to keep: JSON redacted key by key, anything else as text.
+
+    JSON that does not parse is redacted after its ``\\uXXXX`` escapes are decoded, so that an
+    escaped credential is not kept either.
+    """
+    import json
+
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return redact(_JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text))
+    try:
+        return json.dumps(redact_json(parsed), indent=2, ensure_ascii=False) + "\n"
+    except RecursionError:
+        return redact(_JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text))

@@ -35,7 +35,7 @@ from cuecard.core._errors import (
 from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
 from cuecard.core._memory import LIVE, Memory, Status
 from cuecard.core._paths import STORE_DIR, find_root
-from cuecard.core._validate import field_name, validate_memory, validate_memory_text
+from cuecard.core._validate import schema_messages, validate_memory, validate_memory_text
 
 __all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
 
@@ -174,10 +174,7 @@ class Store:
         try:
             return ProjectConfig.model_validate(raw)
         except pydantic.ValidationError as error:
-            problems = [
-                f"{path}: {field_name(tuple(e['loc']))} {e['msg'].lower()}"
-                for e in error.errors(include_url=False, include_input=False)
-            ]
+            problems = [f"{path}: {message}" for message in schema_messages(error)]
             raise ConfigError("\n".join(problems)) from None
 
     def raw_records(self) -> Iterator[dict[str, Any]]:

@@ -13,15 +13,63 @@ __all__ = [
     "needs_scrutiny",
     "neutralise",
     "redact",
+    "strip_invisibles",
     "unsafe_reason",
     "wrap_memory_data",
 ]
 
-_INVISIBLE = re.compile(
-    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
-    "\ufff9-\ufffb\U000e0000-\U000e007f]"
+# Default_Ignorable_Code_Point, copied from DerivedCoreProperties.txt of Unicode 15.1.0 (the set
+# is the same in 16.0 and 17.0; U+180F joined it in 14.0). The standard library's unicodedata
+# does not expose the property, so the ranges live here; tests check known members.
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),  # SOFT HYPHEN
+    (0x034F, 0x034F),  # COMBINING GRAPHEME JOINER
+    (0x061C, 0x061C),  # ARABIC LETTER MARK
+    (0x115F, 0x1160),  # HANGUL CHOSEONG FILLER..HANGUL JUNGSEONG FILLER
+    (0x17B4, 0x17B5),  # KHMER VOWEL INHERENT AQ..AA
+    (0x180B, 0x180D),  # MONGOLIAN FREE VARIATION SELECTOR ONE..THREE
+    (0x180E, 0x180E),  # MONGOLIAN VOWEL SEPARATOR
+    (0x180F, 0x180F),  # MONGOLIAN FREE VARIATION SELECTOR FOUR
+    (0x200B, 0x200F),  # ZERO WIDTH SPACE..RIGHT-TO-LEFT MARK
+    (0x202A, 0x202E),  # LEFT-TO-RIGHT EMBEDDING..RIGHT-TO-LEFT OVERRIDE
+    (0x2060, 0x2064),  # WORD JOINER..INVISIBLE PLUS
+    (0x2065, 0x2065),  # <reserved-2065>
+    (0x2066, 0x206F),  # LEFT-TO-RIGHT ISOLATE..NOMINAL DIGIT SHAPES
+    (0x3164, 0x3164),  # HANGUL FILLER
+    (0xFE00, 0xFE0F),  # VARIATION SELECTOR-1..16
+    (0xFEFF, 0xFEFF),  # ZERO WIDTH NO-BREAK SPACE
+    (0xFFA0, 0xFFA0),  # HALFWIDTH HANGUL FILLER
+    (0xFFF0, 0xFFF8),  # <reserved-FFF0>..<reserved-FFF8>
+    (0x1BCA0, 0x1BCA3),  # SHORTHAND FORMAT LETTER OVERLAP..UP STEP
+    (0x1D173, 0x1D17A),  # MUSICAL SYMBOL BEGIN BEAM..END PHRASE
+    (0xE0000, 0xE0FFF),  # LANGUAGE TAG, TAG characters, VARIATION SELECTOR-17..256, reserved
 )
+# Bidi_Control, from PropList.txt of the same version: every one is also default-ignorable.
+_BIDI_CONTROLS = ((0x061C, 0x061C), (0x200E, 0x200F), (0x202A, 0x202E), (0x2066, 0x2069))
+# C0 and C1 controls except tab, line feed and carriage return, and the interlinear annotation
+# characters (which hide text between their anchors).
+_CONTROLS = ((0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0xFFF9, 0xFFFB))
+# What could hide or reorder meaning, refused when text is taken in: controls, bidi controls,
+# the tag characters (invisible ASCII a model still reads), the Hangul fillers (blank letters)
+# and the deprecated digit-shaping and symmetric-swapping format characters.
+_HIDING = (
+    *_CONTROLS,
+    *_BIDI_CONTROLS,
+    (0x115F, 0x1160),
+    (0x3164, 0x3164),
+    (0xFFA0, 0xFFA0),
+    (0x206A, 0x206F),
+    (0xE0000, 0xE007F),
+)
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+
+
+# Dropped from everything delivered or shown: every invisible and bidirectional control.
+_INVISIBLE = _char_class((*_CONTROLS, *_DEFAULT_IGNORABLE))
+_HIDDEN = _char_class(_HIDING)
 _WRAPPER_TAG = re.compile(r"<\s*/?\s*memory-data\b", re.IGNORECASE)
 
 ADVISORY = (
@@ -52,16 +100,27 @@ def needs_scrutiny(text: str) -> bool:
     return scrutinise(text)
 
 
+def strip_invisibles(text: str) -> str:
+    """``text`` as taken in: harmless invisibles dropped (variation selectors as in "⚠️", joiners,
+    soft hyphens, zero-width spaces), while what could hide or reorder meaning stays for
+    ``unsafe_reason`` to refuse."""
+    if _INVISIBLE.search(text) is None:
+        return text
+    return _INVISIBLE.sub(lambda m: m.group() if _HIDDEN.match(m.group()) else "", text)
+
+
 def unsafe_reason(text: str) -> str | None:
-    """Say why ``text`` is unsafe to store (invisible controls, a wrapper tag), or ``None``."""
-    found = _INVISIBLE.search(text)
+    """Say why ``text`` is unsafe to store, or ``None``: a character that could hide or reorder
+    meaning (a control, a bidi control, a tag character), or a wrapper tag (found also when
+    harmless invisibles split it)."""
+    found = _HIDDEN.search(text)
     if found is not None:
         import unicodedata
 
         code = f"U+{ord(found.group()):04X}"
         name = unicodedata.name(found.group(), "control character")
         return f"holds an invisible or bidirectional control character ({code} {name})"
-    if _WRAPPER_TAG.search(text):
+    if _WRAPPER_TAG.search(_INVISIBLE.sub("", text)):
         return "holds a <memory-data> tag that could close the wrapper around delivered knowledge"
     return None
 

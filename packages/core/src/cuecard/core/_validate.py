@@ -15,13 +15,20 @@ import pydantic
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
-from cuecard.core._memory import Memory, Trigger
-from cuecard.core._text import find_secret, needs_scrutiny, unsafe_reason
+from cuecard.core._memory import TOPIC_PATTERN, Memory, Trigger
+from cuecard.core._text import (
+    find_secret,
+    needs_scrutiny,
+    redact,
+    strip_invisibles,
+    unsafe_reason,
+)
 
 __all__ = [
     "MAX_MEMORY_JSON",
     "field_name",
     "memory_label",
+    "schema_messages",
     "validate_memory",
     "validate_memory_text",
 ]
@@ -42,14 +49,56 @@ def memory_label(raw: Mapping[str, Any]) -> str:
 
 
 def field_name(loc: tuple[int | str, ...]) -> str:
-    """Render a location tuple as ``triggers[0].paths[1]``."""
+    """Render a location tuple as ``triggers[0].paths[1]``.
+
+    A location holds the keys of the input, and a key can be a credential
+    (``{"AKIA…": 1}``): a key that holds one is shown as ``[redacted]``.
+    """
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            key = "[redacted]" if find_secret(str(part)) is not None else str(part)
+            out += f".{key}" if out else key
     return out or "(record)"
+
+
+# What a value must look like, in words, for the patterns a person meets; a message never shows a
+# raw regular expression.
+_PATTERN_WORDS = {
+    TOPIC_PATTERN: (
+        "must be lowercase letters, digits, '.', '_' or '-', in up to six parts joined by '/', "
+        "each part starting with a letter or digit and at most 64 characters long, "
+        "e.g. billing/retries"
+    ),
+    r"^[A-Za-z0-9_.-]+$": "may hold only letters, digits, '.', '_' and '-', e.g. release_2-1",
+    r"^[0-9a-f]{64}$": "must be a sha256 digest: 64 lowercase hexadecimal digits",
+}
+
+
+def _rule_words(item: Mapping[str, Any]) -> str:
+    if item.get("type") == "string_pattern_mismatch":
+        pattern = (item.get("ctx") or {}).get("pattern")
+        if pattern in _PATTERN_WORDS:
+            return _PATTERN_WORDS[pattern]
+        return "does not have the form this field takes"
+    message = str(item["msg"])
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    return message.lower()
+
+
+def schema_messages(error: pydantic.ValidationError) -> list[str]:
+    """One line per schema error, ``field rule``: the rule in words, credentials redacted.
+
+    Every message that renders a schema error goes through here, so that no key or value of
+    the input that holds a credential ever reaches a person, an agent or a log.
+    """
+    return [
+        redact(f"{field_name(tuple(item['loc']))} {_rule_words(item)}")
+        for item in error.errors(include_url=False, include_input=False)
+    ]
 
 
 def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str, str]]:
@@ -99,13 +148,7 @@ def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
 
 
 def _schema_refusals(label: str, error: pydantic.ValidationError) -> list[str]:
-    refusals = []
-    for item in error.errors(include_url=False, include_input=False):
-        message = item["msg"]
-        if message.startswith("Value error, "):
-            message = message[len("Value error, ") :]
-        refusals.append(f"{label}: {field_name(tuple(item['loc']))} {message.lower()}")
-    return refusals
+    return [f"{label}: {message}" for message in schema_messages(error)]
 
 
 def _rule_refusals(label: str, memory: Memory) -> list[str]:
@@ -209,11 +252,27 @@ def _check_refusals(label: str, memory: Memory) -> list[str]:
     return refusals
 
 
+def _taken_in(value: Any) -> Any:
+    """``value`` with harmless invisibles stripped from every string (``strip_invisibles``)."""
+    if isinstance(value, str):
+        return strip_invisibles(value)
+    if isinstance(value, Mapping):
+        return {key: _taken_in(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_taken_in(item) for item in value]
+    return value
+
+
 def validate_memory(raw: Mapping[str, Any]) -> Memory:
-    """The memory ``raw`` describes, or ``ValidationError`` naming every broken rule."""
+    """The memory ``raw`` describes, or ``ValidationError`` naming every broken rule.
+
+    Harmless invisibles (a variation selector in "⚠️", a zero-width joiner) are stripped from
+    its text first; what could hide or reorder meaning is refused.
+    """
     label = memory_label(raw)
     if not isinstance(raw, Mapping):
         raise ValidationError([f"{label}: the record is not a JSON object"])
+    raw = _taken_in(raw)
     refusals = _content_refusals(label, raw)
     size = len(json.dumps(raw, ensure_ascii=False, default=str))
     if size > MAX_MEMORY_JSON:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-import uuid
 
 from cuecard.core._errors import UsageError
 
@@ -97,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
     now = store.now().isoformat()
     memory = validate_memory(
         {
-            "id": str(uuid.uuid4()),
             "topic": args.topic.strip().lower(),
             "kind": args.kind,
             "status": "active",

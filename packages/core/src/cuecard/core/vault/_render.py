@@ -1,8 +1,8 @@
 """Rendering vault and recall results as untrusted data. Pure; standard library only.
 
 Indexed text was redacted and neutralised when it was indexed, so the cold search path does not
-import the text rules unless a piece of text still looks unsafe (a ``<`` or an unprintable
-character), and then neutralises it again.
+import the text rules unless a piece of text still looks unsafe (a ``<``, or anything but
+printable ASCII), and then neutralises it again.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ def _name(path: str) -> str:
 
 
 def safe(text: str) -> str:
-    """``text`` unchanged when it holds no ``<`` and nothing unprintable, else neutralised."""
-    if "<" not in text and text.isprintable():
+    """``text`` unchanged when it is printable ASCII without ``<``, else neutralised (printable
+    non-ASCII text can still hold default-ignorable marks such as U+034F)."""
+    if "<" not in text and text.isascii() and text.isprintable():
         return text
     from cuecard.core._text import neutralise
 

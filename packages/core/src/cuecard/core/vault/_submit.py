@@ -11,7 +11,7 @@ import re
 
 from cuecard.core._errors import UsageError, ValidationError
 from cuecard.core._fsio import exclusive_create
-from cuecard.core._text import unsafe_reason
+from cuecard.core._text import strip_invisibles, unsafe_reason
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._facts import inbox_facts
 from cuecard.core.vault._secrets import find_credential
@@ -36,7 +36,9 @@ def check_agent(agent: str) -> str:
 
 def check_facts(lines: list[str]) -> list[str]:
     """The facts of the submitted text, or ``ValidationError`` naming every refused line."""
-    facts = inbox_facts("\n".join(lines))
+    facts = [
+        f for f in (strip_invisibles(fact).strip() for fact in inbox_facts("\n".join(lines))) if f
+    ]
     if not facts:
         raise ValidationError(["nothing to submit: give at least one non-blank fact line"])
     refusals: list[str] = []
