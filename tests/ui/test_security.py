@@ -167,6 +167,27 @@ def test_an_oversize_body_is_refused(client: httpx.Client, seeded: Seeded) -> No
     assert seeded.memory_bytes("candidate") == before
 
 
+def test_deeply_nested_json_is_a_bad_request(client: httpx.Client, seeded: Seeded) -> None:
+    before = seeded.memory_bytes("candidate")
+    deep = 30_000
+    for body in (
+        b"[" * deep,
+        b'{"changes": ' + b"[" * deep + b"]" * deep + b"}",
+        b'{"changes": {"title": ' + b'{"a": ' * 40 + b"1" + b"}" * 40 + b"}}",
+    ):
+        answer = client.post(
+            _edit_url(seeded), content=body, headers={"Content-Type": "application/json"}
+        )
+        assert answer.status_code == 400, body[:40]
+        assert "deeper than" in answer.json()["message"]
+    brackets_in_text = json.dumps({"changes": {"title": "[" * 100 + " a title"}})
+    answer = client.post(
+        _edit_url(seeded), content=brackets_in_text, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 200, answer.text
+    assert seeded.memory_bytes("candidate") != before
+
+
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
 def test_only_get_and_post(client: httpx.Client, seeded: Seeded, method: str) -> None:
     answer = client.request(method, _edit_url(seeded), json={"changes": {"title": "x"}})

@@ -39,11 +39,40 @@ def _ok(message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"ok": True, "message": message, **extra})
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects a body may have; no change needs more than a few."""
+
+
+def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays and objects deeper than ``limit`` (strings skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
+    if _too_deep(raw):
+        raise _BadRequest(f"the body nests arrays or objects deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(raw or b"{}")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise _BadRequest(f"the body is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise _BadRequest("the body must be one JSON object")
