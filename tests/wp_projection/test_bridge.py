@@ -1,8 +1,9 @@
 """The PHP bridge, run by a real `php` against the real receiver on loopback.
 
 tests/wp_projection/php/harness.php stands in for WordPress (see its header for the functions
-it fakes), loads the plugin written by `cuecard wp bridge`, fires Data Machine's actions and
-runs `shutdown`, when the plugin delivers.
+it fakes), loads the plugin written by `cuecard wp bridge` as a must-use plugin, fires Data
+Machine's actions (the plugin queues an envelope per event), then runs the queue as Action
+Scheduler would in a later request.
 """
 
 from __future__ import annotations
@@ -11,98 +12,36 @@ import base64
 import hashlib
 import json
 import os
-import shutil
 import stat
 import subprocess
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cuecard.wp_projection import render_settings, write_bridge
+from tests.wp_projection.bridge_harness import HOME, PHP, needs_php, run_php, scope
 
-HARNESS = Path(__file__).parent / "php" / "harness.php"
-HOME = "http://127.0.0.1:8089"
-PHP = shutil.which("php")
-
-pytestmark = pytest.mark.skipif(PHP is None, reason="php-cli missing: run scripts/deps/php.sh")
-
-
-def scope(filename: str = "MEMORY.md", layer: str = "agent", user: int = 1, agent: int = 0):
-    return {
-        "__scope": {
-            "layer": layer,
-            "workspace_type": "site",
-            "workspace_id": HOME,
-            "user_id": user,
-            "agent_id": agent,
-            "filename": filename,
-        }
-    }
+pytestmark = needs_php
 
 
 @pytest.fixture
 def bridge(tmp_path: Path, receiver, secret) -> Path:
     out = tmp_path / "mu-plugins"
-    settings = render_settings(
-        endpoint=receiver.url + "/events",
-        secret=secret,
-        agent_slug="admin",
-        agent_slugs={1: "admin"},
-        blocking=True,
-    )
-    write_bridge(out, settings)
+    write_bridge(out, render_settings(endpoint=receiver.url + "/events", secret=secret))
     return out
 
 
-def php_has(extension: str) -> bool:
-    listed = subprocess.run([PHP, "-m"], capture_output=True, text=True, check=True).stdout
-    return extension in listed.split()
-
-
-def transport_flags(transport: str) -> list[str]:
-    """PHP flags that leave the bridge exactly the transport a test means to exercise.
-
-    "wp": the harness defines wp_remote_post. "curl": no WordPress HTTP API; needs php-curl.
-    "stream": no WordPress HTTP API and curl disabled, whatever the machine has installed.
-    """
-    flags = ["-d", "display_errors=stderr"]
-    if transport == "curl" and not php_has("curl"):
-        pytest.skip("php-curl is not installed")
-    if transport == "stream":
-        flags += ["-d", "disable_functions=curl_init,curl_exec,curl_setopt_array"]
-    return flags
-
-
-def run_php(tmp_path: Path, plugin_dir: Path, events: list[dict], **script: Any) -> dict:
-    spec = {
-        "home_url": HOME + "/",
-        "options_file": str(tmp_path / "options.json"),
-        "substrate": False,
-        "transport": "wp",
-        "events": events,
-        **script,
-    }
-    path = tmp_path / f"script-{uuid.uuid4().hex[:8]}.json"
-    path.write_text(json.dumps(spec))
-    result = subprocess.run(
-        [PHP, *transport_flags(spec["transport"]), str(HARNESS), str(plugin_dir), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return dict(json.loads(result.stdout))
-
-
 def test_bridge_writes_the_plugin_and_private_settings(bridge: Path, secret) -> None:
-    settings = bridge / "cuecard-bridge-settings.php"
+    settings = bridge / "cuecard-bridge" / "settings.php"
     assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert stat.S_IMODE(settings.parent.stat().st_mode) == 0o700
     assert secret in settings.read_text()
     assert "datamachine_agent_memory_updated" in (bridge / "cuecard-bridge.php").read_text()
-    for php_file in bridge.iterdir():
+    # WordPress loads every top-level PHP file of mu-plugins: the secret is not one of them.
+    assert sorted(p.name for p in bridge.glob("*.php")) == ["cuecard-bridge.php"]
+    assert PHP is not None
+    for php_file in [bridge / "cuecard-bridge.php", settings]:
         lint = subprocess.run([PHP, "-l", str(php_file)], capture_output=True, text=True)
         assert lint.returncode == 0, lint.stdout
 
@@ -128,7 +67,7 @@ def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver
                 "action": "datamachine_agent_memory_updated",
                 "args": [scope("scratch.md", agent=1), "temp\n", {}],
             },
-            {"action": "datamachine_agent_memory_deleted", "args": [scope("scratch.md")]},
+            {"action": "datamachine_agent_memory_deleted", "args": [scope("old.md")]},
             {"action": "datamachine_guideline_updated", "args": [100, "memory"]},
             {
                 "action": "datamachine_composable_regenerated",
@@ -168,7 +107,7 @@ def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver
     assert first["hash"] == hashlib.sha1(content.encode()).hexdigest()
     assert first["bytes"] == len(content.encode())
     assert first["metadata"] == metadata
-    assert "content" not in envs[2] and envs[2]["scope"]["filename"] == "scratch.md"
+    assert "content" not in envs[2] and envs[2]["scope"]["filename"] == "old.md"
     assert envs[3]["post_id"] == 100 and envs[3]["guideline_type"] == "memory"
     assert envs[4]["scope"]["layer"] == "shared"
     assert envs[4]["content"] == "# SITE.md\ncomposed\n"
@@ -181,6 +120,7 @@ def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver
     site = next(iter(receiver.status()["sites"]))
     assert files == {
         f"{site}/agents/admin/MEMORY.md": content.encode(),
+        f"{site}/agents/admin/scratch.md": b"temp\n",
         f"{site}/shared/SITE.md": b"# SITE.md\ncomposed\n",
     }
 
@@ -216,7 +156,6 @@ def test_a_signed_request_is_accepted_and_a_changed_byte_refused(tmp_path, bridg
         tmp_path,
         bridge,
         [{"action": "datamachine_agent_memory_updated", "args": [scope(), "signed\n", {}]}],
-        options={"cuecard_bridge_settings": {"blocking": True}},
     )
     sent = out["delivered"][0]
     assert sent["result"]["status"] == 202
@@ -276,21 +215,29 @@ def test_bytes_that_are_not_utf8_travel_as_base64(tmp_path, bridge, receiver) ->
 
 
 def test_an_unreachable_receiver_never_fails_the_write(tmp_path, bridge) -> None:
-    settings = bridge / "cuecard-bridge-settings.php"
+    settings = bridge / "cuecard-bridge" / "settings.php"
     text = settings.read_text()
     start = text.index("'endpoint'")
     end = text.index("\n", start)
-    settings.write_text(text[:start] + "'endpoint'   => 'http://127.0.0.1:9/events'," + text[end:])
+    settings.write_text(text[:start] + "'endpoint' => 'http://127.0.0.1:9/events'," + text[end:])
     out = run_php(
         tmp_path,
         bridge,
         [
             {"action": "datamachine_agent_memory_updated", "args": [scope(), "lost\n", {}]},
-            {"action": "datamachine_agent_memory_deleted", "args": [scope()]},
+            {"action": "datamachine_agent_memory_deleted", "args": [scope("old.md")]},
         ],
     )
     assert out["errors"] == []
-    assert [d["result"]["ok"] for d in out["delivered"]] == [False, False]
+    assert [d["result"]["ok"] for d in out["delivered"]] == [False]  # the head, then backoff
+    assert [q["label"] for q in out["queue"]] == [
+        "memory.updated agent/MEMORY.md of agent admin",
+        "memory.deleted agent/old.md of agent admin",
+    ]
+    assert "not delivered (attempt 1)" in out["log"] and "next attempt in 5 s" in out["log"]
+    assert [(s["hook"], s["status"]) for s in out["scheduled"]] == [
+        ("cuecard_bridge_deliver", "pending")
+    ]
 
 
 def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(
@@ -304,8 +251,17 @@ def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(
     assert "--endpoint 'ftp://x' must be an http(s) URL" in capsys.readouterr().err
     assert main(["wp", "bridge", "--out", out, "--agent", "x=admin"]) == 2
     assert "--agent 'x=admin' must be ID=SLUG" in capsys.readouterr().err
+    assert main(["wp", "bridge", "--out", out, "--agent-slug", "admin"]) == 2
+    assert "--agent-slug is gone" in capsys.readouterr().err
     assert main(["wp", "bridge", "--out", out, "--json"]) == 0
-    assert set(json.loads(capsys.readouterr().out)) == {"files", "endpoint"}
+    assert set(json.loads(capsys.readouterr().out)) == {
+        "files",
+        "endpoint",
+        "settings_dir",
+        "owner",
+        "owner_command",
+        "removed",
+    }
     assert os.access(tmp_path / "o" / "cuecard-bridge.php", os.R_OK)
     monkeypatch.setenv("CUECARD_WP_SECRET", "")
     assert main(["wp", "bridge", "--out", out]) == 2
@@ -336,7 +292,7 @@ def test_the_bridge_refuses_git_metadata_and_sends_nothing(tmp_path, bridge, rec
     ]
     events += [{"action": "datamachine_agent_memory_deleted", "args": [scope(n)]} for n in names]
     events.append({"action": "datamachine_composable_regenerated", "args": [".git/config", ""]})
-    out = run_php(tmp_path, bridge, events, log_file=str(tmp_path / "php.log"))
+    out = run_php(tmp_path, bridge, events)
     assert out["errors"] == [] and out["delivered"] == []
     for name in names:
         assert f"event for {name} refused: segment" in out["log"]

@@ -156,6 +156,7 @@ def test_status_reports_projection_preserved_and_wiring(root, capsys) -> None:
         "queue",
         "preserved",
         "refused",
+        "refused_events",
         "wired",
     }
     assert report["sites"]["prod"]["last_seq"] == 3

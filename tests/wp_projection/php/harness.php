@@ -1,25 +1,43 @@
 <?php
 /**
- * A minimal stand-in for WordPress, enough to load the real cuecard bridge plugin and fire the
- * Data Machine actions at it.
+ * A stand-in for WordPress, enough to load the real cuecard bridge plugin the way WordPress loads
+ * must-use plugins, fire Data Machine's actions at it, and run its queue the way Action Scheduler
+ * or WP-Cron would, in a later request.
  *
- * Usage: php harness.php PLUGIN_DIR SCRIPT.json
- * SCRIPT: {"home_url", "options_file", "substrate": bool, "transport": "wp"|"curl"|"stream",
- *          "options": {...}, "events": [{"action": "...", "args": [...]}]}
+ * Usage: php harness.php MU_PLUGINS_DIR SCRIPT.json
+ * SCRIPT: {
+ *   "home_url", "options_file", "log_file",
+ *   "substrate": bool,                     guideline post type and taxonomy registered
+ *   "transport": "wp"|"curl"|"stream",     "wp" defines the WordPress HTTP API
+ *   "scheduler": "action_scheduler"|"wp_cron",
+ *   "datamachine": "full"|"repository"|"none",  which of Data Machine's agent APIs exist
+ *   "users": [{ID, user_login, role}], "agents": [{agent_id, agent_slug, owner_id}],
+ *   "options": {...},                      options set before the request
+ *   "events": [{"action": "...", "args": [...]}],   fired in this request
+ *   "run_queue": bool (default true),      afterwards, run what the scheduler has due
+ *   "advance": seconds                     the scheduler's clock runs this far ahead
+ * }
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.
- * Prints one JSON object: {"delivered": [{envelope, body, headers, result}], "errors": [...]}.
+ * Prints one JSON object: {"delivered": [{envelope, body, headers, result}], "errors": [...],
+ * "log": "...", "request_ms": float, "queue": [...], "scheduled": [{hook, at, status}]}.
  *
- * Faked WordPress functions: add_action, add_filter, do_action, apply_filters, did_action,
- * get_option, update_option, wp_cache_delete, home_url, get_current_blog_id, post_type_exists,
- * taxonomy_exists, and (transport "wp") wp_remote_post, is_wp_error,
- * wp_remote_retrieve_response_code with a minimal WP_Error.
+ * Options persist in options_file between runs (the database); every top-level *.php file in
+ * MU_PLUGINS_DIR is included, as WordPress does with wp-content/mu-plugins.
  */
 
 define( 'ABSPATH', __DIR__ . '/' );
 
 $plugin_dir = $argv[1];
 $script     = json_decode( file_get_contents( $argv[2] ), true );
+$script    += array(
+	'scheduler'   => 'action_scheduler',
+	'datamachine' => 'full',
+	'run_queue'   => true,
+	'advance'     => 0,
+	'users'       => array( array( 'ID' => 1, 'user_login' => 'admin', 'role' => 'administrator' ) ),
+	'agents'      => array( array( 'agent_id' => 1, 'agent_slug' => 'admin', 'owner_id' => 1 ) ),
+);
 
 $log_file = isset( $script['log_file'] ) ? $script['log_file'] : sys_get_temp_dir() . '/cuecard-harness-' . getmypid() . '.log';
 ini_set( 'log_errors', '1' );
@@ -52,6 +70,9 @@ function do_action( $hook, ...$args ) {
 		}
 	}
 }
+function do_action_ref_array( $hook, $args ) {
+	do_action( $hook, ...$args );
+}
 function apply_filters( $hook, $value, ...$args ) {
 	if ( empty( $GLOBALS['hooks'][ $hook ] ) ) {
 		return $value;
@@ -67,12 +88,34 @@ function apply_filters( $hook, $value, ...$args ) {
 function did_action( $hook ) {
 	return isset( $GLOBALS['fired'][ $hook ] ) ? $GLOBALS['fired'][ $hook ] : 0;
 }
+
+// -- options: the database, persisted in options_file --------------------------------------------
+
+function harness_save_options() {
+	file_put_contents( $GLOBALS['script']['options_file'], json_encode( $GLOBALS['options'] ), LOCK_EX );
+}
 function get_option( $name, $default = false ) {
 	return array_key_exists( $name, $GLOBALS['options'] ) ? $GLOBALS['options'][ $name ] : $default;
 }
+function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
+	if ( array_key_exists( $name, $GLOBALS['options'] ) ) {
+		return false;
+	}
+	$GLOBALS['options'][ $name ] = $value;
+	harness_save_options();
+	return true;
+}
 function update_option( $name, $value, $autoload = null ) {
 	$GLOBALS['options'][ $name ] = $value;
-	file_put_contents( $GLOBALS['script']['options_file'], json_encode( $GLOBALS['options'] ) );
+	harness_save_options();
+	return true;
+}
+function delete_option( $name ) {
+	if ( ! array_key_exists( $name, $GLOBALS['options'] ) ) {
+		return false;
+	}
+	unset( $GLOBALS['options'][ $name ] );
+	harness_save_options();
 	return true;
 }
 function wp_cache_delete( $key, $group = '' ) {
@@ -90,20 +133,139 @@ function post_type_exists( $type ) {
 function taxonomy_exists( $taxonomy ) {
 	return ! empty( $GLOBALS['script']['substrate'] ) && 'wp_guideline_type' === $taxonomy;
 }
+function sanitize_title( $title ) {
+	$title = strtolower( trim( (string) $title ) );
+	$title = preg_replace( '/\s+/', '-', $title );
+	return preg_replace( '/[^a-z0-9_-]/', '', $title );
+}
+function get_user_by( $field, $value ) {
+	foreach ( $GLOBALS['script']['users'] as $user ) {
+		if ( 'id' === $field && (int) $user['ID'] === (int) $value ) {
+			return (object) $user;
+		}
+	}
+	return false;
+}
+
+class WP_Error {
+	private $message;
+	public function __construct( $code = '', $message = '' ) {
+		$this->message = $message;
+	}
+	public function get_error_message() {
+		return $this->message;
+	}
+}
+function is_wp_error( $thing ) {
+	return $thing instanceof WP_Error;
+}
+
+// -- WP-Cron: the `cron` option, {timestamp: {hook: {md5(args): {schedule, args}}}} ---------------
+
+function harness_now() {
+	return time() + (int) $GLOBALS['script']['advance'];
+}
+function wp_schedule_single_event( $timestamp, $hook, $args = array(), $wp_error = false ) {
+	$cron = get_option( 'cron', array() );
+	$key  = md5( serialize( $args ) );
+	foreach ( $cron as $at => $hooks ) {
+		// WordPress refuses an identical event due within ten minutes of an existing one.
+		if ( isset( $hooks[ $hook ][ $key ] ) && abs( (int) $at - (int) $timestamp ) <= 600 ) {
+			return $wp_error ? new WP_Error( 'duplicate_event', 'A duplicate event already exists.' ) : false;
+		}
+	}
+	$cron[ $timestamp ][ $hook ][ $key ] = array( 'schedule' => false, 'args' => $args );
+	ksort( $cron );
+	update_option( 'cron', $cron );
+	return true;
+}
+function wp_next_scheduled( $hook, $args = array() ) {
+	$key = md5( serialize( $args ) );
+	foreach ( get_option( 'cron', array() ) as $at => $hooks ) {
+		if ( isset( $hooks[ $hook ][ $key ] ) ) {
+			return (int) $at;
+		}
+	}
+	return false;
+}
+function wp_unschedule_event( $timestamp, $hook, $args = array(), $wp_error = false ) {
+	$cron = get_option( 'cron', array() );
+	$key  = md5( serialize( $args ) );
+	unset( $cron[ $timestamp ][ $hook ][ $key ] );
+	if ( empty( $cron[ $timestamp ][ $hook ] ) ) {
+		unset( $cron[ $timestamp ][ $hook ] );
+	}
+	if ( empty( $cron[ $timestamp ] ) ) {
+		unset( $cron[ $timestamp ] );
+	}
+	update_option( 'cron', $cron );
+	return true;
+}
+/** wp-cron.php: runs every event due, unscheduling each before it runs. */
+function harness_run_wp_cron() {
+	$ran = 0;
+	foreach ( get_option( 'cron', array() ) as $at => $hooks ) {
+		if ( (int) $at > harness_now() ) {
+			break;
+		}
+		foreach ( $hooks as $hook => $events ) {
+			foreach ( $events as $event ) {
+				wp_unschedule_event( $at, $hook, $event['args'] );
+				do_action_ref_array( $hook, $event['args'] );
+				++$ran;
+			}
+		}
+	}
+	return $ran;
+}
+
+// -- Action Scheduler (when Data Machine ships it): actions in the option `__action_scheduler` ----
+
+if ( 'action_scheduler' === $script['scheduler'] ) {
+	function harness_as_add( $timestamp, $hook, $args, $group ) {
+		$actions   = get_option( '__action_scheduler', array() );
+		$id        = count( $actions ) + 1;
+		$actions[] = array( 'id' => $id, 'hook' => $hook, 'args' => $args, 'group' => $group, 'at' => (int) $timestamp, 'status' => 'pending' );
+		update_option( '__action_scheduler', $actions );
+		return $id;
+	}
+	function as_enqueue_async_action( $hook, $args = array(), $group = '', $unique = false, $priority = 10 ) {
+		return harness_as_add( time(), $hook, $args, $group );
+	}
+	function as_schedule_single_action( $timestamp, $hook, $args = array(), $group = '', $unique = false, $priority = 10 ) {
+		return harness_as_add( $timestamp, $hook, $args, $group );
+	}
+	/** True while a matching action is pending or in progress, as Action Scheduler answers. */
+	function as_has_scheduled_action( $hook, $args = null, $group = '' ) {
+		foreach ( get_option( '__action_scheduler', array() ) as $action ) {
+			if ( $action['hook'] === $hook && in_array( $action['status'], array( 'pending', 'in-progress' ), true )
+				&& ( '' === $group || $action['group'] === $group ) && ( null === $args || $action['args'] === $args ) ) {
+				return true;
+			}
+		}
+		return false;
+	}
+	/** The queue runner: claims each due pending action, runs it, marks it complete. */
+	function harness_run_action_scheduler() {
+		$ran = 0;
+		foreach ( get_option( '__action_scheduler', array() ) as $i => $action ) {
+			if ( 'pending' !== $action['status'] || $action['at'] > harness_now() ) {
+				continue;
+			}
+			$GLOBALS['options']['__action_scheduler'][ $i ]['status'] = 'in-progress';
+			harness_save_options();
+			do_action_ref_array( $action['hook'], $action['args'] );
+			$GLOBALS['options']['__action_scheduler'][ $i ]['status'] = 'complete';
+			harness_save_options();
+			++$ran;
+		}
+		return $ran;
+	}
+}
+
+// -- the WordPress HTTP API ------------------------------------------------------------------------
 
 if ( 'wp' === $script['transport'] ) {
-	class WP_Error {
-		private $message;
-		public function __construct( $code = '', $message = '' ) {
-			$this->message = $message;
-		}
-		public function get_error_message() {
-			return $this->message;
-		}
-	}
-	function is_wp_error( $thing ) {
-		return $thing instanceof WP_Error;
-	}
 	/** Posts with PHP streams, as WordPress's Requests transport would with its own sockets. */
 	function wp_remote_post( $url, $args ) {
 		$lines = array( 'Connection: close' );
@@ -123,13 +285,16 @@ if ( 'wp' === $script['transport'] ) {
 		);
 		$body = @file_get_contents( $url, false, $context );
 		if ( false === $body && empty( $http_response_header ) ) {
-			return new WP_Error( 'http_request_failed', 'connection refused' );
+			return new WP_Error( 'http_request_failed', 'cURL error 28: connection refused or timed out' );
 		}
 		preg_match( '#^HTTP/\S+\s+(\d{3})#', $http_response_header[0], $match );
 		return array( 'response' => array( 'code' => (int) $match[1] ), 'body' => $body );
 	}
 	function wp_remote_retrieve_response_code( $response ) {
 		return $response['response']['code'];
+	}
+	function wp_remote_retrieve_body( $response ) {
+		return $response['body'];
 	}
 }
 
@@ -148,6 +313,11 @@ final class WP_Agent_Memory_Scope {
 	}
 }
 
+if ( 'none' !== $script['datamachine'] ) {
+	$GLOBALS['harness_directory_manager'] = ( 'full' === $script['datamachine'] );
+	require __DIR__ . '/datamachine.php';
+}
+
 $delivered = array();
 add_action(
 	'cuecard_bridge_delivered',
@@ -158,9 +328,15 @@ add_action(
 	4
 );
 
-require $plugin_dir . '/cuecard-bridge.php';
+// wp-settings.php: every top-level PHP file of the must-use plugins folder, in name order.
+$mu_plugins = glob( rtrim( $plugin_dir, '/' ) . '/*.php' );
+sort( $mu_plugins );
+foreach ( $mu_plugins as $mu_plugin ) {
+	include_once $mu_plugin;
+}
 
-$errors = array();
+$errors  = array();
+$started = hrtime( true );
 foreach ( $script['events'] as $event ) {
 	$args = array();
 	foreach ( $event['args'] as $arg ) {
@@ -180,6 +356,39 @@ foreach ( $script['events'] as $event ) {
 	}
 }
 do_action( 'shutdown' );
+$request_ms = ( hrtime( true ) - $started ) / 1e6;
+
+// A later request: the scheduler runs what is due, until nothing is.
+if ( $script['run_queue'] ) {
+	for ( $round = 0; $round < 50; ++$round ) {
+		$ran = ( 'action_scheduler' === $script['scheduler'] ) ? harness_run_action_scheduler() : harness_run_wp_cron();
+		if ( 0 === $ran ) {
+			break;
+		}
+	}
+}
+
+$scheduled = array();
+foreach ( get_option( 'cron', array() ) as $at => $hooks ) {
+	foreach ( array_keys( $hooks ) as $hook ) {
+		$scheduled[] = array( 'scheduler' => 'wp_cron', 'hook' => $hook, 'in' => (int) $at - time(), 'status' => 'pending' );
+	}
+}
+foreach ( get_option( '__action_scheduler', array() ) as $action ) {
+	if ( 'complete' !== $action['status'] ) {
+		$scheduled[] = array( 'scheduler' => 'action_scheduler', 'hook' => $action['hook'], 'in' => $action['at'] - time(), 'status' => $action['status'] );
+	}
+}
 
 $log = is_file( $log_file ) ? file_get_contents( $log_file ) : '';
-echo json_encode( array( 'delivered' => $delivered, 'errors' => $errors, 'log' => $log ), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE );
+echo json_encode(
+	array(
+		'delivered'  => $delivered,
+		'errors'     => $errors,
+		'log'        => $log,
+		'request_ms' => $request_ms,
+		'queue'      => class_exists( 'Cuecard_Bridge' ) ? Cuecard_Bridge::queued() : array(),
+		'scheduled'  => $scheduled,
+	),
+	JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
+);

@@ -8,6 +8,7 @@ fsync. Applied rows keep their event id (replay detection) and drop their body.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import sqlite3
@@ -16,12 +17,14 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from cuecard.core._fsio import crash_point
 from cuecard.wp_projection._errors import PathRefused
 
-__all__ = ["QUEUE_NAME", "DurableQueue", "QueuedEvent", "queue_counts"]
+__all__ = ["QUEUE_NAME", "DurableQueue", "QueuedEvent", "queue_counts", "recent_refusals"]
 
 QUEUE_NAME = ".queue.sqlite"
 KEEP_APPLIED_S = 7 * 24 * 3600
@@ -37,10 +40,19 @@ CREATE TABLE IF NOT EXISTS events (
   applied_at REAL
 );
 CREATE INDEX IF NOT EXISTS events_waiting ON events (id) WHERE applied_at IS NULL;
+CREATE TABLE IF NOT EXISTS refused (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at REAL NOT NULL,
+  status INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
 """
+KEEP_REFUSED = 200
+"""Refused requests remembered for ``cuecard wp status`` (the newest)."""
 
 
-_Item = tuple[str, tuple[str, str, int, bytes] | list[int], "Future[bool]"]
+_Item = tuple[str, Any, "Future[bool]"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,17 @@ class DurableQueue:
         self._inbox.put(("insert", (event_id, site, seq, body), future))
         return future
 
+    def note_refusal(self, status: int, reason: str, detail: dict[str, Any]) -> Future[bool]:
+        """Remember a refused request (status, reason, what the envelope named) for status."""
+        future: Future[bool] = Future()
+        self._inbox.put(("refused", (status, reason, json.dumps(detail)), future))
+        return future
+
+    def refusals(self, limit: int = 20) -> list[dict[str, Any]]:
+        with self._read_lock:
+            rows = self._conn.execute(_RECENT, (limit,)).fetchall()
+        return _refusal_rows(rows)
+
     def _commit_loop(self) -> None:
         # One connection writes everything (inserts and applied marks), so writers never wait
         # on SQLite's busy handler; what arrived meanwhile shares one commit and one fsync.
@@ -127,7 +150,7 @@ class DurableQueue:
                     crash_point("wp-queued")
                     inserted = False
                     for (kind, _, future), result in zip(batch, results, strict=True):
-                        inserted = inserted or kind == "insert"
+                        inserted = inserted or (kind == "insert" and result)
                         future.set_result(result)
                     if inserted:
                         self.wakeup.set()
@@ -150,6 +173,17 @@ class DurableQueue:
                         (event_id, site, seq, body, now),
                     )
                     results.append(cur.rowcount == 1)
+                elif kind == "refused":
+                    status, reason, detail = payload
+                    conn.execute(
+                        "INSERT INTO refused (at, status, reason, detail) VALUES (?, ?, ?, ?)",
+                        (now, status, reason, detail),
+                    )
+                    conn.execute(
+                        "DELETE FROM refused WHERE id <= (SELECT MAX(id) FROM refused) - ?",
+                        (KEEP_REFUSED,),
+                    )
+                    results.append(True)
                 else:
                     conn.executemany(
                         "UPDATE events SET applied_at = ?, body = NULL WHERE id = ?",
@@ -209,3 +243,29 @@ def queue_counts(path: Path) -> dict[str, int]:
     finally:
         conn.close()
     return {"waiting": int(waiting or 0), "applied": int(applied or 0)}
+
+
+_RECENT = "SELECT at, status, reason, detail FROM refused ORDER BY id DESC LIMIT ?"
+
+
+def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for at, status, reason, detail in reversed(rows):
+        when = datetime.fromtimestamp(float(at), UTC).isoformat(timespec="seconds")
+        out.append({"at": when, "status": int(status), "reason": str(reason), **json.loads(detail)})
+    return out
+
+
+def recent_refusals(path: Path, limit: int = 20) -> list[dict[str, Any]]:
+    """The newest refused requests, oldest first (read-only; none when there is no queue)."""
+    if not path.is_file():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        try:
+            rows = conn.execute(_RECENT, (limit,)).fetchall()
+        except sqlite3.OperationalError:  # a queue from before refusals were kept
+            return []
+    finally:
+        conn.close()
+    return _refusal_rows(rows)

@@ -169,6 +169,36 @@ def _refuse(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _text(value: object, limit: int = 200) -> str | int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    return "".join(c for c in str(value) if c.isprintable())[:limit]
+
+
+def _named(data: object) -> dict[str, object]:
+    """What a signed envelope says about itself, for the refusal record (bounded, printable)."""
+    if not isinstance(data, dict):
+        return {}
+    scope = data.get("scope") if isinstance(data.get("scope"), dict) else {}
+    assert isinstance(scope, dict)
+    site = data.get("site") if isinstance(data.get("site"), dict) else {}
+    assert isinstance(site, dict)
+    named = {
+        "event_id": _text(data.get("event_id"), 64),
+        "seq": _text(data.get("seq")),
+        "type": _text(data.get("type"), 40),
+        "home_url": _text(site.get("home_url")),
+        "layer": _text(scope.get("layer"), 20),
+        "user_id": _text(scope.get("user_id")),
+        "agent_id": _text(scope.get("agent_id")),
+        "agent_slug": _text(scope.get("agent_slug"), 80),
+        "filename": _text(scope.get("filename")),
+    }
+    return {k: v for k, v in named.items() if v is not None}
+
+
 def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.time) -> Starlette:
     """The ASGI app; the queue and the worker start with the app's lifespan."""
     root = SafeRoot(settings.root, settings.managed)
@@ -220,19 +250,32 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             return _refuse(401, str(exc))
         return body
 
+    async def refused(status: int, message: str, data: object = None) -> JSONResponse:
+        """Answer a refusal and remember it for ``cuecard wp status`` (what a signed envelope
+        named; nothing from a request whose signature did not verify)."""
+        queue: DurableQueue | None = state.get("queue")
+        if queue is not None:
+            try:
+                await asyncio.wrap_future(queue.note_refusal(status, message, _named(data)))
+            except Exception as exc:  # the refusal stands; only its record failed
+                log.warning("could not record a refusal: %s", exc)
+        log.warning("refused an event (%s): %s", status, message)
+        return _refuse(status, message)
+
     async def post_event(request: Request) -> JSONResponse:
         if not host_ok(request):
-            return _refuse(421, "Host header names no address this receiver serves")
+            return await refused(421, "Host header names no address this receiver serves")
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if ctype != "application/json":
-            return _refuse(415, "content-type: must be application/json")
+            return await refused(415, "content-type: must be application/json")
         body = await read_signed(request)
         if isinstance(body, JSONResponse):
-            return body
+            error = json.loads(bytes(body.body)).get("error", "")
+            return await refused(body.status_code, str(error))
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return _refuse(400, "body: not valid JSON")
+            return await refused(400, "body: not valid JSON")
         try:
             envelope = parse_envelope(data)
             change = change_from_envelope(
@@ -248,9 +291,9 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
                         home,
                         "an event's content did not match its hash",
                     )
-            return _refuse(422, str(exc))
+            return await refused(422, str(exc), data)
         except PathRefused as exc:
-            return _refuse(422, str(exc))
+            return await refused(422, str(exc), data)
         queue: DurableQueue = state["queue"]
         mine = checked.setdefault(envelope.event_id, change) is change
         future = queue.submit(
@@ -277,7 +320,10 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         # idle report never shows a site sync or an apply that has not landed yet.
         idle = worker.idle.is_set()
         snapshot = projector.snapshot or projector.load()
-        report = await asyncio.to_thread(status_report, root, state["queue"].counts(), snapshot)
+        queue: DurableQueue = state["queue"]
+        report = await asyncio.to_thread(
+            status_report, root, queue.counts(), snapshot, queue.refusals()
+        )
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])
         errors = [e for e in (worker.apply_error, worker.reconcile_error) if e]

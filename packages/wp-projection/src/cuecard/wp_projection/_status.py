@@ -5,24 +5,43 @@ from __future__ import annotations
 from typing import Any
 
 from cuecard.wp_projection._manifest import MANIFEST_NAME, Manifest
-from cuecard.wp_projection._queue import QUEUE_NAME, queue_counts
+from cuecard.wp_projection._queue import QUEUE_NAME, queue_counts, recent_refusals
 from cuecard.wp_projection._safefs import SafeRoot
 from cuecard.wp_projection._wiring import RUNTIMES
 
 __all__ = ["STATUS_KEYS", "status_report"]
 
-STATUS_KEYS = ("managed", "preserved", "projected", "queue", "refused", "root", "sites", "wired")
+STATUS_KEYS = (
+    "managed",
+    "preserved",
+    "projected",
+    "queue",
+    "refused",
+    "refused_events",
+    "root",
+    "sites",
+    "wired",
+)
 
 
 def status_report(
-    root: SafeRoot, counts: dict[str, int] | None = None, manifest: Manifest | None = None
+    root: SafeRoot,
+    counts: dict[str, int] | None = None,
+    manifest: Manifest | None = None,
+    refusals: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One JSON-ready object with the keys ``STATUS_KEYS``."""
+    """One JSON-ready object with the keys ``STATUS_KEYS``.
+
+    ``refused`` lists records the projector would not write; ``refused_events`` the requests the
+    receiver answered with a refusal (status, reason, and what a signed envelope named).
+    """
     if manifest is None:
         raw = root.read(MANIFEST_NAME)
         manifest = Manifest() if raw is None else Manifest.loads(raw)
     if counts is None:
         counts = queue_counts(root.managed_path / QUEUE_NAME)
+    if refusals is None:
+        refusals = recent_refusals(root.managed_path / QUEUE_NAME)
     projected = [
         {
             "path": f"{root.managed}/{path}",
@@ -50,5 +69,6 @@ def status_report(
             for k, v in sorted(manifest.preserved.items())
         },
         "refused": manifest.refused[-20:],
+        "refused_events": refusals,
         "wired": sorted(k for k in manifest.wired if k in RUNTIMES),
     }

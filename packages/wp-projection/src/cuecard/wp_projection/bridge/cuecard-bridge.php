@@ -1,13 +1,15 @@
 <?php
 /**
  * Plugin Name: cuecard Data Machine bridge
- * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). Never slows or fails a memory write: envelopes are sent at shutdown, and every failure is swallowed and logged.
- * Version: 0.1.0
+ * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). A memory write only queues its envelope (WordPress options); Action Scheduler, or WP-Cron without it, delivers the queue after the request, in order, retrying with backoff until the receiver acknowledges. Every refused or undelivered envelope is logged with error_log.
+ * Version: 0.2.0
  * License: MIT
  *
- * Settings (first found wins): the constants CUECARD_BRIDGE_ENDPOINT and CUECARD_BRIDGE_SECRET,
- * then cuecard-bridge-settings.php beside this file (written by `cuecard wp bridge --out DIR`),
- * then the option `cuecard_bridge_settings`. Envelope schema: dm-memory-projection/v1.
+ * Settings (first found wins): the constants CUECARD_BRIDGE_ENDPOINT and CUECARD_BRIDGE_SECRET;
+ * the file named by the constant CUECARD_BRIDGE_SETTINGS_FILE, else cuecard-bridge/settings.php
+ * beside this file (a folder WordPress does not load by itself; written by `cuecard wp bridge`,
+ * readable only by the web server's user); the option `cuecard_bridge_settings`.
+ * Envelope schema: dm-memory-projection/v1.
  */
 
 if ( ! defined( 'ABSPATH' ) ) {
@@ -17,22 +19,42 @@ if ( ! defined( 'ABSPATH' ) ) {
 if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 
 	final class Cuecard_Bridge {
-		const SCHEMA      = 'dm-memory-projection/v1';
-		const SEQ_OPTION  = 'cuecard_bridge_seq';
-		const MAX_BODY    = 1000000;
-		const MAX_READ    = 4000000;
+		const SCHEMA         = 'dm-memory-projection/v1';
+		const HOOK           = 'cuecard_bridge_deliver';
+		const GROUP          = 'cuecard-bridge';
+		const QUEUE_OPTION   = 'cuecard_bridge_queue';
+		const STATE_OPTION   = 'cuecard_bridge_state';
+		const ITEM_PREFIX    = 'cuecard_bridge_q_';
+		const MAX_BODY       = 1000000;
+		const MAX_READ       = 4000000;
+		const BACKOFF_FIRST  = 5;
+		const BACKOFF_MAX    = 300;
+		const RUN_SECONDS    = 20;
+		const RUN_ENVELOPES  = 500;
+		const STALE_SECONDS  = 600;
+		const SLUG_PATTERN   = '/^[a-z0-9][a-z0-9-]*$/';
+		const DIRECTORY_MGR  = '\\DataMachine\\Core\\FilesRepository\\DirectoryManager';
+		const AGENTS_REPO    = '\\DataMachine\\Core\\Database\\Agents\\Agents';
 
 		/** @var array|null */
 		private static $settings = null;
-		/** @var array */
-		private static $pending = array();
+		/** @var bool */
+		private static $warned = false;
 
 		public static function boot() {
 			add_action( 'datamachine_agent_memory_updated', array( __CLASS__, 'on_memory_updated' ), 10, 3 );
 			add_action( 'datamachine_agent_memory_deleted', array( __CLASS__, 'on_memory_deleted' ), 10, 1 );
 			add_action( 'datamachine_guideline_updated', array( __CLASS__, 'on_guideline_updated' ), 10, 2 );
 			add_action( 'datamachine_composable_regenerated', array( __CLASS__, 'on_composable_regenerated' ), 10, 3 );
-			add_action( 'shutdown', array( __CLASS__, 'flush' ), 100 );
+			add_action( self::HOOK, array( __CLASS__, 'run_queue' ), 10, 0 );
+		}
+
+		/** Where `cuecard wp bridge` writes the settings: outside what WordPress loads itself. */
+		public static function settings_file() {
+			if ( defined( 'CUECARD_BRIDGE_SETTINGS_FILE' ) ) {
+				return (string) CUECARD_BRIDGE_SETTINGS_FILE;
+			}
+			return __DIR__ . '/cuecard-bridge/settings.php';
 		}
 
 		public static function settings() {
@@ -44,11 +66,15 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						$settings = $option;
 					}
 				}
-				$file = __DIR__ . '/cuecard-bridge-settings.php';
-				if ( is_file( $file ) && is_readable( $file ) ) {
-					$loaded = include $file;
-					if ( is_array( $loaded ) ) {
-						$settings = array_merge( $settings, $loaded );
+				$file = self::settings_file();
+				if ( is_file( $file ) ) {
+					if ( is_readable( $file ) ) {
+						$loaded = include $file;
+						if ( is_array( $loaded ) ) {
+							$settings = array_merge( $settings, $loaded );
+						}
+					} else {
+						self::warn( 'cannot read the settings file ' . $file . ' as ' . self::process_user() . '; make it readable by the web server\'s user (cuecard wp bridge --owner USER)' );
 					}
 				}
 				if ( defined( 'CUECARD_BRIDGE_ENDPOINT' ) ) {
@@ -61,9 +87,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					array(
 						'endpoint'    => '',
 						'secret'      => '',
-						'timeout'     => 2,
-						'blocking'    => false,
-						'agent_slug'  => null,
+						'timeout'     => 5,
 						'agent_slugs' => array(),
 					),
 					$settings
@@ -72,41 +96,18 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			return self::$settings;
 		}
 
-		/**
-		 * Why a filename may not leave WordPress, or null: a segment git takes for its repository
-		 * folder (`.git` in any case, with trailing dots or spaces, or its 8.3 name `GIT~1`).
-		 */
-		public static function refused_filename( $filename ) {
-			foreach ( preg_split( '#[/\\\\]#', (string) $filename ) as $segment ) {
-				$name = strtolower( rtrim( $segment, '. ' ) );
-				if ( '.git' === $name || 'git~1' === $name ) {
-					return 'segment ' . $segment . ' is git repository metadata';
-				}
-			}
-			return null;
-		}
-
-		/** Logs and drops an event whose filename may not leave WordPress; true when it did. */
-		private static function refuse_unsafe( $scope ) {
-			$filename = is_object( $scope ) && isset( $scope->filename ) ? $scope->filename
-				: ( is_array( $scope ) && isset( $scope['filename'] ) ? $scope['filename'] : '' );
-			$reason   = self::refused_filename( $filename );
-			if ( null !== $reason ) {
-				error_log( 'cuecard bridge: event for ' . $filename . ' refused: ' . $reason );
-				return true;
-			}
-			return false;
-		}
+		// -- Data Machine's actions: build an envelope and queue it ------------------------------
 
 		/** Data Machine: ( WP_Agent_Memory_Scope $scope, string $content, array $metadata ). */
 		public static function on_memory_updated( $scope, $content = '', $metadata = array() ) {
 			self::guard(
 				function () use ( $scope, $content, $metadata ) {
-					if ( self::refuse_unsafe( $scope ) ) {
+					$fields = self::scope( $scope );
+					if ( null === $fields ) {
 						return;
 					}
 					$envelope             = self::base( 'memory.updated' );
-					$envelope['scope']    = self::scope( $scope );
+					$envelope['scope']    = $fields;
 					$envelope            += self::content( (string) $content );
 					$envelope['metadata'] = ( is_array( $metadata ) && $metadata ) ? $metadata : new \stdClass();
 					self::enqueue( $envelope );
@@ -118,11 +119,12 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		public static function on_memory_deleted( $scope ) {
 			self::guard(
 				function () use ( $scope ) {
-					if ( self::refuse_unsafe( $scope ) ) {
+					$fields = self::scope( $scope );
+					if ( null === $fields ) {
 						return;
 					}
 					$envelope          = self::base( 'memory.deleted' );
-					$envelope['scope'] = self::scope( $scope );
+					$envelope['scope'] = $fields;
 					self::enqueue( $envelope );
 				}
 			);
@@ -147,20 +149,20 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		public static function on_composable_regenerated( $filename, $filepath = '', $context = array() ) {
 			self::guard(
 				function () use ( $filename, $filepath, $context ) {
-					$filename          = (string) $filename;
-					if ( self::refuse_unsafe( array( 'filename' => $filename ) ) ) {
-						return;
-					}
-					$layer             = ( 'NETWORK.md' === $filename ) ? 'network' : 'shared';
-					$envelope          = self::base( 'composable.regenerated' );
-					$envelope['scope'] = self::scope(
+					$filename = (string) $filename;
+					$fields   = self::scope(
 						array(
-							'layer'    => $layer,
+							'layer'    => ( 'NETWORK.md' === $filename ) ? 'network' : 'shared',
 							'filename' => $filename,
 							'user_id'  => 0,
 							'agent_id' => 0,
 						)
 					);
+					if ( null === $fields ) {
+						return;
+					}
+					$envelope          = self::base( 'composable.regenerated' );
+					$envelope['scope'] = $fields;
 					if ( is_string( $filepath ) && '' !== $filepath && is_file( $filepath ) && ! is_link( $filepath )
 						&& is_readable( $filepath ) && filesize( $filepath ) <= self::MAX_READ ) {
 						$bytes = file_get_contents( $filepath );
@@ -179,51 +181,372 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				&& post_type_exists( 'wp_guideline' ) && taxonomy_exists( 'wp_guideline_type' );
 		}
 
-		/** Sends what this request queued; runs on `shutdown`, after the memory write finished. */
-		public static function flush() {
-			$pending       = self::$pending;
-			self::$pending = array();
-			foreach ( $pending as $envelope ) {
-				self::guard(
-					function () use ( $envelope ) {
-						self::deliver( $envelope );
+		/**
+		 * Why a filename may not leave WordPress, or null: a segment git takes for its repository
+		 * folder (`.git` in any case, with trailing dots or spaces, or its 8.3 name `GIT~1`).
+		 */
+		public static function refused_filename( $filename ) {
+			foreach ( preg_split( '#[/\\\\]#', (string) $filename ) as $segment ) {
+				$name = strtolower( rtrim( $segment, '. ' ) );
+				if ( '.git' === $name || 'git~1' === $name ) {
+					return 'segment ' . $segment . ' is git repository metadata';
+				}
+			}
+			return null;
+		}
+
+		/**
+		 * The agent whose folder an agent or principal scope names, asked of Data Machine itself:
+		 * its DirectoryManager (the resolution its disk store writes by: agent id, else the user's
+		 * own agent, agent id 0 meaning the user's default agent), else its agents repository,
+		 * else the `--agent ID=SLUG` map for explicit ids. The filter `cuecard_bridge_agent_slug`
+		 * may change the answer. Null when nothing answers with a valid slug.
+		 */
+		public static function resolve_agent_slug( array $scope ) {
+			$slug     = null;
+			$agent_id = (int) $scope['agent_id'];
+			$user_id  = (int) $scope['user_id'];
+			$manager  = self::DIRECTORY_MGR;
+			$repo     = self::AGENTS_REPO;
+			if ( class_exists( $manager ) && method_exists( $manager, 'resolve_agent_slug' ) ) {
+				$slug = ( new $manager() )->resolve_agent_slug( array( 'agent_id' => $agent_id, 'user_id' => $user_id ) );
+			} elseif ( class_exists( $repo ) ) {
+				$agents = new $repo();
+				$row    = null;
+				if ( $agent_id > 0 && method_exists( $agents, 'get_agent' ) ) {
+					$row = $agents->get_agent( $agent_id );
+				} elseif ( $user_id > 0 && method_exists( $agents, 'get_by_owner_id' ) ) {
+					$row = $agents->get_by_owner_id( $user_id );
+				}
+				if ( is_array( $row ) && ! empty( $row['agent_slug'] ) ) {
+					$slug = (string) $row['agent_slug'];
+				}
+			}
+			if ( null === $slug && $agent_id > 0 ) {
+				$settings = self::settings();
+				$slugs    = is_array( $settings['agent_slugs'] ) ? $settings['agent_slugs'] : array();
+				if ( isset( $slugs[ (string) $agent_id ] ) ) {
+					$slug = $slugs[ (string) $agent_id ];
+				}
+			}
+			if ( function_exists( 'apply_filters' ) ) {
+				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
+			}
+			return ( is_string( $slug ) && 1 === preg_match( self::SLUG_PATTERN, $slug ) ) ? $slug : null;
+		}
+
+		// -- the queue: WordPress options, one per envelope, and an ordered index ----------------
+
+		/**
+		 * Queues an envelope durably. A queued envelope of the same path that was never sent is
+		 * replaced (the newer state wins), so a burst of writes to one file sends one envelope.
+		 * Delivery is left to Action Scheduler or WP-Cron: nothing is sent from this request.
+		 */
+		private static function enqueue( array $envelope ) {
+			$key = self::identity( $envelope );
+			self::locked(
+				function () use ( $envelope, $key ) {
+					$state = self::state();
+					$queue = self::queue();
+					foreach ( $queue as $i => $entry ) {
+						if ( $entry['key'] === $key && null === $entry['seq'] ) {
+							delete_option( self::ITEM_PREFIX . $entry['id'] );
+							unset( $queue[ $i ] );
+						}
+					}
+					$state['next_id'] = (int) $state['next_id'] + 1;
+					$id               = $state['next_id'];
+					add_option( self::ITEM_PREFIX . $id, $envelope, '', false );
+					$queue[] = array(
+						'id'       => $id,
+						'key'      => $key,
+						'event_id' => $envelope['event_id'],
+						'label'    => self::label( $envelope ),
+						'seq'      => null,
+						'attempts' => 0,
+					);
+					$running = $state['running'] > time() - self::STALE_SECONDS;
+					if ( ! $running && ! self::pending( $state ) ) {
+						// The runner, when it finishes, schedules itself again if anything is left.
+						$state['scheduled'] = self::schedule( 0 ) ? time() : 0;
+					}
+					self::save( $queue, $state );
+				}
+			);
+		}
+
+		/**
+		 * The scheduled job: sends the queue head by head, in order, until it is empty, the
+		 * receiver fails (then it backs off), or this run's budget is spent.
+		 */
+		public static function run_queue() {
+			$claimed = self::locked(
+				function () {
+					$state = self::state();
+					if ( $state['running'] > time() - self::STALE_SECONDS ) {
+						return false;
+					}
+					$state['running']   = time();
+					$state['scheduled'] = 0;
+					self::save( null, $state );
+					return true;
+				}
+			);
+			if ( ! $claimed ) {
+				return;
+			}
+			$delay    = 0;
+			$deadline = microtime( true ) + self::RUN_SECONDS;
+			try {
+				for ( $sent = 0; $sent < self::RUN_ENVELOPES && microtime( true ) < $deadline; ++$sent ) {
+					$head = self::locked( array( __CLASS__, 'claim_head' ) );
+					if ( null === $head ) {
+						break;
+					}
+					$result = self::send( $head['entry'], $head['envelope'] );
+					$delay  = self::locked(
+						function () use ( $head, $result ) {
+							return Cuecard_Bridge::settle( $head['entry'], $result );
+						}
+					);
+					if ( $delay > 0 ) {
+						break;
+					}
+				}
+			} finally {
+				self::locked(
+					function () use ( $delay ) {
+						$state            = self::state();
+						$state['running'] = 0;
+						if ( self::queue() ) {
+							$state['scheduled'] = self::schedule( $delay ) ? time() : 0;
+						}
+						self::save( null, $state );
 					}
 				);
 			}
 		}
 
-		/** Signs and posts one envelope; returns the transport result (never throws to callers). */
-		public static function deliver( array $envelope ) {
-			$settings = self::settings();
+		/** The queue head with its envelope; gives it the next sequence number when first sent. */
+		public static function claim_head() {
+			$queue = self::queue();
+			while ( $queue ) {
+				$entry    = reset( $queue );
+				$envelope = self::fresh_option( self::ITEM_PREFIX . $entry['id'] );
+				if ( is_array( $envelope ) ) {
+					break;
+				}
+				error_log( 'cuecard bridge: queued envelope ' . $entry['event_id'] . ' lost its body; dropped' );
+				array_shift( $queue );
+				self::save( $queue, null );
+				$entry = null;
+			}
+			if ( empty( $entry ) ) {
+				return null;
+			}
+			if ( null === $entry['seq'] ) {
+				$state        = self::state();
+				$state['seq'] = (int) $state['seq'] + 1;
+				$entry['seq'] = $state['seq'];
+				$queue[ key( $queue ) ] = $entry;
+				self::save( $queue, $state );
+			}
+			return array( 'entry' => $entry, 'envelope' => $envelope );
+		}
+
+		/**
+		 * What a send means for the queue: acknowledged (2xx, or 409: the receiver already has
+		 * it) and refused (400, 413, 422: the receiver will never take it) leave the queue; any
+		 * other answer keeps the envelope at the head. Returns the backoff delay, 0 to go on.
+		 */
+		public static function settle( array $entry, array $result ) {
+			$status = (int) $result['status'];
+			$what   = 'envelope ' . $entry['event_id'] . ' (seq ' . $entry['seq'] . ', ' . $entry['label'] . ')';
+			$done   = $result['ok'] || 409 === $status;
+			$refuse = in_array( $status, array( 400, 413, 422 ), true );
+			$queue  = self::queue();
+			$index  = null;
+			foreach ( $queue as $i => $queued ) {
+				if ( $queued['id'] === $entry['id'] ) {
+					$index = $i;
+					break;
+				}
+			}
+			if ( $done || $refuse ) {
+				if ( $refuse ) {
+					error_log( 'cuecard bridge: ' . $what . ' refused by the receiver (' . $status . '): ' . self::reason( $result ) . '; dropped' );
+				}
+				delete_option( self::ITEM_PREFIX . $entry['id'] );
+				if ( null !== $index ) {
+					unset( $queue[ $index ] );
+				}
+				self::save( $queue, null );
+				return 0;
+			}
+			$attempts = (int) $entry['attempts'] + 1;
+			$delay    = (int) min( self::BACKOFF_MAX, self::BACKOFF_FIRST * pow( 2, min( $attempts - 1, 16 ) ) );
+			if ( null !== $index ) {
+				$queue[ $index ]['attempts']   = $attempts;
+				$queue[ $index ]['last_error'] = self::reason( $result );
+				self::save( $queue, null );
+			}
+			error_log( 'cuecard bridge: ' . $what . ' not delivered (attempt ' . $attempts . '): ' . self::reason( $result ) . '; ' . count( $queue ) . ' queued, next attempt in ' . $delay . ' s' );
+			return $delay;
+		}
+
+		/** The queued entries, oldest first (for status pages and tests). */
+		public static function queued() {
+			return array_values( self::queue() );
+		}
+
+		// -- scheduling: Action Scheduler when Data Machine ships it, else WP-Cron ---------------
+
+		private static function schedule( $delay ) {
+			$when = time() + (int) $delay;
+			if ( function_exists( 'as_enqueue_async_action' ) && function_exists( 'as_schedule_single_action' ) ) {
+				$id = ( $delay > 0 )
+					? as_schedule_single_action( $when, self::HOOK, array(), self::GROUP )
+					: as_enqueue_async_action( self::HOOK, array(), self::GROUP );
+				return (bool) $id;
+			}
+			if ( function_exists( 'wp_schedule_single_event' ) ) {
+				$next = function_exists( 'wp_next_scheduled' ) ? wp_next_scheduled( self::HOOK ) : false;
+				if ( false !== $next && $next <= $when ) {
+					return true; // an earlier run is already due; it takes this envelope too
+				}
+				if ( false !== $next && function_exists( 'wp_unschedule_event' ) ) {
+					wp_unschedule_event( $next, self::HOOK );
+				}
+				return true === wp_schedule_single_event( $when, self::HOOK, array(), true ) || false !== wp_next_scheduled( self::HOOK );
+			}
+			error_log( 'cuecard bridge: neither Action Scheduler nor WP-Cron is available; the queue waits' );
+			return false;
+		}
+
+		/** Whether a run we scheduled is still pending (the scheduler is asked when in doubt). */
+		private static function pending( array $state ) {
+			if ( ! $state['scheduled'] ) {
+				return false;
+			}
+			if ( function_exists( 'as_has_scheduled_action' ) ) {
+				return (bool) as_has_scheduled_action( self::HOOK, null, self::GROUP );
+			}
+			if ( function_exists( 'wp_next_scheduled' ) ) {
+				return false !== wp_next_scheduled( self::HOOK );
+			}
+			return $state['scheduled'] > time() - self::STALE_SECONDS;
+		}
+
+		// -- sending -----------------------------------------------------------------------------
+
+		/** Signs and posts one queued envelope, waiting for the answer (off the request path). */
+		private static function send( array $entry, array $envelope ) {
+			$settings        = self::settings();
+			$envelope['seq'] = (int) $entry['seq'];
+			$result          = array( 'ok' => false, 'status' => 0 );
+			$body            = false;
+			$headers         = array();
 			if ( '' === (string) $settings['endpoint'] || '' === (string) $settings['secret'] ) {
-				return array( 'ok' => false, 'error' => 'endpoint or secret not configured' );
-			}
-			$body = self::encode( $envelope );
-			if ( false !== $body && strlen( $body ) > self::MAX_BODY && isset( $envelope['content'] ) ) {
-				unset( $envelope['content'], $envelope['content_encoding'] );
-				$metadata                             = isset( $envelope['metadata'] ) ? (array) $envelope['metadata'] : array();
-				$metadata['cuecard_content_omitted'] = 'larger than the receiver accepts';
-				$envelope['metadata']                 = $metadata;
+				$result['error'] = 'endpoint or secret not configured (' . self::settings_file() . ')';
+			} else {
 				$body = self::encode( $envelope );
-			}
-			if ( false === $body ) {
-				return array( 'ok' => false, 'error' => 'envelope could not be encoded' );
-			}
-			$timestamp = (string) time();
-			$headers   = array(
-				'Content-Type'        => 'application/json',
-				'X-Cuecard-Timestamp' => $timestamp,
-				'X-Cuecard-Signature' => 'sha256=' . hash_hmac( 'sha256', $timestamp . '.' . $body, (string) $settings['secret'] ),
-			);
-			$result = self::post( (string) $settings['endpoint'], $headers, $body, (float) $settings['timeout'], (bool) $settings['blocking'] );
-			if ( ! $result['ok'] ) {
-				error_log( 'cuecard bridge: event ' . $envelope['event_id'] . ' not delivered: ' . ( isset( $result['error'] ) ? $result['error'] : 'status ' . $result['status'] ) );
+				if ( false !== $body && strlen( $body ) > self::MAX_BODY && isset( $envelope['content'] ) ) {
+					unset( $envelope['content'], $envelope['content_encoding'] );
+					$metadata                            = isset( $envelope['metadata'] ) ? (array) $envelope['metadata'] : array();
+					$metadata['cuecard_content_omitted'] = 'larger than the receiver accepts';
+					$envelope['metadata']                = $metadata;
+					$body                                = self::encode( $envelope );
+				}
+				if ( false === $body ) {
+					$result = array( 'ok' => false, 'status' => 400, 'error' => 'envelope could not be encoded' );
+				} else {
+					$timestamp = (string) time();
+					$headers   = array(
+						'Content-Type'        => 'application/json',
+						'X-Cuecard-Timestamp' => $timestamp,
+						'X-Cuecard-Signature' => 'sha256=' . hash_hmac( 'sha256', $timestamp . '.' . $body, (string) $settings['secret'] ),
+					);
+					try {
+						$result = self::post( (string) $settings['endpoint'], $headers, $body, (float) $settings['timeout'] );
+					} catch ( \Throwable $error ) {
+						$result = array( 'ok' => false, 'status' => 0, 'error' => $error->getMessage() );
+					}
+				}
 			}
 			if ( function_exists( 'do_action' ) ) {
 				do_action( 'cuecard_bridge_delivered', $envelope, $body, $headers, $result );
 			}
 			return $result;
 		}
+
+		private static function post( $url, array $headers, $body, $timeout ) {
+			if ( function_exists( 'wp_remote_post' ) ) {
+				$response = wp_remote_post(
+					$url,
+					array(
+						'body'        => $body,
+						'headers'     => $headers,
+						'timeout'     => $timeout,
+						'blocking'    => true,
+						'redirection' => 0,
+						'data_format' => 'body',
+					)
+				);
+				if ( function_exists( 'is_wp_error' ) && is_wp_error( $response ) ) {
+					return array( 'ok' => false, 'status' => 0, 'error' => $response->get_error_message(), 'transport' => 'wp_remote_post' );
+				}
+				$status = (int) wp_remote_retrieve_response_code( $response );
+				$answer = function_exists( 'wp_remote_retrieve_body' ) ? (string) wp_remote_retrieve_body( $response ) : '';
+				return array( 'ok' => $status >= 200 && $status < 300, 'status' => $status, 'body' => $answer, 'transport' => 'wp_remote_post' );
+			}
+			$lines = array( 'Connection: close' );
+			foreach ( $headers as $name => $value ) {
+				$lines[] = $name . ': ' . $value;
+			}
+			if ( function_exists( 'curl_init' ) ) {
+				$curl = curl_init( $url );
+				curl_setopt_array(
+					$curl,
+					array(
+						CURLOPT_POST           => true,
+						CURLOPT_POSTFIELDS     => $body,
+						CURLOPT_HTTPHEADER     => $lines,
+						CURLOPT_RETURNTRANSFER => true,
+						CURLOPT_TIMEOUT_MS     => (int) ( $timeout * 1000 ),
+						CURLOPT_FOLLOWLOCATION => false,
+					)
+				);
+				$answer = curl_exec( $curl );
+				$status = (int) curl_getinfo( $curl, CURLINFO_RESPONSE_CODE );
+				$error  = curl_error( $curl );
+				curl_close( $curl );
+				return array( 'ok' => false !== $answer && $status >= 200 && $status < 300, 'status' => $status, 'body' => is_string( $answer ) ? $answer : '', 'error' => $error, 'transport' => 'curl' );
+			}
+			$context = stream_context_create(
+				array(
+					'http' => array(
+						'method'          => 'POST',
+						'header'          => implode( "\r\n", $lines ),
+						'content'         => $body,
+						'timeout'         => $timeout,
+						'ignore_errors'   => true,
+						'follow_location' => 0,
+					),
+				)
+			);
+			$answer = @file_get_contents( $url, false, $context );
+			$status = 0;
+			if ( isset( $http_response_header[0] ) && preg_match( '#^HTTP/\S+\s+(\d{3})#', $http_response_header[0], $match ) ) {
+				$status = (int) $match[1];
+			}
+			$result = array( 'ok' => $status >= 200 && $status < 300, 'status' => $status, 'body' => is_string( $answer ) ? $answer : '', 'transport' => 'stream' );
+			if ( false === $answer && 0 === $status ) {
+				$result['error'] = 'connection failed or timed out';
+			}
+			return $result;
+		}
+
+		// -- helpers -----------------------------------------------------------------------------
 
 		private static function guard( $callback ) {
 			try {
@@ -233,27 +556,24 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			}
 		}
 
-		private static function enqueue( array $envelope ) {
-			self::$pending[] = $envelope;
-			if ( function_exists( 'did_action' ) && did_action( 'shutdown' ) ) {
-				self::flush();
+		private static function warn( $message ) {
+			if ( ! self::$warned ) {
+				self::$warned = true;
+				error_log( 'cuecard bridge: ' . $message );
 			}
 		}
 
-		private static function base( $type ) {
-			return array(
-				'schema'     => self::SCHEMA,
-				'event_id'   => self::uuid4(),
-				'seq'        => self::next_seq(),
-				'emitted_at' => gmdate( 'Y-m-d\TH:i:s\Z' ),
-				'site'       => array(
-					'home_url' => self::home_url(),
-					'blog_id'  => function_exists( 'get_current_blog_id' ) ? (int) get_current_blog_id() : 1,
-				),
-				'type'       => $type,
-			);
+		private static function process_user() {
+			if ( function_exists( 'posix_geteuid' ) && function_exists( 'posix_getpwuid' ) ) {
+				$user = posix_getpwuid( posix_geteuid() );
+				if ( is_array( $user ) ) {
+					return 'user ' . $user['name'];
+				}
+			}
+			return 'the web server\'s user';
 		}
 
+		/** The scope fields of an envelope, or null (logged) when it may not leave WordPress. */
 		private static function scope( $scope ) {
 			$get = function ( $key, $fallback ) use ( $scope ) {
 				if ( is_object( $scope ) && isset( $scope->$key ) ) {
@@ -272,27 +592,71 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				'agent_id'       => (int) $get( 'agent_id', 0 ),
 				'filename'       => (string) $get( 'filename', '' ),
 			);
-			$out['agent_slug'] = self::agent_slug( $out );
 			if ( is_object( $scope ) && method_exists( $scope, 'key' ) ) {
-				$out['key'] = (string) $scope->key();
+				$key = (string) $scope->key();
 			} else {
-				$out['key'] = implode( ':', array( $out['layer'], $out['workspace_type'], $out['workspace_id'], $out['user_id'], $out['agent_id'], $out['filename'] ) );
+				$key = implode( ':', array( $out['layer'], $out['workspace_type'], $out['workspace_id'], $out['user_id'], $out['agent_id'], $out['filename'] ) );
 			}
+			$what   = $out['layer'] . '-layer ' . $out['filename'] . ' of user ' . $out['user_id'] . ' (agent id ' . $out['agent_id'] . ')';
+			$reason = self::refused_filename( $out['filename'] );
+			if ( null !== $reason ) {
+				error_log( 'cuecard bridge: event for ' . $out['filename'] . ' refused: ' . $reason . '; nothing sent' );
+				return null;
+			}
+			$out['agent_slug'] = null;
+			if ( in_array( $out['layer'], array( 'agent', 'principal' ), true ) ) {
+				$out['agent_slug'] = self::resolve_agent_slug( $out );
+				if ( null === $out['agent_slug'] ) {
+					error_log( 'cuecard bridge: event for the ' . $what . ' refused: Data Machine could not resolve its agent, and it is never sent under another agent\'s name; nothing sent' );
+					return null;
+				}
+			}
+			$out['key'] = $key;
 			return $out;
 		}
 
-		private static function agent_slug( array $scope ) {
-			$settings = self::settings();
-			$slugs    = is_array( $settings['agent_slugs'] ) ? $settings['agent_slugs'] : array();
-			$key      = (string) $scope['agent_id'];
-			$slug     = isset( $slugs[ $key ] ) ? $slugs[ $key ] : null;
-			if ( null === $slug && 0 === $scope['agent_id'] ) {
-				$slug = $settings['agent_slug'];
+		/** One path: queued envelopes with the same identity coalesce. */
+		private static function identity( array $envelope ) {
+			if ( ! isset( $envelope['scope'] ) ) {
+				return $envelope['type'] . ':' . ( isset( $envelope['post_id'] ) ? $envelope['post_id'] : '' );
 			}
-			if ( function_exists( 'apply_filters' ) ) {
-				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
+			$s = $envelope['scope'];
+			return implode( '|', array( $s['layer'], $s['user_id'], (string) $s['agent_slug'], $s['filename'] ) );
+		}
+
+		private static function label( array $envelope ) {
+			if ( ! isset( $envelope['scope'] ) ) {
+				return $envelope['type'];
 			}
-			return ( is_string( $slug ) && '' !== $slug ) ? $slug : null;
+			$s     = $envelope['scope'];
+			$owner = $s['agent_slug'] ? ' of agent ' . $s['agent_slug'] : ( in_array( $s['layer'], array( 'user', 'principal' ), true ) ? ' of user ' . $s['user_id'] : '' );
+			return $envelope['type'] . ' ' . $s['layer'] . '/' . $s['filename'] . $owner;
+		}
+
+		private static function reason( array $result ) {
+			if ( ! empty( $result['body'] ) ) {
+				$answer = json_decode( (string) $result['body'], true );
+				if ( is_array( $answer ) && isset( $answer['error'] ) && is_string( $answer['error'] ) ) {
+					return substr( $answer['error'], 0, 300 );
+				}
+			}
+			if ( ! empty( $result['error'] ) ) {
+				return (string) $result['error'];
+			}
+			return 'status ' . (int) $result['status'];
+		}
+
+		private static function base( $type ) {
+			return array(
+				'schema'     => self::SCHEMA,
+				'event_id'   => self::uuid4(),
+				'emitted_at' => gmdate( 'Y-m-d\TH:i:s\Z' ),
+				'site'       => array(
+					'home_url' => self::home_url(),
+					'blog_id'  => function_exists( 'get_current_blog_id' ) ? (int) get_current_blog_id() : 1,
+				),
+				'type'       => $type,
+			);
 		}
 
 		private static function content( $bytes ) {
@@ -331,92 +695,54 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			return vsprintf( '%s%s-%s-%s-%s-%s%s%s', str_split( bin2hex( $bytes ), 4 ) );
 		}
 
-		/** Per-site monotonic sequence: option increment under an flock (one host's PHP workers). */
-		private static function next_seq() {
-			$lock   = rtrim( sys_get_temp_dir(), '/' ) . '/cuecard-bridge-' . md5( self::home_url() ) . '.lock';
+		private static function fresh_option( $name, $fallback = false ) {
+			if ( function_exists( 'wp_cache_delete' ) ) {
+				wp_cache_delete( $name, 'options' );
+			}
+			return get_option( $name, $fallback );
+		}
+
+		private static function queue() {
+			$queue = self::fresh_option( self::QUEUE_OPTION, array() );
+			return is_array( $queue ) ? $queue : array();
+		}
+
+		private static function state() {
+			$state = self::fresh_option( self::STATE_OPTION, array() );
+			return array_merge(
+				array( 'seq' => 0, 'next_id' => 0, 'running' => 0, 'scheduled' => 0 ),
+				is_array( $state ) ? $state : array()
+			);
+		}
+
+		private static function save( $queue, $state ) {
+			if ( null !== $queue ) {
+				update_option( self::QUEUE_OPTION, array_values( $queue ), false );
+			}
+			if ( null !== $state ) {
+				update_option( self::STATE_OPTION, $state, false );
+			}
+		}
+
+		/**
+		 * Runs $callback holding this site's queue lock: an flock shared by the PHP workers of
+		 * one host, so the index, the sequence and the runner's claim change one at a time.
+		 */
+		private static function locked( $callback ) {
+			$owner  = function_exists( 'posix_geteuid' ) ? (string) posix_geteuid() : '';
+			$lock   = rtrim( sys_get_temp_dir(), '/' ) . '/cuecard-bridge-' . md5( self::home_url() . '|' . $owner ) . '.lock';
 			$handle = @fopen( $lock, 'c' );
 			if ( $handle ) {
 				flock( $handle, LOCK_EX );
 			}
 			try {
-				if ( function_exists( 'wp_cache_delete' ) ) {
-					wp_cache_delete( self::SEQ_OPTION, 'options' );
-				}
-				$seq = (int) get_option( self::SEQ_OPTION, 0 ) + 1;
-				update_option( self::SEQ_OPTION, $seq, false );
+				return $callback();
 			} finally {
 				if ( $handle ) {
 					flock( $handle, LOCK_UN );
 					fclose( $handle );
 				}
 			}
-			return $seq;
-		}
-
-		private static function post( $url, array $headers, $body, $timeout, $blocking ) {
-			if ( function_exists( 'wp_remote_post' ) ) {
-				$response = wp_remote_post(
-					$url,
-					array(
-						'body'        => $body,
-						'headers'     => $headers,
-						'timeout'     => $timeout,
-						'blocking'    => $blocking,
-						'redirection' => 0,
-						'data_format' => 'body',
-					)
-				);
-				if ( function_exists( 'is_wp_error' ) && is_wp_error( $response ) ) {
-					return array( 'ok' => false, 'status' => 0, 'error' => $response->get_error_message(), 'transport' => 'wp_remote_post' );
-				}
-				$status = function_exists( 'wp_remote_retrieve_response_code' ) ? (int) wp_remote_retrieve_response_code( $response ) : 0;
-				return array( 'ok' => ! $blocking || ( $status >= 200 && $status < 300 ), 'status' => $status, 'transport' => 'wp_remote_post' );
-			}
-			$lines = array( 'Connection: close' );
-			foreach ( $headers as $name => $value ) {
-				$lines[] = $name . ': ' . $value;
-			}
-			if ( function_exists( 'curl_init' ) ) {
-				$curl = curl_init( $url );
-				curl_setopt_array(
-					$curl,
-					array(
-						CURLOPT_POST           => true,
-						CURLOPT_POSTFIELDS     => $body,
-						CURLOPT_HTTPHEADER     => $lines,
-						CURLOPT_RETURNTRANSFER => true,
-						CURLOPT_TIMEOUT_MS     => (int) ( $timeout * 1000 ),
-						CURLOPT_FOLLOWLOCATION => false,
-					)
-				);
-				$ok     = curl_exec( $curl );
-				$status = (int) curl_getinfo( $curl, CURLINFO_RESPONSE_CODE );
-				$error  = curl_error( $curl );
-				curl_close( $curl );
-				return array( 'ok' => false !== $ok && $status >= 200 && $status < 300, 'status' => $status, 'error' => $error, 'transport' => 'curl' );
-			}
-			$context = stream_context_create(
-				array(
-					'http' => array(
-						'method'          => 'POST',
-						'header'          => implode( "\r\n", $lines ),
-						'content'         => $body,
-						'timeout'         => $timeout,
-						'ignore_errors'   => true,
-						'follow_location' => 0,
-					),
-				)
-			);
-			$answer = @file_get_contents( $url, false, $context );
-			$status = 0;
-			if ( isset( $http_response_header[0] ) && preg_match( '#^HTTP/\S+\s+(\d{3})#', $http_response_header[0], $match ) ) {
-				$status = (int) $match[1];
-			}
-			$result = array( 'ok' => $status >= 200 && $status < 300, 'status' => $status, 'transport' => 'stream' );
-			if ( false === $answer ) {
-				$result['error'] = 'connection failed';
-			}
-			return $result;
 		}
 	}
 

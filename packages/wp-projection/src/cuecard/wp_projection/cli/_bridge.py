@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from cuecard.core.cli._output import emit_json
@@ -15,8 +16,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         allow_abbrev=False,
         help="write the WordPress bridge plugin with its settings",
         description=(
-            "Write cuecard-bridge.php and cuecard-bridge-settings.php (mode 0600, holds the "
-            "secret) into DIR, e.g. wp-content/mu-plugins. --json prints keys: files, endpoint."
+            "Write cuecard-bridge.php into DIR (wp-content/mu-plugins) and its settings, which "
+            "hold the secret, into DIR/cuecard-bridge/settings.php (a folder WordPress does not "
+            "load by itself; mode 0700, the file 0600). The bridge asks Data Machine for each "
+            "scope's agent. --json prints keys: files, endpoint, settings_dir, owner, "
+            "owner_command, removed."
         ),
     )
     parser.add_argument("--out", type=Path, required=True, help="folder to write into")
@@ -26,44 +30,88 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the receiver's URL (default http://127.0.0.1:8765/events)",
     )
     add_secret(parser)
-    parser.add_argument("--agent-slug", help="slug sent for scopes with agent id 0")
+    parser.add_argument(
+        "--owner",
+        metavar="USER[:GROUP]",
+        help=(
+            "the user the web server runs PHP as (e.g. www-data): the settings become theirs; "
+            "without the right to change owners, the command to run is printed"
+        ),
+    )
     parser.add_argument(
         "--agent",
         action="append",
         default=[],
         metavar="ID=SLUG",
-        help="slug sent for scopes with this agent id (repeatable)",
+        help=(
+            "slug of the agent with this id, used only where Data Machine's own agent lookup "
+            "is missing (repeatable)"
+        ),
     )
-    parser.add_argument("--timeout", type=float, default=2.0, help="delivery timeout, seconds")
+    parser.add_argument("--agent-slug", help=argparse.SUPPRESS)
     parser.add_argument(
-        "--blocking", action="store_true", help="wait for the receiver's answer (default: no)"
+        "--timeout", type=float, default=5.0, help="delivery timeout, seconds (default 5)"
     )
+    parser.add_argument("--blocking", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core import UsageError
-    from cuecard.wp_projection._bridge import render_settings, write_bridge
+    from cuecard.wp_projection._bridge import parse_owner, render_settings, write_bridge
 
+    if args.agent_slug is not None:
+        raise UsageError(
+            "--agent-slug is gone: one slug for every agent-id-0 scope sent each user's default "
+            "agent to one folder. The bridge now asks Data Machine for each scope's agent; name "
+            "agents by id with --agent ID=SLUG only where Data Machine cannot be asked"
+        )
+    if args.blocking:
+        raise UsageError(
+            "--blocking is gone: envelopes are queued and delivered after the request by "
+            "Action Scheduler or WP-Cron, which always wait for the receiver's answer"
+        )
     slugs: dict[int, str] = {}
     for item in args.agent:
         agent_id, sep, slug = item.partition("=")
         if not sep or not agent_id.isdigit():
             raise UsageError(f"--agent {item!r} must be ID=SLUG")
         slugs[int(agent_id)] = slug
+    owner = parse_owner(args.owner) if args.owner else None
     settings = render_settings(
         endpoint=args.endpoint,
         secret=load_secret(args),
-        agent_slug=args.agent_slug,
         agent_slugs=slugs,
         timeout_s=args.timeout,
-        blocking=args.blocking,
     )
-    files = write_bridge(args.out, settings)
+    written = write_bridge(args.out, settings, owner)
     if args.json:
-        emit_json({"files": [str(f) for f in files], "endpoint": args.endpoint})
+        emit_json(
+            {
+                "files": [str(f) for f in written.files],
+                "endpoint": args.endpoint,
+                "settings_dir": str(written.settings_dir),
+                "owner": owner.name if owner else None,
+                "owner_command": written.owner_command,
+                "removed": [str(p) for p in written.removed],
+            }
+        )
     else:
-        for path in files:
+        for path in written.files:
             print(f"wrote {path}")
+        for path in written.removed:
+            print(f"removed {path} (settings of an older bridge, loaded by WordPress itself)")
+    if written.owner_command:
+        print(
+            f"cuecard wp: the web server's user {owner.name if owner else ''} cannot read the "
+            f"settings yet; run: {written.owner_command}",
+            file=sys.stderr,
+        )
+    elif owner is None:
+        print(
+            f"cuecard wp: {written.settings_dir} is readable by this user only; if the web "
+            "server runs PHP as another user, run again with --owner USER (e.g. www-data)",
+            file=sys.stderr,
+        )
     return 0

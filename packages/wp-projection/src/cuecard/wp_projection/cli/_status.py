@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="what is projected, from which site and sequence, what waits, what was preserved",
         description=(
             "--json prints keys: root, managed, sites (last sequence, reconcile needed), "
-            "projected, queue (waiting, applied), preserved, refused, wired."
+            "projected, queue (waiting, applied), preserved, refused (records not written), "
+            "refused_events (requests the receiver refused: status, reason, event), wired."
         ),
     )
     add_root(parser)
@@ -47,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"preserved: {path}: {item['reason']}{beside}")
     for item in report["refused"]:
         print(f"refused: {item['path']}: {item['reason']}")
+    for event in report["refused_events"]:
+        named = " ".join(
+            f"{k}={event[k]}" for k in ("event_id", "seq", "layer", "filename") if k in event
+        )
+        print(f"refused event ({event['status']}, {event['at']}): {event['reason']} {named}")
     if report["wired"]:
         print("wired: " + ", ".join(report["wired"]))
     return 0
