@@ -185,3 +185,34 @@ def test_the_first_256_kb_only(store) -> None:
         after={"billing/big.py": late},
     )
     assert "## check:" not in handle(str(store.root), event).text
+
+
+def test_held_reports_arrive_once_each_and_a_torn_line_is_skipped(store) -> None:
+    add(
+        store,
+        check={**PRINT_CHECK, "when": "edit"},
+        triggers=[{"on": ["edit", "write"], "paths": ["billing/**"]}],
+    )
+    root = str(store.root)
+    paths = tuple(f"billing/m{n}.py" for n in range(6))
+    after = {p: "".join(f"print('{'y' * 180}{k}')\n" for k in range(3)) for p in paths}
+    write = Event("write", paths=paths, before=dict.fromkeys(paths), after=after, session="h")
+    first = handle(root, write, limit=2_000)
+    assert first.delivered and first.deferred
+    held = store.local_dir / "sessions" / "h" / "held" / "_.jsonl"
+    with held.open("a", encoding="utf-8") as handle_:
+        handle_.write('{"id": "torn", "key": "check:')  # a writer killed mid-line
+    seen = [b.key for b in first.delivered]
+    for _ in range(6):
+        ls = Event("run", command="ls", parts=(("ls",),), session="h")
+        later = handle(root, ls, limit=2_000)
+        seen += [b.key for b in later.delivered]
+    reports = [k for k in seen if k.startswith("check:")]
+    assert sorted(reports) == sorted(f"check:{k}" for k in _check_ids(store, paths))
+    other_agent = Event("run", command="ls", parts=(("ls",),), session="h", agent="a2")
+    assert handle(root, other_agent).delivered == []
+
+
+def _check_ids(store, paths: tuple[str, ...]) -> list[str]:
+    [memory_id] = [p.stem for p in store.memories_dir.glob("*.json")]
+    return [f"{memory_id}:{p}" for p in paths]

@@ -40,6 +40,7 @@ def test_reports_that_do_not_fit_arrive_at_the_next_events(fresh_repo: Path) -> 
     ]  # fmt: skip
     first = [n for n in names if f"check on {n})" in texts[0]]
     assert 0 < len(first) < len(names) and "Held back for lack of room" in texts[0]
+    assert "(check 66666666 on scripts/gen/f" in texts[0]  # the held line names each file
     for _ in range(4):  # later calls in the same session deliver what was held
         texts.append(call(fresh_repo, "codex", "PreToolUse", "held", tool_name="shell",
                           tool_input={"command": "ls"}))  # fmt: skip

@@ -92,9 +92,17 @@ def render_memory(memory_id: str, record: dict[str, Any], dimension: str, marks:
     return "\n".join(lines)
 
 
+def _held_name(block: Block) -> str:
+    """How the held-back line names a block: a memory by its id, a check report by its file."""
+    parts = block.key.split(":", 2)
+    if len(parts) == 3 and parts[0] == "check":
+        return f"check {parts[1][:8]} on {neutralise(parts[2])[:120]}"
+    return block.key[:8]
+
+
 def _deferred_line(blocks: list[Block]) -> str:
     shown = blocks[:5]
-    names = "; ".join(f'"{neutralise(b.title)[:80]}" ({b.key[:8]})' for b in shown)
+    names = "; ".join(f'"{neutralise(b.title)[:80]}" ({_held_name(b)})' for b in shown)
     more = f" and {len(blocks) - len(shown)} more" if len(blocks) > len(shown) else ""
     return f"Held back for lack of room, each arrives at its next matching event: {names}{more}"
 
