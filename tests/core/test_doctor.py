@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from cuecard.core._maintain import maintain
 from tests.core.engine_helpers import add, make_project
 from tests.core.lifecycle_helpers import cli, record_session, snapshot
 
-HOOK = {"type": "command", "command": "'/opt/cuecard/bin/cuecard-hook' claude", "timeout": 10}
+HOOK_PATH = Path(sys.executable).parent / "cuecard-hook"
+HOOK = {"type": "command", "command": f"'{HOOK_PATH}' claude PreToolUse", "timeout": 10}
 
 
 @pytest.fixture
@@ -210,3 +212,58 @@ def test_only_open_requests_are_counted(store: Store, monkeypatch, capsys) -> No
     (store.requests_dir / "b.json").write_text(json.dumps({**base, "resolved": "accepted"}))
     _, report = _run(monkeypatch, capsys, store.root)
     assert report["counts"]["requests"] == 1
+
+
+def test_hooks_that_do_not_resolve_here_are_a_problem(
+    store: Store, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    from cuecard.core._hookcheck import portable_command
+
+    settings = store.root / ".claude" / "settings.json"
+    gone = {"type": "command", "command": "/opt/gone/cuecard-hook claude Stop"}
+    portable = {"type": "command", "command": portable_command("claude", "Stop")}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [gone, portable]}]}}))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, report = _run(monkeypatch, capsys, store.root)
+    messages = [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+    assert code == 1 and len(messages) == 2, report["problems"]
+    assert any("/opt/gone/cuecard-hook does not exist" in m for m in messages)
+    assert any("cuecard-hook is not on the PATH" in m for m in messages)
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "cuecard-hook").symlink_to(HOOK_PATH)
+    monkeypatch.setenv("PATH", str(tools))
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [portable]}]}}))
+    code, report = _run(monkeypatch, capsys, store.root)
+    assert not [p for p in report["problems"] if p["check"] == "hooks"], report["problems"]
+
+
+def test_codex_hooks_untrusted_stale_and_an_untrusted_project(
+    store: Store, home: Path, monkeypatch
+) -> None:
+    from cuecard.core._hookcheck import codex_hooks
+
+    (store.root / ".claude" / "settings.json").unlink()
+    hooks_file = store.root / ".codex" / "hooks.json"
+    hooks_file.parent.mkdir()
+    config = {"hooks": {"Stop": [{"hooks": [HOOK]}], "PreToolUse": [{"hooks": [HOOK]}]}}
+    hooks_file.write_text(json.dumps(config))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+
+    def problems() -> list[str]:
+        report = diagnose(store.root, home=home)
+        return [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+
+    found = problems()
+    assert any("(2 untrusted of 2)" in m for m in found), found
+    assert any("the project is not trusted" in m for m in found), found
+    stop, pre = codex_hooks(hooks_file, config)
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text(
+        f'[projects.{json.dumps(str(store.root))}]\ntrust_level = "trusted"\n'
+        f'[hooks.state.{json.dumps(stop.key)}]\ntrusted_hash = "{stop.hash}"\n'
+        f'[hooks.state.{json.dumps(pre.key)}]\ntrusted_hash = "sha256:older"\n'
+    )
+    found = problems()
+    assert len(found) == 1 and "(1 trusted for an older version of 2)" in found[0], found

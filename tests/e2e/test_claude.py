@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import claude_command, claude_env, run
-from tests.e2e._support._project import DECISION, PROCEDURE, TRAP, Project
+from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
 from tests.e2e.conftest import require
 
 TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
@@ -24,7 +24,7 @@ def _installed() -> None:
 def claude(project: Project, prompt: str, script: list[Reply], **options: object) -> ModelServer:
     with ModelServer(script) as server:
         done = run(claude_command(prompt, tools=TOOLS, **options),  # type: ignore[arg-type]
-                   cwd=project.root, env={**claude_env(project.home, server.url)})  # fmt: skip
+                   cwd=project.root, env=claude_env(project.env, server.url))  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert server.spent, [r.reply for r in server.main_requests]
     return server
@@ -78,7 +78,9 @@ def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., P
 def test_nothing_happens_in_a_project_that_did_not_opt_in(
     new_project: Callable[..., Project],
 ) -> None:
-    project = new_project("claude", opt_in=False, user=True)
+    project = new_project(
+        "claude", opt_in=False, user=True, install=["--hook-command", "{recorder}"]
+    )
     settings = json.loads((project.home / ".claude/settings.json").read_text())
     assert "cuecard-hook" in json.dumps(settings["hooks"])
     before = project.tree()
@@ -87,7 +89,36 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
         read(charge), edit(charge, "order.total", "order.amount"), Reply("Done."),
     ])  # fmt: skip
     assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    # the user-level hooks ran and stayed silent
+    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
+    assert all(c["stdout"] == "" for c in project.calls)
     after = project.tree()
     assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
     assert after == before
     assert not (project.root / ".cuecard").exists()
+
+
+def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
+    new_project: Callable[..., Project],
+) -> None:
+    project = new_project("claude")
+    charge = project.root / "src/billing/charge.py"
+    inbox = project.root / ".cuecard/inbox/check.json"
+    server = claude(project, "Make check.sh pass.", [
+        bash("./check.sh"),
+        read(charge),
+        edit(charge, "order.total", "order.amount"),
+        bash("./check.sh"),
+        Reply("Fixed."),
+        Reply(tool_calls=[ToolCall("Write", {"file_path": str(inbox),
+                                             "content": json.dumps(PROPOSAL, indent=1)})]),
+        Reply("Saved."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert server.first_with(ASK) == 5
+    stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
+    assert len(stored) == 1
+    assert server.first_with("cuecard activated memory") == 6
+    stops = [c for c in project.calls if c["argv"] == ["claude", "Stop"]]
+    assert [bool(c["stdout"]) for c in stops] == [True, False]
+    assert asked[-1].count("cuecard activated memory") == 1

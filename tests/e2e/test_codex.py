@@ -8,8 +8,14 @@ from collections.abc import Callable
 import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
-from tests.e2e._support._harnesses import codex_command, codex_env, codex_prepare, run
-from tests.e2e._support._project import DECISION, PROCEDURE, TRAP, Project
+from tests.e2e._support._harnesses import (
+    codex_command,
+    codex_env,
+    codex_hooks_list,
+    codex_prepare,
+    run,
+)
+from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
 from tests.e2e.conftest import require
 
 
@@ -21,7 +27,7 @@ def _installed() -> None:
 def codex(project: Project, prompt: str, script: list[Reply], **options: bool) -> ModelServer:
     with ModelServer(script) as server:
         done = run(codex_command(prompt, url=server.url, **options), cwd=project.root,
-                   env=codex_env(project.home))  # fmt: skip
+                   env=codex_env(project.env))  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert server.spent, [r.reply for r in server.main_requests]
     return server
@@ -70,3 +76,88 @@ def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., P
     server = codex(project, "Please deploy the fix to staging.", [Reply("On it.")])
     first = server.main_requests[0]
     assert first.count(PROCEDURE) == 1 and first.count("<memory-data") == 1
+
+
+def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    line = "    return provider.charge(order.total)"
+    add = (
+        "*** Begin Patch\n*** Add File: .cuecard/inbox/check.json\n"
+        + "".join(f"+{text}\n" for text in json.dumps(PROPOSAL, indent=1).splitlines())
+        + "*** End Patch\n"
+    )
+    server = codex(project, "Make check.sh pass.", [
+        shell("./check.sh"),
+        patch("src/billing/charge.py", line, line.replace("total", "amount")),
+        shell("./check.sh"),
+        Reply("Fixed."),
+        Reply(tool_calls=[ToolCall("apply_patch", add)]),
+        Reply("Saved."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    # Stop's ask reached the model, once, after the turn ended
+    assert server.first_with(ASK) == 4 and asked[-1].count(ASK) == 1
+    # the proposal is stored and cuecard's answer reached the model
+    stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
+    assert len(stored) == 1
+    assert server.first_with("cuecard activated memory") == 5
+    stops = [c for c in project.calls if c["argv"] == ["codex", "Stop"]]
+    assert [bool(c["stdout"]) for c in stops] == [True, False]
+
+
+def test_nothing_happens_in_a_project_that_did_not_opt_in(
+    new_project: Callable[..., Project],
+) -> None:
+    # --user runs cuecard-hook by its path: the logging one's here, to see that the hooks ran
+    project = project_for(
+        new_project, opt_in=False, user=True, install=["--hook-command", "{recorder}"]
+    )
+    assert "cuecard-hook" in (project.home / ".codex/hooks.json").read_text()
+    before = project.tree()
+    line = "    return provider.charge(order.total)"
+    server = codex(project, "Please deploy the fix.", [
+        shell("cat docs/adr/0001-provider.md"),
+        patch("src/billing/charge.py", line, line.replace("total", "amount")),
+        Reply("Done."),
+    ])  # fmt: skip
+    # the user-level hooks ran (trusted by the installer) and stayed silent
+    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
+    assert all(c["stdout"] == "" for c in project.calls)
+    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    after = project.tree()
+    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
+    assert after == before
+    assert not (project.root / ".cuecard").exists()
+
+
+def test_untrusted_hooks_are_skipped_doctor_says_so_and_the_given_step_trusts_them(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project, install=["--no-trust", "--json"])
+    report = json.loads(project.cuecard("install", "codex", "--no-trust", "--json").stdout)
+    note = next(n for n in report["notes"] if n.startswith("Codex skips hooks until"))
+    config = project.home / ".codex" / "config.toml"
+    assert "hooks.state" not in config.read_text()
+    doctor = json.loads(project.cuecard("doctor", "--json", check=False).stdout)
+    assert any("(6 untrusted of 6)" in p["message"] for p in doctor["problems"])
+    server = codex(project, "Please deploy the fix to staging.", [Reply("On it.")])
+    assert project.calls == [] and server.main_requests[0].count(PROCEDURE) == 0
+    # the exact step the installer gave: the tables to add
+    tables = note.split(f"add to {config}:\n", 1)[1]
+    config.write_text(config.read_text() + "\n" + tables + "\n")
+    doctor = json.loads(project.cuecard("doctor", "--json", check=False).stdout)
+    assert not [p for p in doctor["problems"] if p["check"] == "hooks"], doctor["problems"]
+    server = codex(project, "Please deploy the fix to staging.", [Reply("On it.")])
+    assert server.main_requests[0].count(PROCEDURE) == 1
+
+
+def test_codex_itself_lists_the_installed_hooks_as_trusted(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    listed = codex_hooks_list(project)
+    ours = [h for h in listed if "cuecard-hook" in h["command"]]
+    assert len(ours) == 6
+    assert {h["trustStatus"] for h in ours} == {"trusted"}

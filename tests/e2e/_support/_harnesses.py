@@ -14,6 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 CACHE = ROOT / ".cache" / "harnesses"
@@ -86,9 +87,10 @@ def _which(name: str) -> str | None:
 CLAUDE_MODEL = "claude-sonnet-4-5"
 
 
-def claude_env(home: Path, url: str) -> dict[str, str]:
+def claude_env(env: dict[str, str], url: str) -> dict[str, str]:
+    """``env`` (a project's, see ``Project.env``) with Claude Code pointed at ``url``."""
     return {
-        **base_env(home),
+        **env,
         "ANTHROPIC_BASE_URL": url,
         "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
         "DISABLE_TELEMETRY": "1",
@@ -147,10 +149,11 @@ enabled = false
 {extra}"""
 
 
-def codex_env(home: Path) -> dict[str, str]:
+def codex_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` (a project's, see ``Project.env``) for Codex."""
     return {
-        **base_env(home),
-        "CODEX_HOME": str(home / ".codex"),
+        **env,
+        "CODEX_HOME": str(Path(env["HOME"]) / ".codex"),
         "FAKE_API_KEY": "test-not-a-key",
     }
 
@@ -209,3 +212,34 @@ def run(cmd: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 180)
         timeout=timeout,
     )  # fmt: skip
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def codex_hooks_list(project: object) -> list[dict[str, Any]]:
+    """What Codex's own hook review sees in ``project``: ``codex app-server``'s ``hooks/list``
+    (JSON-RPC on stdio), each hook with its ``key``, ``currentHash`` and ``trustStatus``."""
+    from tests.e2e._support._project import Project
+
+    assert isinstance(project, Project)
+    env = codex_env(project.env)
+    messages = [
+        {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "1"}}},
+        {"method": "initialized"},
+        {"id": 2, "method": "hooks/list", "params": {"cwds": [str(project.root)]}},
+    ]
+    with subprocess.Popen(
+        [str(BINARIES["codex"]), "app-server"], cwd=project.root, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    ) as proc:  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            for message in messages:
+                proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                answer = json.loads(line)
+                if answer.get("id") == 2:
+                    data = answer["result"]["data"]
+                    return [hook for entry in data for hook in entry["hooks"]]
+            raise AssertionError("codex app-server ended without answering hooks/list")
+        finally:
+            proc.kill()

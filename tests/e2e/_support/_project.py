@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.e2e._support._harnesses import base_env
 
@@ -38,16 +39,37 @@ MEMORIES = [
 ]  # fmt: skip
 
 
+# The capture scenario: check.sh fails until charge() uses order.amount; the model's proposal.
+ASK = "cuecard: this turn holds evidence worth remembering"
+PROPOSAL = {
+    "topic": "billing/check",
+    "kind": "trap",
+    "title": "check.sh wants charge() to pass order.amount",
+    "body": "check.sh fails, printing nothing, until charge() passes order.amount.",
+    "not_derivable": "The failure prints nothing; found by trying.",
+    "triggers": [{"on": ["edit"], "paths": ["src/billing/charge.py"]}],
+    "evidence": [{"kind": "file", "ref": "check.sh"}],
+}
+
+
 @dataclass
 class Project:
     """A project and the isolated home its harness runs with."""
 
     root: Path
     home: Path
+    recorder: Path | None = None  # a folder with the logging cuecard-hook, first on the PATH
 
     @property
     def env(self) -> dict[str, str]:
-        return base_env(self.home)
+        return base_env(self.home, path_extra=[self.recorder] if self.recorder else None)
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        """What the harness sent ``cuecard-hook`` (see ``_recorder``), in order."""
+        from tests.e2e._support._recorder import calls
+
+        return calls(self.recorder / "calls.jsonl") if self.recorder else []
 
     def cuecard(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """``cuecard`` as the user runs it, in the project."""
@@ -79,7 +101,8 @@ def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = 
     """A committed repository under ``base``; with ``opt_in`` it has ``cuecard init`` and the
     memories above; ``prepare(project)`` (the harness's own set-up in the home, done before
     cuecard's, as a user who already uses the harness has it); then ``cuecard install
-    <harness>`` (``--user``: into the home) with ``install``'s extra options."""
+    <harness>`` (``--user``: into the home) with ``install``'s extra options (``{recorder}``
+    stands for the logging ``cuecard-hook``'s path)."""
     root, home = base / "proj", base / "home"
     root.mkdir(parents=True)
     home.mkdir(parents=True)
@@ -87,7 +110,9 @@ def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = 
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     (root / "check.sh").chmod(0o755)
-    project = Project(root, home)
+    from tests.e2e._support._recorder import make_recorder
+
+    project = Project(root, home, make_recorder(base / "recorder")[0])
     subprocess.run([*GIT, "init", "-q"], cwd=root, check=True, env=project.env)
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True, env=project.env)
     subprocess.run([*GIT, "commit", "-qm", "app"], cwd=root, check=True, env=project.env)
@@ -98,5 +123,7 @@ def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = 
                             *args)  # fmt: skip
     if prepare is not None:
         prepare(project)
-    project.cuecard("install", harness, *(["--user"] if user else []), *(install or []))
+    shim = str(project.recorder / "cuecard-hook") if project.recorder else ""
+    options = [option.replace("{recorder}", shim) for option in install or []]
+    project.cuecard("install", harness, *(["--user"] if user else []), *options)
     return project

@@ -250,6 +250,7 @@ def diagnose(
     hooks, broken = installed_hooks(root, home)
     for file, reason in broken:
         out.problem("hooks", f"{file} {reason}", "fix the file; the harness may ignore it")
+    _hook_findings(hooks, root, home, out)
     if root is not None and not hooks:
         out.problem(
             "hooks",
@@ -302,6 +303,17 @@ def _limits(root: Path, hooks: list[dict[str, str]], out: _Findings) -> dict[str
                 "what does not fit arrives at later events",
             )
     return {"delivery_limit": configured, "harnesses": report}
+
+
+def _hook_findings(
+    hooks: list[dict[str, str]], root: Path | None, home: Path | None, out: _Findings
+) -> None:
+    """Whether the installed hooks run on this machine (see ``_hookcheck``), and why the last
+    hook call could not read the project (see ``_hookfail``)."""
+    from cuecard.core._hookcheck import check_hooks
+
+    for found in check_hooks(hooks, root, home or Path.home()):
+        (out.problem if found.problem else out.note)("hooks", found.message, found.hint)
 
 
 def _resolved(path: Path) -> bool:

@@ -32,6 +32,8 @@ from typing import Any
 __all__ = [
     "MARK",
     "CodexHook",
+    "Finding",
+    "check_hooks",
     "codex_config_path",
     "codex_hooks",
     "codex_project_trusted",
@@ -196,3 +198,93 @@ def codex_project_trusted(config: dict[str, Any], root: Path) -> bool:
         if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
             return True
     return False
+
+
+# -- doctor ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing ``cuecard doctor`` reports about installed hooks."""
+
+    problem: bool
+    message: str
+    hint: str
+
+
+def check_hooks(
+    hooks: list[dict[str, str]],
+    root: Path | None,
+    home: Path,
+    environ: dict[str, str] | None = None,
+) -> list[Finding]:
+    """Whether the installed hooks (``{harness, scope, file}``, as doctor finds them) run here:
+    each command resolves on this machine; Codex trusts each hook and loads the project."""
+    env = os.environ if environ is None else environ
+    out: list[Finding] = []
+    for hook in hooks:
+        path = Path(hook["file"])
+        if path.suffix != ".json":
+            continue
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # doctor reports an unreadable file already
+        failing = {
+            reason
+            for command in hook_commands(config)
+            for ok, reason in [command_resolves(command, env.get("PATH"))]
+            if not ok
+        }
+        for reason in sorted(failing):
+            out.append(
+                Finding(
+                    True,
+                    f"{path}: the hooks do not run cuecard here: {reason}",
+                    "install cuecard as a tool so that cuecard-hook is on the PATH (see the "
+                    "README), or run `cuecard install` again",
+                )
+            )
+        if hook["harness"] == "codex":
+            out += _codex_findings(path, config, hook["scope"], root, home, env)
+    return out
+
+
+def _codex_findings(
+    path: Path,
+    config: Any,
+    scope: str,
+    root: Path | None,
+    home: Path,
+    env: Any,
+) -> list[Finding]:
+    config_path = codex_config_path(home, dict(env))
+    try:
+        codex = read_toml(config_path)
+    except ValueError as exc:
+        return [Finding(True, f"Codex's configuration: {exc}", "fix it; Codex cannot start")]
+    out: list[Finding] = []
+    states = codex_trust_state(codex, codex_hooks(path, config))
+    untrusted = sum(1 for s in states.values() if s == "untrusted")
+    stale = sum(1 for s in states.values() if s == "stale")
+    if untrusted or stale:
+        counted = ((untrusted, "untrusted"), (stale, "trusted for an older version"))
+        parts = [f"{n} {what}" for n, what in counted if n]
+        out.append(
+            Finding(
+                True,
+                f"{path}: Codex skips cuecard's hooks it does not trust ({', '.join(parts)} of "
+                f"{len(states)})",
+                "`cuecard install codex` records the trust (or review them in Codex: /hooks)",
+            )
+        )
+    if scope == "project" and root is not None and not codex_project_trusted(codex, root):
+        out.append(
+            Finding(
+                True,
+                f"Codex does not load {root}/.codex/: the project is not trusted in {config_path}",
+                f'add [projects.{json.dumps(str(root))}] trust_level = "trusted" there, or '
+                "answer yes when Codex asks",
+            )
+        )
+    return out

@@ -313,6 +313,10 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
     footprint = ctx.footprint()
     records = footprint.records()
     turn = footprint.turn(records)
+    if ctx.harness.name == "codex":  # its PostToolUse gave no exit status: see _transcript
+        from cuecard.hooks._transcript import backfill_codex_outcomes
+
+        backfill_codex_outcomes(ctx.payload, turn)
     changed = footprint.changed(turn)
     parts = []
     try:

@@ -78,13 +78,9 @@ def record_codex_trust(config_path: Path, hooks: list[CodexHook]) -> list[str]:
 
 
 def trust_step(config_path: Path, hooks: list[CodexHook]) -> str:
-    """The exact step that trusts ``hooks`` by hand."""
-    tables = "; ".join(f"{_header(h.key)} trusted_hash = {json.dumps(h.hash)}" for h in hooks)
-    return (
-        f"review them in Codex (`/hooks`), or add to {config_path}: {tables}"
-        if hooks
-        else "nothing to trust"
-    )
+    """The exact step that trusts ``hooks`` by hand: the TOML to add, or Codex's review."""
+    tables = "\n".join(f"{_header(h.key)}\ntrusted_hash = {json.dumps(h.hash)}" for h in hooks)
+    return f"review them in Codex (/hooks), or add to {config_path}:\n{tables}"
 
 
 def trust_installed(
