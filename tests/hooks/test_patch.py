@@ -81,3 +81,9 @@ def test_whitespace_differences_are_forgiven_and_a_missing_hunk_is_unknown() -> 
     assert apply_hunks(before, missing) is None
     first_without_header = update_hunks("*** Update File: a\n y = 2\n+w = 4\n*** End Patch")["a"]
     assert apply_hunks(before, first_without_header) == "x = 1   \ny = 2\nw = 4\n"
+
+
+def test_a_file_of_repeated_lines_cannot_make_seeking_quadratic() -> None:
+    before = "a\n" * 200_000
+    hunk = "*** Update File: a\n@@\n" + " a\n" * 2_000 + "-b\n+c\n"
+    assert apply_hunks(before, update_hunks(hunk)["a"]) is None  # bounded, then unknown

@@ -79,11 +79,17 @@ def update_hunks(patch: str) -> dict[str, list[Hunk]]:
     return out
 
 
+class _TooCostly(Exception):
+    """Seeking the hunks would cost more than a hook may spend."""
+
+
 class _Lines:
     """A file's lines and, computed once when first needed, their whitespace-trimmed forms."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], budget: int = 4_000_000) -> None:
         self.forms: dict[int, list[str]] = {0: lines}
+        self.budget = budget
+        """Line comparisons left: a file of repeated lines cannot make seeking quadratic."""
 
     def form(self, level: int) -> list[str]:
         if level not in self.forms:
@@ -105,8 +111,12 @@ class _Lines:
             wanted = self.form_of(pattern, level)
             head = wanted[0]
             for i in range(first, size - len(pattern) + 1):
-                if lines[i] == head and lines[i : i + len(pattern)] == wanted:
-                    return i
+                if lines[i] == head:
+                    self.budget -= len(pattern)
+                    if self.budget < 0:
+                        raise _TooCostly
+                    if lines[i : i + len(pattern)] == wanted:
+                        return i
         return None
 
     @staticmethod
@@ -118,7 +128,15 @@ class _Lines:
 
 
 def apply_hunks(before: str, hunks: list[Hunk]) -> str | None:
-    """``before`` with ``hunks`` applied, or ``None`` when a hunk does not apply."""
+    """``before`` with ``hunks`` applied, or ``None`` when a hunk does not apply (or finding
+    where would take more than a bounded number of line comparisons)."""
+    try:
+        return _apply(before, hunks)
+    except _TooCostly:
+        return None
+
+
+def _apply(before: str, hunks: list[Hunk]) -> str | None:
     lines = before.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final newline makes no line of its own
