@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-from cuecard.core._text import ADVISORY
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -38,6 +36,8 @@ DELIVERING_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
 def hook_limit(inline_limit: int, event: str) -> int:
     """The characters of knowledge that keep a hook's whole output for ``event`` within
     ``inline_limit``: less the JSON envelope, the advisory line and room for JSON escapes."""
+    from cuecard.core._text import ADVISORY
+
     envelope = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": ""}}
     room = inline_limit - len(json.dumps(envelope)) - len(ADVISORY) - 1
     return max(1_000, int(room * 0.9))  # room for JSON escapes of newlines and quotes
