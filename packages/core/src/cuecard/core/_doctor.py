@@ -40,7 +40,8 @@ KEYS: dict[str, str] = {
     "python": "the Python version running cuecard",
     "hooks": "[{harness, scope, file}] harness configurations that run cuecard-hook",
     "counts": (
-        "what needs a person: candidates, conflicts (contested), dead_triggers, stale_evidence, "
+        "what needs a person: candidates, conflicts (contested), dead_triggers, dead_commands, "
+        "stale_evidence, "
         "migrated (waiting for not_derivable), requests, inbox; and sessions recorded"
     ),
     "last_maintenance": "when maintenance last ran (ISO 8601, UTC), or null",
@@ -52,6 +53,13 @@ KEYS: dict[str, str] = {
     "problems": "[{check, message, hint}] what stops cuecard from working (exit 1)",
     "notes": "[{check, message, hint}] what is worth knowing or needs a person",
 }
+
+
+def _dead_command_count(live: list[Any]) -> int:
+    """Command patterns of live memories that can never fire (see ``_health.dead_commands``)."""
+    from cuecard.core._health import dead_commands
+
+    return sum(len(dead_commands(m)) for m in live)
 
 
 @dataclass
@@ -175,6 +183,7 @@ def _store_checks(
     counts["dead_triggers"] = sum(
         1 for m in live for c in m.triggers if c.paths and not GlobSet(c.paths).any_in(files)
     )
+    counts["dead_commands"] = _dead_command_count(live)
     counts["stale_evidence"] = sum(len(stale_refs(root, m)) for m in live)
     waiting = {*LIVE, Status.CANDIDATE}
     counts["migrated"] = sum(
@@ -190,6 +199,10 @@ def _store_checks(
         "candidates": ("candidates wait for review", "`cuecard ui` (review queue)"),
         "conflicts": ("memories are contested", "`cuecard ui` (settle each one)"),
         "dead_triggers": ("trigger clauses match no file", "`cuecard health` names them"),
+        "dead_commands": (
+            "command triggers can never fire",
+            "`cuecard health` names them and says why; `cuecard add --help` has the syntax",
+        ),
         "stale_evidence": ("evidence files changed", "`cuecard health` names them"),
         "migrated": ("migrated memories wait for not_derivable", "`cuecard ui`"),
         "requests": ("agent requests wait for a person", "`cuecard ui`"),

@@ -30,6 +30,7 @@ __all__ = [
     "HUB_AT",
     "KEYS",
     "MEMORY_KEYS",
+    "dead_commands",
     "health_report",
 ]
 
@@ -62,6 +63,9 @@ KEYS: dict[str, str] = {
     "sessions": "sessions recorded (rolled up or not)",
     "memories": "one entry per memory, keys: " + ", ".join(MEMORY_KEYS),
     "dead_triggers": "[{id, clause}] live memories' clauses whose paths match no repository file",
+    "dead_commands": (
+        "[{id, clause, command, reason}] live memories' command patterns no command can match"
+    ),
     "stale_evidence": "[{id, ref}] live memories' file evidence that changed since recorded",
     "no_opportunity": (
         "ids of live memories with path, command or symbol triggers that no session gave a "
@@ -102,6 +106,19 @@ def stale_refs(root: Path, memory: Memory) -> list[str]:
         for e in memory.evidence
         if e.kind == "file" and e.sha256 and file_digest(str(root), e.ref) != e.sha256
     ]
+
+
+def dead_commands(memory: Memory) -> list[dict[str, Any]]:
+    """The memory's command patterns that can never fire, each with the reason."""
+    from cuecard.core._index import command_problem
+
+    out = []
+    for i, clause in enumerate(memory.triggers):
+        for command in clause.commands:
+            reason = command_problem(command)
+            if reason is not None:
+                out.append({"id": memory.id, "clause": i, "command": command, "reason": reason})
+    return out
 
 
 def _words_prefix(pattern: list[str], command: str) -> bool:
@@ -265,6 +282,7 @@ def health_report(
         if not memory.live:
             continue
         out["dead_triggers"] += [{"id": memory.id, "clause": i} for i in dead]
+        out["dead_commands"] += dead_commands(memory)
         out["stale_evidence"] += [{"id": memory.id, "ref": ref} for ref in stale]
         if profile.observable and chances == 0:
             out["no_opportunity"].append(memory.id)

@@ -37,6 +37,7 @@ __all__ = [
     "Index",
     "Match",
     "command_matches",
+    "command_problem",
     "command_word_matches",
     "command_words",
     "event_keys",
@@ -128,10 +129,33 @@ def _prompt_words(prompt: str) -> list[str]:
 def command_words(command: str) -> list[str]:
     """A command pattern as the matcher compares it: its words, the program by its base name,
     trailing ``/`` dropped from each argument (``build/`` is ``build``)."""
-    words = command.split()
+    return _normal_words(command.split())
+
+
+def _normal_words(words: Sequence[str]) -> list[str]:
     if not words:
         return []
     return [os.path.basename(words[0]) or words[0]] + [w.rstrip("/") or w for w in words[1:]]
+
+
+def command_problem(pattern: str) -> str | None:
+    """Why a command pattern can never fire, or ``None``. An event holds each simple command
+    of a line as the shell classifier reads it (split at ``&&``, ``|`` and ``;``, quotes and
+    redirections removed, ``sudo``, ``env`` and ``VAR=`` prefixes dropped), so a pattern the
+    classifier reads differently never equals one."""
+    from cuecard.core._shell import classify
+
+    want = command_words(pattern)
+    if not want:
+        return "is empty"
+    parts = classify(pattern).parts
+    if len(parts) != 1:
+        return "holds several commands; each simple command of a line is matched on its own"
+    seen = _normal_words(parts[0])
+    if seen != want:
+        shown = " ".join(seen)
+        return f'reads as "{shown}" to the hook, so a command never matches it as written'
+    return None
 
 
 def command_word_matches(pattern: str, word: str) -> bool:

@@ -209,8 +209,8 @@ def _word_refusals(where: str, clause: Trigger) -> list[str]:
             continue
         if "*" in parts[0] or any("*" in w[:-1] for w in parts[1:]):
             refusals.append(
-                f'{where}.commands[{j}] "{command}" uses a wildcard other than a trailing * '
-                f"on an argument; {COMMAND_SYNTAX}"
+                f'{where}.commands[{j}] "{command}" uses * other than at the end of an '
+                f"argument; {COMMAND_SYNTAX}"
             )
     for j, keyword in enumerate(clause.keywords):
         if not words(keyword):

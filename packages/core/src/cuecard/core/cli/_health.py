@@ -65,6 +65,11 @@ def _render(report: dict[str, Any]) -> None:
         [[name(d["id"]), str(d["clause"])] for d in report["dead_triggers"]],
     )
     _table(
+        "Command triggers that never fire",
+        ["memory", "command", "why"],
+        [[name(d["id"]), d["command"], d["reason"]] for d in report["dead_commands"]],
+    )
+    _table(
         "Stale evidence",
         ["memory", "file"],
         [[name(d["id"]), d["ref"]] for d in report["stale_evidence"]],
