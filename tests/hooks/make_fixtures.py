@@ -2,6 +2,8 @@
 
     .venv/bin/python -m tests.hooks.make_fixtures
 
+These are documented shapes and hostile inputs; what Claude Code and Codex really send is
+recorded by ``tests/e2e/record_fixtures.py`` (``real-*.json``), which this script leaves alone.
 Review ``git diff tests/hooks/fixtures`` before committing: a changed ``stdout`` must be a change
 you meant (the delivery format, a new memory in ``conftest.MEMORIES``), never a regression.
 """
@@ -589,11 +591,15 @@ x["pre-subagent"] = dict(
     ),
 )
 x["post-bash"] = dict(
-    event="PostToolUse", about="a string tool_response with an exit code", payload=CFAIL
+    event="PostToolUse",
+    about="a string tool_response with an exit code"
+    " (documented shape: Codex 0.171.0 sends no exit status at PostToolUse; see real-*)",
+    payload=CFAIL,
 )
 x["stop-failure-then-fix"] = dict(
     event="Stop",
-    about="Stop answers with a block",
+    about="Stop answers with a block"
+    " (documented shape: Codex 0.171.0 sends no exit status at PostToolUse; see real-*)",
     setup=[
         ["UserPromptSubmit", cbase("UserPromptSubmit", prompt="make the tests pass")],
         ["PostToolUse", CFAIL],
@@ -604,7 +610,8 @@ x["stop-failure-then-fix"] = dict(
 )
 x["stop-hook-active"] = dict(
     event="Stop",
-    about="never while stop_hook_active",
+    about="never while stop_hook_active"
+    " (documented shape: Codex 0.171.0 sends no exit status at PostToolUse; see real-*)",
     setup=[
         ["UserPromptSubmit", cbase("UserPromptSubmit", prompt="make the tests pass")],
         ["PostToolUse", CFAIL],
@@ -814,7 +821,10 @@ g["invalid-json"] = dict(event="Stop", about="invalid JSON", raw="\x00\x01")
 
 
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
+    # recorded real payloads (real-*.json, tests/e2e/record_fixtures.py) stay
+    for old in OUT.glob("*/*.json"):
+        if not old.name.startswith("real-"):
+            old.unlink()
     base_dir = Path(tempfile.mkdtemp())
     repo = build_repo(base_dir / "repo")
     outside = base_dir / "outside"

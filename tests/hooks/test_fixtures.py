@@ -43,7 +43,7 @@ def _stdin(value: Any) -> bytes:
 def play(harness: str, name: str, spec: dict[str, Any], root: Path, outside: Path) -> str:
     """Run one fixture against ``root`` and return the hook's stdout, paths put back as
     ``$ROOT``. It runs in this process (``respond`` is what ``cuecard-hook`` prints), from the
-    repository's folder; test_e2e.py runs the real command as a subprocess."""
+    repository's folder; test_hook_command.py runs the real command as a subprocess."""
     mapping = {"$ROOT": str(root), "$OUTSIDE": str(outside), "$SESSION": f"{harness}-{name}"}
     for rel, text in spec.get("files", {}).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -82,3 +82,17 @@ def test_every_harness_has_fixtures_for_every_event() -> None:
     for harness in HARNESSES:
         events = {json.loads(p.read_text())["event"] for p in (FIXTURES / harness).glob("*.json")}
         assert {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} <= events
+
+
+def test_claude_code_and_codex_fixtures_include_recorded_real_payloads() -> None:
+    """``real-*.json`` come from the real harnesses (tests/e2e/record_fixtures.py)."""
+    fired = {
+        "claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+                   "PostToolUseFailure", "Stop"},
+        "codex": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"},
+    }  # fmt: skip
+    for harness, events in fired.items():
+        real = [json.loads(p.read_text()) for p in (FIXTURES / harness).glob("real-*.json")]
+        assert {spec["event"] for spec in real} == events
+        assert all(spec["about"].startswith(f"recorded from {harness} ") for spec in real)
+        assert len({spec["harness_version"] for spec in real}) == 1

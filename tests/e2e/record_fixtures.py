@@ -1,0 +1,217 @@
+"""Record what Claude Code and Codex really send ``cuecard-hook``, as hook-test fixtures.
+
+    .venv/bin/python -m tests.e2e.record_fixtures
+
+Runs one scripted session in each harness (the pinned versions ``scripts/deps/harnesses.sh``
+installs) against the scripted model, in the hook tests' repository (``tests/hooks/conftest``),
+with the logging ``cuecard-hook`` first on the PATH. Each call becomes
+``tests/hooks/fixtures/<harness>/real-<nn>-<event>.json``: the payload as the harness sent it
+(the repository's path as ``$ROOT``, the session id as ``$SESSION``), the session's earlier
+calls as ``setup``, the harness and its version, and the stdout the hook gives when the fixture
+is replayed; a replay that does not give what the real hook answered in the session is refused.
+Codex's Stop reads the turn's exit statuses from Codex's rollout file: the lines it reads are
+kept with the fixture (``files``). Review ``git diff tests/hooks/fixtures`` before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.e2e._support import ModelServer, Reply, ToolCall
+from tests.e2e._support._harnesses import (
+    claude_command,
+    claude_env,
+    codex_command,
+    codex_env,
+    codex_prepare,
+    run,
+    versions,
+)
+from tests.e2e._support._project import FILES, GIT, PROPOSAL, Project
+from tests.e2e._support._recorder import calls, make_recorder
+
+OUT = Path(__file__).resolve().parents[1] / "hooks" / "fixtures"
+CHECK = FILES["check.sh"]
+LINE = "    return provider.charge(order.total)"
+
+
+def _project(base: Path, harness: str) -> Project:
+    from tests.hooks.conftest import build_repo
+
+    root = build_repo(base / "proj")
+    (root / "check.sh").write_text(CHECK, encoding="utf-8")
+    (root / "check.sh").chmod(0o755)
+    subprocess.run([*GIT, "add", "check.sh"], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "check"], cwd=root, check=True)
+    home = base / "home"
+    home.mkdir()
+    project = Project(root, home, make_recorder(base / "recorder")[0])
+    if harness == "codex":
+        codex_prepare(project)
+    project.cuecard("install", harness)
+    return project
+
+
+def _claude(project: Project) -> None:
+    root = project.root
+    charge = str(root / "src/billing/charge.py")
+
+    def call(name: str, **args: Any) -> Reply:
+        return Reply(tool_calls=[ToolCall(name, args)])
+
+    script = [
+        call("Read", file_path=str(root / "docs/adr/0001-provider.md")),
+        call("Bash", command="./check.sh", description="check"),
+        call("Read", file_path=charge),
+        call("Edit", file_path=charge, old_string="order.total", new_string="order.amount"),
+        call("Bash", command="./check.sh", description="check"),
+        call("Grep", pattern="charge_customer", path=str(root / "src")),
+        call("Write", file_path=str(root / "src/billing/refund.py"), content="x = 1\n"),
+        Reply("Fixed."),
+        call("Write", file_path=str(root / ".cuecard/inbox/check.json"),
+             content=json.dumps(PROPOSAL)),
+        Reply("Saved."),
+    ]  # fmt: skip
+    tools = ["Read", "Edit", "Write", "Grep", "Bash(./check.sh)"]
+    with ModelServer(script) as server:
+        done = run(claude_command("Please deploy the fix, then make check.sh pass.", tools=tools),
+                   cwd=root, env=claude_env(project.env, server.url))  # fmt: skip
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+
+
+def _codex(project: Project) -> None:
+    def shell(command: str) -> Reply:
+        return Reply(tool_calls=[ToolCall("exec_command", {"cmd": command})])
+
+    def patch(body: str) -> Reply:
+        return Reply(
+            tool_calls=[ToolCall("apply_patch", f"*** Begin Patch\n{body}*** End Patch\n")]
+        )
+
+    fixed = LINE.replace("total", "amount")
+    proposal = "".join(f"+{line}\n" for line in json.dumps(PROPOSAL, indent=1).splitlines())
+    script = [
+        shell("cat docs/adr/0001-provider.md"),
+        shell("./check.sh"),
+        patch(f"*** Update File: src/billing/charge.py\n@@\n-{LINE}\n+{fixed}\n"),
+        shell("./check.sh"),
+        shell("grep -rn charge_customer src"),
+        patch("*** Add File: src/billing/refund.py\n+x = 1\n"),
+        Reply("Fixed."),
+        patch(f"*** Add File: .cuecard/inbox/check.json\n{proposal}"),
+        Reply("Saved."),
+    ]
+    with ModelServer(script) as server:
+        done = run(codex_command("Please deploy the fix, then make check.sh pass.",
+                                 url=server.url), cwd=project.root,
+                   env=codex_env(project.env))  # fmt: skip
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+
+
+def _generalise(value: Any, mapping: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for old, new in mapping.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, list):
+        return [_generalise(v, mapping) for v in value]
+    if isinstance(value, dict):
+        return {k: _generalise(v, mapping) for k, v in value.items()}
+    return value
+
+
+def _transcript_lines(path: str, mapping: dict[str, str]) -> str:
+    """The rollout lines Stop reads (shell calls and their outputs), generalised."""
+    kept = []
+    for line in Path(path).read_text("utf-8").splitlines():
+        record = json.loads(line)
+        item = record.get("payload") if isinstance(record, dict) else None
+        if isinstance(item, dict) and item.get("type") in ("function_call", "function_call_output"):
+            kept.append(json.dumps(_generalise(record, mapping)))
+    return "\n".join(kept) + "\n"
+
+
+def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, Any]]]:
+    from tests.hooks.conftest import build_repo
+    from tests.hooks.test_fixtures import play
+
+    project = _project(base, harness)
+    (_claude if harness == "claude" else _codex)(project)
+    recorded = calls(project.recorder / "calls.jsonl")  # type: ignore[operator]
+    session = str(recorded[0]["payload"]["session_id"])
+    mapping = {str(project.root): "$ROOT", session: "$SESSION", str(project.home): "/home/user"}
+    out: list[tuple[str, dict[str, Any]]] = []
+    setup: list[list[Any]] = []
+    replay = build_repo(base / "replay")
+    outside = base / "outside"
+    outside.mkdir()
+    for number, call in enumerate(recorded, 1):
+        event = call["argv"][1]
+        payload = _generalise(call["payload"], mapping)
+        name = f"real-{number:02d}-{re.sub(r'(?<!^)(?=[A-Z])', '-', event).lower()}"
+        spec: dict[str, Any] = {
+            "event": event,
+            "about": f"recorded from {harness} {version}: {_about(payload)}",
+            "harness_version": version,
+        }
+        transcript = call["payload"].get("transcript_path")
+        if harness == "codex" and event == "Stop" and isinstance(transcript, str):
+            rel = f".git/transcripts/{name}.jsonl"
+            spec["files"] = {rel: _transcript_lines(transcript, mapping)}
+            payload["transcript_path"] = f"$ROOT/{rel}"
+        if setup:
+            spec["setup"] = list(setup)
+        spec["payload"] = payload
+        live = str(call["stdout"]).replace(str(project.root), "$ROOT")
+        spec["stdout"] = play(harness, name, spec, replay, outside)
+        mine = json.loads(spec["stdout"]) if spec["stdout"] else None
+        theirs = json.loads(live) if live else None
+        if _shape(mine) != _shape(theirs):
+            raise SystemExit(f"{harness} {name}: replay gives {spec['stdout']!r}, live {live!r}")
+        out.append((name, spec))
+        setup.append([event, payload])
+    return out
+
+
+def _shape(answer: Any) -> Any:
+    """What must agree between replay and the live session: the kind of answer and which
+    memories it delivers (titles), not the wording of the numbers in a session-start line."""
+    if not isinstance(answer, dict):
+        return answer
+    text = json.dumps(answer)
+    return (sorted(answer), sorted(set(re.findall(r"## \w+: ([^\\]+)", text))))
+
+
+def _about(payload: dict[str, Any]) -> str:
+    tool = payload.get("tool_name")
+    args = payload.get("tool_input") or {}
+    detail = args.get("command") or args.get("file_path") or args.get("pattern") or ""
+    detail = str(detail).splitlines()[0][:60] if detail else ""
+    what = payload.get("hook_event_name", "")
+    return " ".join(str(x) for x in (what, tool or payload.get("source") or "", detail) if x)
+
+
+def main() -> None:
+    found = versions()
+    for harness in ("claude", "codex"):
+        folder = OUT / harness
+        for old in folder.glob("real-*.json"):
+            old.unlink()
+        base = Path(tempfile.mkdtemp(prefix=f"cuecard-record-{harness}-"))
+        try:
+            for name, spec in record(harness, base, found[harness]):
+                text = json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
+                (folder / f"{name}.json").write_text(text, encoding="utf-8")
+                print(f"{harness}/{name}.json")
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
