@@ -133,10 +133,12 @@ def start_server(app: Any, port: int) -> tuple[uvicorn.Server, threading.Thread]
     return server, thread
 
 
-def _receiver(root: Path, settings: ReceiverSettings | None = None) -> Iterator[Receiver]:
+def _receiver(
+    root: Path, settings: ReceiverSettings | None = None, port: int | None = None
+) -> Iterator[Receiver]:
     root.mkdir(exist_ok=True)
     settings = settings or ReceiverSettings(root=root, secret=SECRET.encode())
-    port = free_port()
+    port = port or free_port()
     server, thread = start_server(build_app(settings), port)
     with httpx.Client(timeout=30) as client:
         yield Receiver(f"http://127.0.0.1:{port}", root, root / ".dm-memory", client)
@@ -175,11 +177,11 @@ def secret() -> str:
 
 @pytest.fixture
 def start_receiver() -> Iterator[Any]:
-    """``start_receiver(settings) -> Receiver``; stopped at teardown."""
+    """``start_receiver(settings, port=None) -> Receiver``; stopped at teardown."""
     running: list[Iterator[Receiver]] = []
 
-    def start(settings: ReceiverSettings) -> Receiver:
-        gen = _receiver(settings.root, settings)
+    def start(settings: ReceiverSettings, port: int | None = None) -> Receiver:
+        gen = _receiver(settings.root, settings, port)
         running.append(gen)
         return next(gen)
 

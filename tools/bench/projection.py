@@ -18,6 +18,8 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -25,10 +27,11 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from cuecard.wp_projection import signed_headers
+from cuecard.wp_projection import render_settings, signed_headers, write_bridge
 
 SECRET = "bench-secret-0123456789abcdef"
 HOME = "https://bench.example"
@@ -118,7 +121,127 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(events: int, concurrency: int) -> dict[str, object]:
+HARNESS = Path(__file__).resolve().parents[2] / "tests" / "wp_projection" / "php" / "harness.php"
+
+
+def _php_request(php: str, tmp: Path, plugins: Path, events: list[Any], **script: Any) -> Any:
+    spec = {
+        "home_url": HOME + "/",
+        "options_file": str(tmp / "options.json"),
+        "log_file": str(tmp / "php.log"),
+        "transport": "wp",
+        "events": events,
+        **script,
+    }
+    path = tmp / "script.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run(
+        [php, str(HARNESS), str(plugins), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def _write_events(i: int) -> list[Any]:
+    scope = {
+        "layer": "agent",
+        "workspace_type": "site",
+        "workspace_id": HOME,
+        "user_id": 1,
+        "agent_id": 0,
+        "filename": f"notes/n-{i:04d}.md",
+    }
+    return [
+        {
+            "action": "datamachine_agent_memory_updated",
+            "args": [{"__scope": scope}, f"# note {i}\n" + "x" * 400 + "\n", {}],
+        },
+        {"action": "datamachine_composable_regenerated", "args": ["SITE.md", "", {"n": i}]},
+    ]
+
+
+def _bridge_case(
+    php: str, root: Path, endpoint: str | None, writes: int, *, cpu_only: bool = False
+) -> dict[str, Any]:
+    """``writes`` requests of one memory write each; the time the actions took in each.
+
+    Each option write is a file write in the stand-in (WordPress: one database row written);
+    ``cpu_only`` defers them to the request's end, leaving the bridge's own work."""
+    tmp = Path(tempfile.mkdtemp(dir=root))
+    plugins = tmp / "mu-plugins"
+    plugins.mkdir()
+    if endpoint is not None:
+        write_bridge(
+            plugins, render_settings(endpoint=endpoint + "/events", secret=SECRET, timeout_s=2.0)
+        )
+    times = []
+    for i in range(writes):
+        out = _php_request(
+            php, tmp, plugins, _write_events(i), run_queue=False, persist_at_end=cpu_only
+        )
+        times.append(float(out["request_ms"]))
+    times.sort()
+    result: dict[str, Any] = {
+        "ms_p50": round(statistics.median(times), 3),
+        "ms_p95": round(times[int(len(times) * 0.95)], 3),
+    }
+    result["option_writes_per_request"] = out["request_option_writes"]
+    if endpoint is not None:
+        result["queued"] = len(out["queue"])
+        result["_state"] = (tmp, plugins)
+    return result
+
+
+def run_bridge(url: str, writes: int) -> dict[str, Any] | None:
+    """The bridge's cost to a memory write, with a live and with a hung receiver."""
+    php = shutil.which("php")
+    if php is None or not HARNESS.is_file():
+        return None
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(1024)  # accepts (the kernel completes the handshakes) and never answers
+    hung_url = f"http://127.0.0.1:{hung.getsockname()[1]}"
+    try:
+        with tempfile.TemporaryDirectory(prefix="cuecard-bench-bridge-") as tmp:
+            root = Path(tmp)
+            without = _bridge_case(php, root, None, writes)
+            live = _bridge_case(php, root, url, writes)
+            stuck = _bridge_case(php, root, hung_url, writes)
+            cpu = _bridge_case(php, root, hung_url, writes, cpu_only=True)
+            state, plugins = live.pop("_state")
+            stuck.pop("_state")
+            cpu.pop("_state")
+            start = time.perf_counter()
+            out = _php_request(php, state, plugins, [], run_queue=True)
+            wall = time.perf_counter() - start
+            delivered = [d for d in out["delivered"] if d["result"]["ok"]]
+    finally:
+        hung.close()
+    return {
+        "writes": writes,
+        "events_per_write": 2,
+        "without_bridge": without,
+        "receiver_up": live,
+        "receiver_hung": stuck,
+        "receiver_hung_cpu_only": cpu,
+        "bridge_adds_ms_p50": round(live["ms_p50"] - without["ms_p50"], 3),
+        "bridge_adds_ms_p50_hung": round(stuck["ms_p50"] - without["ms_p50"], 3),
+        "bridge_adds_ms_p50_hung_cpu_only": round(cpu["ms_p50"] - without["ms_p50"], 3),
+        "delivery": {
+            "queued_envelopes": live["queued"],
+            "delivered": len(delivered),
+            "envelopes_without_coalescing": 2 * writes,
+            "scheduler_run_ms": round(float(out["queue_ms"]), 1),
+            "ms_per_envelope": round(float(out["queue_ms"]) / max(len(delivered), 1), 2),
+            "php_process_wall_s": round(wall, 3),
+        },
+    }
+
+
+def run(events: int, concurrency: int, bridge_writes: int = 0) -> dict[str, object]:
     cuecard = Path(sys.executable).parent / "cuecard"
     with tempfile.TemporaryDirectory(prefix="cuecard-bench-") as tmp:
         root = Path(tmp) / "runtime"
@@ -152,6 +275,7 @@ def run(events: int, concurrency: int) -> dict[str, object]:
                     time.sleep(0.02)
                 elapsed = time.perf_counter() - start
                 cpu = _cpu_s(proc.pid) - cpu_before
+            bridge = run_bridge(url, bridge_writes) if bridge_writes else None
             written = sum(1 for p in (root / ".dm-memory").rglob("*.md") if p.is_file())
         finally:
             proc.terminate()
@@ -172,6 +296,7 @@ def run(events: int, concurrency: int) -> dict[str, object]:
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "within_budget": rate >= BUDGET,
+        "bridge": bridge,
     }
 
 
@@ -179,9 +304,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument(
+        "--bridge-writes",
+        type=int,
+        default=40,
+        help="requests per bridge case (0: skip the bridge; it also needs php-cli)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    result = run(args.events, args.concurrency)
+    result = run(args.events, args.concurrency, args.bridge_writes)
     if args.json:
         print(json.dumps(result))
     else:

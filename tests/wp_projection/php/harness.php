@@ -15,12 +15,14 @@
  *   "options": {...},                      options set before the request
  *   "events": [{"action": "...", "args": [...]}],   fired in this request
  *   "run_queue": bool (default true),      afterwards, run what the scheduler has due
- *   "advance": seconds                     the scheduler's clock runs this far ahead
+ *   "advance": seconds,                    the scheduler's clock runs this far ahead
+ *   "persist_at_end": bool                 write options once at the end (benchmark only)
  * }
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.
  * Prints one JSON object: {"delivered": [{envelope, body, headers, result}], "errors": [...],
- * "log": "...", "request_ms": float, "queue": [...], "scheduled": [{hook, at, status}]}.
+ * "log": "...", "request_ms": float (the request's actions and shutdown), "queue_ms": float
+ * (the scheduler's runs), "queue": [...], "scheduled": [{scheduler, hook, in, status}]}.
  *
  * Options persist in options_file between runs (the database); every top-level *.php file in
  * MU_PLUGINS_DIR is included, as WordPress does with wp-content/mu-plugins.
@@ -43,6 +45,7 @@ $log_file = isset( $script['log_file'] ) ? $script['log_file'] : sys_get_temp_di
 ini_set( 'log_errors', '1' );
 ini_set( 'error_log', $log_file );
 
+$GLOBALS['option_writes'] = 0;
 $GLOBALS['hooks']   = array();
 $GLOBALS['fired']   = array();
 $GLOBALS['script']  = $script;
@@ -91,7 +94,11 @@ function did_action( $hook ) {
 
 // -- options: the database, persisted in options_file --------------------------------------------
 
-function harness_save_options() {
+function harness_save_options( $force = false ) {
+	++$GLOBALS['option_writes'];
+	if ( ! empty( $GLOBALS['script']['persist_at_end'] ) && ! $force ) {
+		return; // the benchmark's CPU-only mode: one write when the request ends
+	}
 	file_put_contents( $GLOBALS['script']['options_file'], json_encode( $GLOBALS['options'] ), LOCK_EX );
 }
 function get_option( $name, $default = false ) {
@@ -356,9 +363,14 @@ foreach ( $script['events'] as $event ) {
 	}
 }
 do_action( 'shutdown' );
-$request_ms = ( hrtime( true ) - $started ) / 1e6;
+$request_ms    = ( hrtime( true ) - $started ) / 1e6;
+$request_saves = $GLOBALS['option_writes'];
+if ( ! empty( $script['persist_at_end'] ) && $request_saves ) {
+	harness_save_options( true );
+}
 
 // A later request: the scheduler runs what is due, until nothing is.
+$started = hrtime( true );
 if ( $script['run_queue'] ) {
 	for ( $round = 0; $round < 50; ++$round ) {
 		$ran = ( 'action_scheduler' === $script['scheduler'] ) ? harness_run_action_scheduler() : harness_run_wp_cron();
@@ -368,6 +380,7 @@ if ( $script['run_queue'] ) {
 	}
 }
 
+$queue_ms  = ( hrtime( true ) - $started ) / 1e6;
 $scheduled = array();
 foreach ( get_option( 'cron', array() ) as $at => $hooks ) {
 	foreach ( array_keys( $hooks ) as $hook ) {
@@ -387,6 +400,8 @@ echo json_encode(
 		'errors'     => $errors,
 		'log'        => $log,
 		'request_ms' => $request_ms,
+		'queue_ms'   => $queue_ms,
+		'request_option_writes' => $request_saves,
 		'queue'      => class_exists( 'Cuecard_Bridge' ) ? Cuecard_Bridge::queued() : array(),
 		'scheduled'  => $scheduled,
 	),

@@ -23,7 +23,6 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		const HOOK           = 'cuecard_bridge_deliver';
 		const GROUP          = 'cuecard-bridge';
 		const QUEUE_OPTION   = 'cuecard_bridge_queue';
-		const STATE_OPTION   = 'cuecard_bridge_state';
 		const ITEM_PREFIX    = 'cuecard_bridge_q_';
 		const MAX_BODY       = 1000000;
 		const MAX_READ       = 4000000;
@@ -247,21 +246,20 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			self::locked(
 				function () use ( $envelope, $key ) {
 					$state = self::state();
-					$queue = self::queue();
-					foreach ( $queue as $i => $entry ) {
+					foreach ( $state['entries'] as $entry ) {
 						if ( $entry['key'] === $key && null === $entry['seq'] ) {
-							delete_option( self::ITEM_PREFIX . $entry['id'] );
-							unset( $queue[ $i ] );
+							// Coalesce: the queued, never-sent envelope of this path takes the new
+							// state in place (one write); its run is already arranged.
+							update_option( self::ITEM_PREFIX . $entry['id'], $envelope, false );
+							return;
 						}
 					}
 					$state['next_id'] = (int) $state['next_id'] + 1;
 					$id               = $state['next_id'];
 					add_option( self::ITEM_PREFIX . $id, $envelope, '', false );
-					$queue[] = array(
+					$state['entries'][] = array(
 						'id'       => $id,
 						'key'      => $key,
-						'event_id' => $envelope['event_id'],
-						'label'    => self::label( $envelope ),
 						'seq'      => null,
 						'attempts' => 0,
 					);
@@ -270,7 +268,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						// The runner, when it finishes, schedules itself again if anything is left.
 						$state['scheduled'] = self::schedule( 0 ) ? time() : 0;
 					}
-					self::save( $queue, $state );
+					self::save( null, $state );
 				}
 			);
 		}
@@ -306,7 +304,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					$result = self::send( $head['entry'], $head['envelope'] );
 					$delay  = self::locked(
 						function () use ( $head, $result ) {
-							return Cuecard_Bridge::settle( $head['entry'], $result );
+							return Cuecard_Bridge::settle( $head['entry'], $head['envelope'], $result );
 						}
 					);
 					if ( $delay > 0 ) {
@@ -318,7 +316,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					function () use ( $delay ) {
 						$state            = self::state();
 						$state['running'] = 0;
-						if ( self::queue() ) {
+						if ( $state['entries'] ) {
 							$state['scheduled'] = self::schedule( $delay ) ? time() : 0;
 						}
 						self::save( null, $state );
@@ -336,7 +334,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				if ( is_array( $envelope ) ) {
 					break;
 				}
-				error_log( 'cuecard bridge: queued envelope ' . $entry['event_id'] . ' lost its body; dropped' );
+				error_log( 'cuecard bridge: queued envelope #' . $entry['id'] . ' lost its body; dropped' );
 				array_shift( $queue );
 				self::save( $queue, null );
 				$entry = null;
@@ -359,9 +357,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		 * it) and refused (400, 413, 422: the receiver will never take it) leave the queue; any
 		 * other answer keeps the envelope at the head. Returns the backoff delay, 0 to go on.
 		 */
-		public static function settle( array $entry, array $result ) {
+		public static function settle( array $entry, array $envelope, array $result ) {
 			$status = (int) $result['status'];
-			$what   = 'envelope ' . $entry['event_id'] . ' (seq ' . $entry['seq'] . ', ' . $entry['label'] . ')';
+			$what   = 'envelope ' . $envelope['event_id'] . ' (seq ' . $entry['seq'] . ', ' . self::label( $envelope ) . ')';
 			$done   = $result['ok'] || 409 === $status;
 			$refuse = in_array( $status, array( 400, 413, 422 ), true );
 			$queue  = self::queue();
@@ -394,9 +392,18 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			return $delay;
 		}
 
-		/** The queued entries, oldest first (for status pages and tests). */
+		/** The queued entries, oldest first, with what each is (for status pages and tests). */
 		public static function queued() {
-			return array_values( self::queue() );
+			$out = array();
+			foreach ( self::queue() as $entry ) {
+				$envelope = self::fresh_option( self::ITEM_PREFIX . $entry['id'] );
+				if ( is_array( $envelope ) ) {
+					$entry['event_id'] = $envelope['event_id'];
+					$entry['label']    = self::label( $envelope );
+				}
+				$out[] = $entry;
+			}
+			return $out;
 		}
 
 		// -- scheduling: Action Scheduler when Data Machine ships it, else WP-Cron ---------------
@@ -702,26 +709,28 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			return get_option( $name, $fallback );
 		}
 
+		/** The queue's entries, oldest first (the bodies live in one option each). */
 		private static function queue() {
-			$queue = self::fresh_option( self::QUEUE_OPTION, array() );
-			return is_array( $queue ) ? $queue : array();
+			return self::state()['entries'];
 		}
 
+		/** One option holds the queue's index and state, so queueing an envelope writes it once. */
 		private static function state() {
-			$state = self::fresh_option( self::STATE_OPTION, array() );
-			return array_merge(
-				array( 'seq' => 0, 'next_id' => 0, 'running' => 0, 'scheduled' => 0 ),
+			$state = self::fresh_option( self::QUEUE_OPTION, array() );
+			$state = array_merge(
+				array( 'seq' => 0, 'next_id' => 0, 'running' => 0, 'scheduled' => 0, 'entries' => array() ),
 				is_array( $state ) ? $state : array()
 			);
+			$state['entries'] = is_array( $state['entries'] ) ? array_values( $state['entries'] ) : array();
+			return $state;
 		}
 
 		private static function save( $queue, $state ) {
+			$state = ( null === $state ) ? self::state() : $state;
 			if ( null !== $queue ) {
-				update_option( self::QUEUE_OPTION, array_values( $queue ), false );
+				$state['entries'] = array_values( $queue );
 			}
-			if ( null !== $state ) {
-				update_option( self::STATE_OPTION, $state, false );
-			}
+			update_option( self::QUEUE_OPTION, $state, false );
 		}
 
 		/**

@@ -1,0 +1,134 @@
+"""The bridge's queue: durable in WordPress, delivered after the request, in order, until acked.
+
+Each `run_php` is a WordPress request firing Data Machine's actions; with `run_queue` the harness
+then runs what Action Scheduler (or WP-Cron) has due, as a later request would, its clock moved
+`advance` seconds ahead.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cuecard.wp_projection import ReceiverSettings, render_settings, write_bridge
+from tests.wp_projection.bridge_harness import HungReceiver, needs_php, run_php, updated
+
+pytestmark = needs_php
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _bridge(tmp_path: Path, url: str, secret: str, timeout: float = 5.0) -> Path:
+    out = tmp_path / "mu-plugins"
+    write_bridge(out, render_settings(endpoint=url + "/events", secret=secret, timeout_s=timeout))
+    return out
+
+
+def _site_md(i: int) -> dict[str, Any]:
+    """Data Machine regenerates SITE.md on nearly every request (its "Generated:" line)."""
+    return {"action": "datamachine_composable_regenerated", "args": ["SITE.md", "", {"n": i}]}
+
+
+@pytest.mark.parametrize(("scheduler", "writes"), [("action_scheduler", 100), ("wp_cron", 20)])
+def test_writes_made_while_the_receiver_is_down_all_land_in_order(
+    tmp_path, secret, start_receiver, scheduler: str, writes: int
+) -> None:
+    port = _free_port()  # nothing listens here yet: the receiver is down
+    bridge = _bridge(tmp_path, f"http://127.0.0.1:{port}", secret)
+    per_request = 10
+    sent: list[dict[str, Any]] = []
+    for first in range(0, writes, per_request):
+        events = []
+        for i in range(first, first + per_request):
+            events += [updated(f"notes/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
+        events.append(updated("MEMORY.md", f"memory after write {first + per_request - 1}\n"))
+        out = run_php(tmp_path, bridge, events, scheduler=scheduler)
+        assert out["errors"] == [] and out["stderr"] == ""
+        sent += out["delivered"]
+    assert sent and not any(d["result"]["ok"] for d in sent)
+    queued = out["queue"]
+    # One SITE.md and one MEMORY.md wait (coalesced), except what was already tried once.
+    labels = [q["label"] for q in queued]
+    assert labels.count("composable.regenerated shared/SITE.md") == 1
+    assert 1 <= labels.count("memory.updated agent/MEMORY.md of agent admin") <= 2
+    assert len(queued) <= writes + 3
+    assert "not delivered (attempt 1)" in (tmp_path / "php.log").read_text()
+    assert out["scheduled"] and all(s["hook"] == "cuecard_bridge_deliver" for s in out["scheduled"])
+
+    receiver = start_receiver(
+        ReceiverSettings(root=tmp_path / "runtime", secret=secret.encode()), port=port
+    )
+    later = run_php(tmp_path, bridge, [], scheduler=scheduler, advance=3600)  # an hour later
+    delivered = [d for d in later["delivered"] if d["result"]["ok"]]
+    assert later["queue"] == [] and len(delivered) == len(queued)
+    seqs = [d["envelope"]["seq"] for d in delivered]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+    report = receiver.wait_idle(applied=len(queued))
+    by_path = {p["path"].split("/", 2)[2]: p["seq"] for p in report["projected"]}
+    notes = [by_path[f"agents/admin/notes/n-{i:03d}.md"] for i in range(writes)]
+    assert notes == sorted(notes)  # applied in the order they were written
+    files = {path.split("/", 1)[1]: body for path, body in receiver.files().items()}
+    for i in range(writes):
+        assert files[f"agents/admin/notes/n-{i:03d}.md"] == f"note {i}\n".encode()
+    assert files["agents/admin/MEMORY.md"] == f"memory after write {writes - 1}\n".encode()
+    assert report["refused_events"] == []
+
+
+def test_a_hung_receiver_is_never_contacted_by_the_write_request(tmp_path, secret) -> None:
+    hung = HungReceiver()
+    try:
+        bridge = _bridge(tmp_path, hung.url, secret, timeout=1.0)
+        events = [updated(f"m{i}.md", f"{i}\n") for i in range(5)] + [_site_md(0)]
+        out = run_php(tmp_path, bridge, events, run_queue=False)
+        assert hung.accepted == 0  # the request only queued: nothing waited on the receiver
+        assert out["delivered"] == [] and len(out["queue"]) == 6
+        assert [(s["hook"], s["status"]) for s in out["scheduled"]] == [
+            ("cuecard_bridge_deliver", "pending")
+        ]
+        # Action Scheduler's later run waits (1 s) on the hung receiver, keeps everything, and
+        # backs off.
+        later = run_php(tmp_path, bridge, [])
+        assert hung.accepted == 1
+        assert [d["result"]["ok"] for d in later["delivered"]] == [False]
+        assert len(later["queue"]) == 6 and later["queue"][0]["attempts"] == 1
+        assert "next attempt in 5 s" in later["log"]
+        assert [s["status"] for s in later["scheduled"]] == ["pending"]
+    finally:
+        hung.close()
+
+
+def test_a_resend_the_receiver_already_has_counts_as_delivered(tmp_path, secret, receiver):
+    bridge = _bridge(tmp_path, receiver.url, secret)
+    first = run_php(tmp_path, bridge, [updated("MEMORY.md", "once\n")])
+    assert first["delivered"][0]["result"]["status"] == 202
+    # A run that died after its POST and before it settled: the envelope is still queued.
+    options_file = tmp_path / "options.json"
+    options = json.loads(options_file.read_text())
+    entry = {
+        "id": 99,
+        "key": "resent",
+        "event_id": first["delivered"][0]["envelope"]["event_id"],
+        "label": "memory.updated agent/MEMORY.md of agent admin",
+        "seq": 1,
+        "attempts": 0,
+    }
+    envelope = dict(first["delivered"][0]["envelope"])
+    del envelope["seq"]
+    options["cuecard_bridge_queue"]["entries"] = [entry]
+    options["cuecard_bridge_q_99"] = envelope
+    options_file.write_text(json.dumps(options))
+    again = run_php(tmp_path, bridge, [updated("MEMORY.md", "twice\n")])
+    assert [d["result"]["status"] for d in again["delivered"]] == [409, 202]
+    assert [d["envelope"]["seq"] for d in again["delivered"]] == [1, 2]
+    assert again["queue"] == [] and "refused" not in again["log"]
+    receiver.wait_idle(applied=2)
+    assert list(receiver.files().values()) == [b"twice\n"]
