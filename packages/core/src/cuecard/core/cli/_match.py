@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="show what an event would deliver, and why",
         description=(
             "Build an event as a hook would and show what it delivers. With --command and no "
-            "--event, the command is classified (read, search or run). With --session it claims "
+            "--event, the command is classified (read, search or run). --event write over a file "
+            "that exists is an edit, as the hooks classify a Write; a --path outside the "
+            "repository is an error (the hooks ignore it). With --session it claims "
             "in the ledger as a hook would, so a second identical call delivers nothing. --json "
             'prints keys: event ({"kind", "paths", "symbols", "command", "prompt"}), deliveries '
             '([{"id", "title", "dimension"}]), deferred ([{"id", "title"}]), size, text.'
@@ -75,8 +77,17 @@ def _event(args: argparse.Namespace, root: str) -> object:
         raise UsageError("say what happens: --event KIND with --path, or --command, or --prompt")
     else:
         event = Event(args.event, session=args.session, agent=args.agent)
-    paths = [p for p in (repo_relative(p, root, cwd) for p in args.path) if p is not None]
+    paths = []
+    for given in args.path:
+        rel = repo_relative(given, root, cwd)
+        if not rel:
+            raise UsageError(
+                f"--path {given}: outside the repository {root}; the hooks ignore such a path"
+            )
+        paths.append(rel)
     kind = args.event or event.kind
+    if kind == "write" and paths and all(os.path.exists(os.path.join(root, p)) for p in paths):
+        kind = "edit"  # as the hooks classify a Write over an existing file
     if args.prompt is not None and args.event not in (None, "prompt"):
         raise UsageError("--prompt makes a prompt event; leave out --event or use --event prompt")
     return event.replace(
