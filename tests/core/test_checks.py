@@ -216,3 +216,30 @@ def test_held_reports_arrive_once_each_and_a_torn_line_is_skipped(store) -> None
 def _check_ids(store, paths: tuple[str, ...]) -> list[str]:
     [memory_id] = [p.stem for p in store.memories_dir.glob("*.json")]
     return [f"{memory_id}:{p}" for p in paths]
+
+
+def test_a_fifo_or_a_link_in_place_of_the_held_file_never_blocks_or_writes_out(
+    store, tmp_path: Path
+) -> None:
+    import os
+
+    add(
+        store,
+        check={**PRINT_CHECK, "when": "edit"},
+        triggers=[{"on": ["edit", "write"], "paths": ["billing/**"]}],
+    )
+    root = str(store.root)
+    held = store.local_dir / "sessions" / "f" / "held"
+    held.mkdir(parents=True)
+    os.mkfifo(held / "_.jsonl")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("")
+    (held / "a2.jsonl").symlink_to(outside)
+    paths = tuple(f"billing/n{n}.py" for n in range(6))
+    after = {p: f"print('{'z' * 190}')\n" * 3 for p in paths}
+    for agent in ("", "a2"):
+        event = Event("write", paths=paths, before=dict.fromkeys(paths), after=after,
+                      session="f", agent=agent)  # fmt: skip
+        delivery = handle(root, event, limit=2_000)
+        assert delivery.delivered and delivery.deferred  # delivered; the rest cannot be held
+    assert outside.read_text() == ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import zlib
 
 from cuecard.core._delivery import Block
@@ -45,11 +46,18 @@ class HeldReports:
         self.sent_dir = os.path.join(base, name + ".sent")
 
     def _records(self) -> list[dict[str, str]]:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            with open(self.path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read(_MAX_FILE).splitlines()
+            fd = os.open(self.path, flags)
         except OSError:
             return []
+        try:  # a regular file only: never a FIFO that would block the hook, nor a device
+            data = os.read(fd, _MAX_FILE) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        except OSError:
+            data = b""
+        finally:
+            os.close(fd)
+        lines = data.decode("utf-8", "replace").splitlines()
         out = []
         for line in lines:
             try:
@@ -96,21 +104,30 @@ class HeldReports:
             lines.append(json.dumps(record, ensure_ascii=False) + "\n")
         if not lines:
             return
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+        flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO in its place must not block the hook
         try:
-            os.write(fd, "".join(lines).encode("utf-8"))  # one write: lines never interleave
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            fd = os.open(self.path, flags, 0o644)
+        except OSError:
+            return  # a link or a foreign file in its place: hold nothing rather than write there
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, "".join(lines).encode("utf-8"))  # one write: lines never interleave
+        except OSError:
+            pass
         finally:
             os.close(fd)
 
     def release(self, block: Block) -> bool:
         """Mark a held report delivered (or dropped); ``False`` when another process did."""
-        os.makedirs(self.sent_dir, exist_ok=True)
         try:
+            os.makedirs(self.sent_dir, exist_ok=True)
             fd = os.open(
-                os.path.join(self.sent_dir, _ident(block)), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                os.path.join(self.sent_dir, _ident(block)),
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
             )
-        except FileExistsError:
+        except OSError:  # delivered by another process (or a foreign file in the way)
             return False
         os.close(fd)
         return True
