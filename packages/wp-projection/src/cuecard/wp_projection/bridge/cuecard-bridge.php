@@ -65,16 +65,15 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						$settings = $option;
 					}
 				}
-				$file = self::settings_file();
-				if ( is_file( $file ) ) {
-					if ( is_readable( $file ) ) {
-						$loaded = include $file;
-						if ( is_array( $loaded ) ) {
-							$settings = array_merge( $settings, $loaded );
-						}
-					} else {
-						self::warn( 'cannot read the settings file ' . $file . ' as ' . self::process_user() . '; make it readable by the web server\'s user (cuecard wp bridge --owner USER)' );
+				$file   = self::settings_file();
+				$folder = dirname( $file );
+				if ( is_file( $file ) && is_readable( $file ) ) {
+					$loaded = include $file;
+					if ( is_array( $loaded ) ) {
+						$settings = array_merge( $settings, $loaded );
 					}
+				} elseif ( file_exists( $file ) || ( is_dir( $folder ) && ! is_executable( $folder ) ) ) {
+					self::warn( 'cannot read the settings file ' . $file . ' as ' . self::process_user() . '; make it readable by the web server\'s user only (cuecard wp bridge --owner USER)' );
 				}
 				if ( defined( 'CUECARD_BRIDGE_ENDPOINT' ) ) {
 					$settings['endpoint'] = CUECARD_BRIDGE_ENDPOINT;
