@@ -275,11 +275,19 @@ def test_status_counts_pending_without_readme(cc: Run, tmp_path: Path, layout: s
     assert json.loads(cc("vault", "status", "--vault", str(root), "--json")[1])["pending"] == 1
 
 
-def test_status_does_not_build_the_index(cc: Run, tmp_path: Path) -> None:
+def test_status_reports_what_a_search_would_see(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v", "default")
+    promote(cc, root, "deploys run from the release branch", "CI caches wheels in /var/cache/ci")
     code, out, _ = cc("vault", "status", "--vault", str(root), "--json")
-    assert code == 0 and json.loads(out)["index"]["exists"] is False
-    assert not (tmp_path / "cache").exists()
+    index = json.loads(out)["index"]
+    assert code == 0 and index["facts"] == 2 and index["notes"] >= 1
+    searched = search(cc, root, "deploys")
+    assert (
+        texts(searched)
+        and json.loads(cc("vault", "status", "--vault", str(root), "--json")[1])["index"] == index
+    )
+    code, out, _ = cc("vault", "status", "--vault", str(root))
+    assert "2 facts" in out and "up to date" in out
 
 
 # -- recall (project + vault) ---------------------------------------------------------------------

@@ -260,6 +260,7 @@ def diagnose(
         )
     else:
         ran = _store_checks(root, out, counts, clock)
+        _nested_findings(root, out)
     hooks, broken = installed_hooks(root, home)
     for file, reason in broken:
         out.problem("hooks", f"{file} {reason}", "fix the file; the harness may ignore it")
@@ -291,6 +292,40 @@ def diagnose(
         "problems": out.problems,
         "notes": out.notes,
     }
+
+
+MAX_WALKED = 20_000
+"""Most folders the search for nested projects visits."""
+_NOT_WALKED = frozenset({"node_modules", "__pycache__", "vendor", "target", "dist", "build"})
+
+
+def nested_stores(root: Path) -> list[str]:
+    """Folders under ``root`` that opted in on their own (repository-relative): commands run in
+    them use their store, not the project's. Hidden folders and dependency folders are skipped."""
+    import os
+
+    from cuecard.core._paths import opted_in
+
+    found: list[str] = []
+    for walked, (folder, dirs, _files) in enumerate(os.walk(root), 1):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_WALKED)
+        if folder != str(root) and opted_in(folder):
+            found.append(os.path.relpath(folder, root).replace(os.sep, "/"))
+            dirs[:] = []
+        if walked >= MAX_WALKED:
+            break
+    return found
+
+
+def _nested_findings(root: Path, out: _Findings) -> None:
+    for rel in nested_stores(root):
+        out.note(
+            "nested",
+            f"{rel}/ holds a cuecard project of its own: commands run there use its memories, "
+            "not this project's",
+            f"remove {rel}/.cuecard if it was created by mistake (`cuecard init` there needs "
+            "--force for this reason)",
+        )
 
 
 def _limits(root: Path, hooks: list[dict[str, str]], out: _Findings) -> dict[str, Any] | None:

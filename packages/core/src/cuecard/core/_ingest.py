@@ -24,7 +24,7 @@ import pydantic
 
 from cuecard.core._errors import CuecardError, NotFound, ValidationError
 from cuecard.core._evidence import file_digest, ref_problem
-from cuecard.core._footprint import has_correction, touched_paths
+from cuecard.core._grounds import naming_correction, suggest_triggers
 from cuecard.core._memory import Memory, Status
 from cuecard.core._paths import repo_relative
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
@@ -146,24 +146,6 @@ def _dead_clauses(root: Path, memory: Memory) -> list[int]:
         if not GlobSet(clause.paths).matching(files):  # linear in each path, never backtracks
             dead.append(i)
     return dead
-
-
-def _suggest_triggers(root: Path, session: str) -> list[dict[str, Any]]:
-    """Trigger clauses from what the session touched: its most visited folders."""
-    paths = [p for p in touched_paths(str(root / ".cuecard" / "local"), session) if p]
-    if not paths:
-        return []
-    folders: dict[str, int] = {}
-    for path in paths:
-        folder = path.rsplit("/", 1)[0] if "/" in path else path
-        folders[folder] = folders.get(folder, 0) + 1
-    best = sorted(folders, key=lambda f: -folders[f])[:3]
-    globs = [f"{f}/**" if "/" in f or f not in paths else f for f in best]
-    return [{"on": ["read", "edit", "write"], "paths": globs}]
-
-
-def _recorded_correction(root: Path, session: str) -> bool:
-    return has_correction(str(root / ".cuecard" / "local"), session)
 
 
 def _telemetry(store: Store, result: IngestResult, session: str, source: str) -> None:
@@ -288,7 +270,7 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
     root = store.root
     notes: list[str] = []
     evidence = []
-    verified_file = False
+    verified_file = unnamed_correction = False
     for item in proposal.evidence:
         entry: dict[str, Any] = item.model_dump(mode="json")
         if item.kind == "file":
@@ -300,14 +282,18 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
             else:
                 entry.update(ref=rel, sha256=digest, verified=True)
                 verified_file = True
-        elif item.kind == "correction" and session and _recorded_correction(root, session):
-            entry.update(verified=True)
+        elif item.kind == "correction" and session:
+            named = naming_correction(root, session, proposal.topic, proposal.title)
+            if named:
+                entry.update(verified=True)
+            elif named is False:
+                unnamed_correction = True
         evidence.append(entry)
     corrected = any(e.get("kind") == "correction" and e.get("verified") for e in evidence)
     triggers = [t.model_dump(mode="json") for t in proposal.triggers]
     suggested = False
     if not triggers and session:
-        triggers = _suggest_triggers(root, session)
+        triggers = suggest_triggers(root, session)
         suggested = bool(triggers)
     narrow = any(t.get("paths") or t.get("commands") or t.get("symbols") for t in triggers)
     generic = generic_reason(proposal.title, proposal.body, narrow and not suggested)
@@ -379,17 +365,30 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
     if accept:
         why = "its evidence file was verified" if verified_file else "a recorded correction"
         said = f"cuecard activated memory {saved.id[:8]} ({path}): auto-accepted because {why}."
-    else:
+    why_not: list[str] = []
+    if not accept:
         said = f"cuecard stored candidate {saved.id[:8]} ({path}); a person will review it."
         if not config.auto_accept:
+            why_not.append("auto_accept_off")
             notes.append("auto-accept is off in this project")
         elif not grounds:
+            why_not.append("unnamed_correction" if unnamed_correction else "no_verified_evidence")
+            if unnamed_correction:
+                notes.append(
+                    "the user's correction in this session does not name this memory (no word "
+                    "of its topic or title), so it does not ground auto-accept"
+                )
             notes.append("no evidence cuecard could verify (name a repository file as evidence)")
         if dead:
+            why_not.append("dead_triggers")
             notes.append(f"triggers {dead} match no file of the repository")
         if memory.check is not None:
+            why_not.append("has_check")
             notes.append("memories with a check always wait for a person")
+        if holder is not None:
+            why_not.append("revises_live_memory")
         if not memory.not_derivable:
+            why_not.append("no_not_derivable")
             notes.append("not_derivable is missing: say why the code does not tell this")
     if pending:
         said += f" It replaces pending candidate(s) {', '.join(m.id[:8] for m in pending)}."
@@ -397,7 +396,7 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
         said += f" Triggers were suggested from this session: {json.dumps(triggers)}."
     if notes:
         said += " Notes: " + "; ".join(notes) + "."
-    return IngestResult(outcome, saved.id, path, notes, said, codes=[outcome])
+    return IngestResult(outcome, saved.id, path, notes, said, codes=[outcome, *why_not])
 
 
 def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> IngestResult:

@@ -19,6 +19,8 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from cuecard.core._paths import opted_in
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -116,7 +118,7 @@ def maintain_if_due(
     """
     try:
         local = _local(root)
-        if not os.path.isfile(os.path.join(root, ".cuecard", "config.json")):
+        if not opted_in(root):
             return False
         now = clock()
         ran = last_run(root)

@@ -10,13 +10,26 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["STORE_DIR", "find_root", "locate_root", "repo_relative"]
+__all__ = ["STORE_DIR", "find_root", "locate_root", "opted_in", "repo_relative"]
 
 STORE_DIR = ".cuecard"
 
 
+def opted_in(folder: str) -> bool:
+    """Whether ``folder`` opted in: it has ``.cuecard/config.json``, or a first memory file in
+    ``.cuecard/memories/`` (a team may commit memories before anyone runs ``cuecard init``)."""
+    store = os.path.join(folder, STORE_DIR)
+    if os.path.isfile(os.path.join(store, "config.json")):
+        return True
+    try:
+        with os.scandir(os.path.join(store, "memories")) as entries:
+            return any(e.name.endswith(".json") and e.is_file() for e in entries)
+    except OSError:
+        return False
+
+
 def find_root(start: Path | str | None = None) -> Path | None:
-    """The nearest folder at or above ``start`` that opted in (has ``.cuecard/config.json``).
+    """The nearest folder at or above ``start`` that opted in (see ``opted_in``).
 
     Without ``start``, ``CUECARD_PROJECT_DIR`` or else the working directory is the start.
     """
@@ -32,7 +45,7 @@ def locate_root(start: str | None = None) -> str | None:
         start = os.environ.get("CUECARD_PROJECT_DIR") or os.getcwd()
     here = os.path.abspath(start)
     while True:
-        if os.path.isfile(os.path.join(here, STORE_DIR, "config.json")):
+        if opted_in(here):
             return here
         parent = os.path.dirname(here)
         if parent == here:

@@ -53,6 +53,11 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _slug(root: Path) -> str:
+    name = re.sub(r"[^a-z0-9_-]+", "-", root.resolve().name.lower()).strip("-")
+    return name[:60] or "project"
+
+
 def memory_json(memory: Memory) -> str:
     """The canonical file text of a memory."""
     return json.dumps(memory.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
@@ -133,8 +138,8 @@ class Store:
         if root is None:
             where = (start or Path.cwd()).resolve()
             raise NotOptedIn(
-                f"{where}: this project has not opted in to cuecard (no .cuecard/config.json); "
-                "run `cuecard init` at its root"
+                f"{where}: this project has not opted in to cuecard (no .cuecard/config.json "
+                "and no memory in .cuecard/memories/); run `cuecard init` at its root"
             )
         store = cls(root, clock=clock)
         if store.journal.exists():
@@ -151,8 +156,7 @@ class Store:
                 folder.mkdir(parents=True, exist_ok=True)
                 created = True
         created |= exclusive_create(store.dir / ".gitignore", _GITIGNORE)
-        slug = re.sub(r"[^a-z0-9_-]+", "-", root.resolve().name.lower()).strip("-") or "project"
-        config = ProjectConfig(project_id=f"{slug[:60]}-{uuid.uuid4().hex[:8]}")
+        config = ProjectConfig(project_id=f"{_slug(root)}-{uuid.uuid4().hex[:8]}")
         text = json.dumps(config.model_dump(mode="json"), indent=2) + "\n"
         created |= exclusive_create(store.dir / "config.json", text)
         store.config()
@@ -165,8 +169,14 @@ class Store:
         return self.dir / ".journal.json"
 
     def config(self) -> ProjectConfig:
-        """The validated project settings; ``ConfigError`` names the key and the rule."""
+        """The validated project settings; ``ConfigError`` names the key and the rule.
+
+        A project that opted in with its first memory file and has no ``config.json`` yet has
+        the default settings, with the project folder's name as its id.
+        """
         path = self.dir / "config.json"
+        if not path.exists() and self.memories_dir.is_dir():
+            return ProjectConfig(project_id=_slug(self.root))
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:

@@ -22,7 +22,19 @@ TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than it
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Evidence", "command_key", "evidence", "is_correction", "request_text"]
+__all__ = [
+    "Evidence",
+    "command_key",
+    "evidence",
+    "inbox_proposals",
+    "is_correction",
+    "request_text",
+    "writes_inbox",
+]
+
+INBOX = ".cuecard/inbox"
+MAX_PROPOSALS = 16
+"""Most proposals one hook call ingests; the rest wait for the next call."""
 
 _CORRECTION = re.compile(
     "|".join(
@@ -172,3 +184,23 @@ def request_text(found: Evidence) -> str:
         "not_derivable (the cuecard-save skill shows the format). cuecard answers with the result. "
         "Most turns warrant no memory: if nothing should change next time, write nothing and stop."
     )
+
+
+def writes_inbox(command: str) -> bool:
+    """Whether a shell command may have written a proposal (it names the inbox folder)."""
+    return INBOX in command.replace("\\", "/")
+
+
+def inbox_proposals(root: str) -> list[str]:
+    """The proposals waiting in ``.cuecard/inbox/`` (repository-relative, oldest name first):
+    regular ``.json`` files only, so that a link or a folder never comes back at every call."""
+    try:
+        with os.scandir(os.path.join(root, INBOX)) as entries:
+            names = sorted(
+                e.name
+                for e in entries
+                if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+            )
+    except OSError:
+        return []
+    return [f"{INBOX}/{name}" for name in names[:MAX_PROPOSALS]]

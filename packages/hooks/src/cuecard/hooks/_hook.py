@@ -282,13 +282,20 @@ def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
         outcome=result,
         exit_code=code,
     )
+    if call.tool == "shell" and result != "fail":  # `cat > .cuecard/inbox/x.json <<EOF`
+        from cuecard.hooks._capture import inbox_proposals, writes_inbox
+
+        return _ingest(ctx, inbox_proposals(ctx.root)) if writes_inbox(call.command) else None
     if result == "fail" or kind not in ("edit", "write"):
         return None
     proposals = [p for p in event.paths if p.startswith(_INBOX) and p.endswith(".json")]
     return _ingest(ctx, proposals) if proposals else None
 
 
-def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
+def _ingested(ctx: _Context, proposals: Sequence[str]) -> list[str]:
+    """Ingest each proposal; the messages for the agent."""
+    if not proposals:
+        return []
     import importlib
 
     ingest_file = importlib.import_module("cuecard.core._ingest").ingest_file
@@ -298,6 +305,11 @@ def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
         message = str(getattr(result, "message", "") or "")
         if message:
             messages.append(message)
+    return messages
+
+
+def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
+    messages = _ingested(ctx, proposals)
     if not messages:
         return None
     room = ctx.harness.inline_limit - 200
@@ -318,7 +330,9 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
 
         backfill_codex_outcomes(ctx.payload, turn)
     changed = footprint.changed(turn)
-    parts = []
+    from cuecard.hooks._capture import inbox_proposals  # a proposal the hooks did not see
+
+    parts = _ingested(ctx, inbox_proposals(ctx.root))
     try:
         from cuecard.core._engine import stop
 

@@ -12,8 +12,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "status",
         help="vault, layout, index, pending inbox files, conflicts, last promotion",
         description=(
-            "Show the vault and its layout, the recall index (notes and facts held; status never "
-            "reindexes), the submissions waiting in the inbox (README files not counted), the "
+            "Show the vault and its layout, the recall index (the notes and facts a search sees: "
+            "status brings the index up to date first, as a search does), the submissions "
+            "waiting in the inbox (README files not counted), the "
             "conflicts waiting, and when facts were last promoted. --json prints keys: vault, "
             "layout, index (path, exists, notes, facts), pending, conflicts, last_promotion, "
             "recall (mode, configured, streams, vectors)."
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if info["layout"] == "postgresql":
         state = "PostgreSQL full-text and trigram indexes"
     else:
-        state = "built" if index["exists"] else "not built yet (the first search builds it)"
+        state = "up to date"
     print(f"index: {index['path']} ({state}; {index['notes']} notes, {index['facts']} facts)")
     print(f"inbox: {info['pending']} submission(s) waiting for review")
     print(f"conflicts waiting: {info['conflicts']}")

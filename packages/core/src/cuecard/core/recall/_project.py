@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from cuecard.core._paths import opted_in
 from cuecard.core.recall._index import Entry, RecallIndex
 
 __all__ = ["LIVE_STATUSES", "project_index", "project_root"]
@@ -19,7 +20,7 @@ def project_root(start: str | None = None) -> str | None:
     env = os.environ.get("CUECARD_PROJECT_DIR")
     here = os.path.realpath(env if env and start is None else (start or os.getcwd()))
     while True:
-        if os.path.isfile(os.path.join(here, ".cuecard", "config.json")):
+        if opted_in(here):
             return here
         parent = os.path.dirname(here)
         if parent == here:

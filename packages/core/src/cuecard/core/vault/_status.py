@@ -1,4 +1,5 @@
-"""What a vault holds, read-only (status never reindexes nor writes)."""
+"""What a vault holds, as a search would see it: the recall index (a cache of the notes) is
+brought up to date first, as a search does; nothing in the vault itself is written."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def status(vault: Vault) -> dict[str, Any]:
         found = _WHEN.match(line)
         if found:
             last = found.group(1)
+    vault.index.sync()
     counts = vault.index.counts()
     return {
         "vault": str(vault.root),
