@@ -275,8 +275,8 @@ def run(events: int, concurrency: int, bridge_writes: int = 0) -> dict[str, obje
                     time.sleep(0.02)
                 elapsed = time.perf_counter() - start
                 cpu = _cpu_s(proc.pid) - cpu_before
-            bridge = run_bridge(url, bridge_writes) if bridge_writes else None
             written = sum(1 for p in (root / ".dm-memory").rglob("*.md") if p.is_file())
+            bridge = run_bridge(url, bridge_writes) if bridge_writes else None
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -402,7 +402,7 @@ echo json_encode(
 		'request_ms' => $request_ms,
 		'queue_ms'   => $queue_ms,
 		'request_option_writes' => $request_saves,
-		'queue'      => class_exists( 'Cuecard_Bridge' ) ? Cuecard_Bridge::queued() : array(),
+		'queue'      => method_exists( 'Cuecard_Bridge', 'queued' ) ? Cuecard_Bridge::queued() : array(),
 		'scheduled'  => $scheduled,
 	),
 	JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
