@@ -2,7 +2,7 @@
 // cuecard home (config, cache, vault) driven through the real `cuecard` CLI, and fake cores.
 
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -75,22 +75,37 @@ export function realVault(home, facts) {
 }
 
 /**
- * A fake core: a shell script recorded as the `default` interpreter of `home`. It appends its
- * arguments and stdin to `<home>/fake.log` and prints `<home>/fake.out` (exit status in
- * `<home>/fake.code`, an optional delay in `<home>/fake.sleep`).
+ * A fake core: a Node script recorded as the `default` interpreter of `home`, speaking the
+ * worker protocol. It appends `START <args>` to `<home>/fake.log` when it starts and each
+ * request line as it reads it; it answers `hello` itself, and every other request from
+ * `<home>/fake.out`: for `call`, `{"response": <fake.out as JSON>}` (a line that is not JSON
+ * when fake.out is not JSON); for `recall`, `{"output": <fake.out>}`. A non-zero
+ * `<home>/fake.code` makes it print fake.out on stderr and exit with that status instead;
+ * `<home>/fake.sleep` delays each answer (seconds).
  */
 export function fakeCore(home, { output = '', code = 0, sleep = 0 } = {}) {
   const script = join(home.dir, 'fake-python')
-  writeFileSync(script, [
-    '#!/bin/sh',
-    `d='${home.dir}'`,
-    'printf "ARGS %s\\n" "$*" >> "$d/fake.log"',
-    'cat >> "$d/fake.log"; printf "\\n" >> "$d/fake.log"',
-    '[ -s "$d/fake.sleep" ] && sleep "$(cat "$d/fake.sleep")"',
-    'cat "$d/fake.out"',
-    'exit "$(cat "$d/fake.code")"',
-    '',
-  ].join('\n'))
+  writeFileSync(script, `#!${process.execPath}
+const fs = require('fs'), d = ${JSON.stringify(home.dir)}
+const read = (name) => fs.readFileSync(d + '/' + name, 'utf8')
+fs.appendFileSync(d + '/fake.log', 'START ' + process.argv.slice(2).join(' ') + '\\n')
+let queue = Promise.resolve()
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  queue = queue.then(async () => {
+    fs.appendFileSync(d + '/fake.log', line + '\\n')
+    const request = JSON.parse(line)
+    if (request.op === 'hello') return process.stdout.write(JSON.stringify({ id: request.id, ok: true, version: 'fake' }) + '\\n')
+    const sleep = Number(read('fake.sleep') || 0)
+    if (sleep) await new Promise((r) => setTimeout(r, sleep * 1000))
+    const out = read('fake.out'), code = Number(read('fake.code'))
+    if (code) { process.stderr.write(out); process.exit(code) }
+    if (request.op === 'recall') return process.stdout.write(JSON.stringify({ id: request.id, output: out, topics: [], searched: true }) + '\\n')
+    let value
+    try { value = JSON.parse(out) } catch { return process.stdout.write(out + '\\n') }
+    process.stdout.write(JSON.stringify({ id: request.id, code: value.ok ? 0 : 1, response: value }) + '\\n')
+  })
+})
+`)
   chmodSync(script, 0o755)
   writeFileSync(join(home.dir, 'fake.out'), output)
   writeFileSync(join(home.dir, 'fake.code'), String(code))
@@ -101,6 +116,15 @@ export function fakeCore(home, { output = '', code = 0, sleep = 0 } = {}) {
   writeFileSync(join(record, 'dsh.json'), JSON.stringify({ python: script }))
   useHome(home)
   return { script, log: join(home.dir, 'fake.log') }
+}
+
+/** The requests a fake core read (hello excluded), and how many times it started. */
+export function fakeRequests(log) {
+  const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean)
+  return {
+    starts: lines.filter((l) => l.startsWith('START ')),
+    requests: lines.filter((l) => !l.startsWith('START ')).map((l) => JSON.parse(l)).filter((r) => r.op !== 'hello'),
+  }
 }
 
 export { existsSync }

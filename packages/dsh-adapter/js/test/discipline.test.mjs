@@ -3,11 +3,12 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { scopeTarget } from '@deepseek-ai/dsh-scope'
 import * as plugin from '../cuecard-dsh-discipline/lib/index.js'
-import { boot, fakeCore, logText, realVault, signal, tempHome, useHome } from './_helpers.mjs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { PYTHON, boot, fakeCore, fakeRequests, logText, realVault, signal, tempHome, useHome } from './_helpers.mjs'
 
 const home = tempHome()
 const fake = tempHome()
@@ -114,7 +115,8 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
   const d1 = await fire(failing.root, question)
   assert.equal(d1.kind, 'enter')
   assert.equal(injected(d1).length, 0)
-  assert.match(logText(failing.logs, 'warn'), /recall failed, the turn goes on without it: exit status 1/)
+  // logged at a level the host records (it drops `warn`)
+  assert.match(logText(failing.logs, 'error'), /recall failed, the turn goes on without it: cuecard exited \(status 1\): Traceback: boom/)
   await failing.root.fiber.dispose()
 
   fakeCore(fake, { output: '', sleep: 30 })
@@ -122,7 +124,7 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
   t.after(() => slow.root.fiber.dispose())
   const d2 = await fire(slow.root, question)
   assert.equal(injected(d2).length, 0)
-  assert.match(logText(slow.logs, 'warn'), /did not answer within 500 ms/)
+  assert.match(logText(slow.logs, 'error'), /did not answer within 500 ms/)
   await slow.root.fiber.dispose()
 
   const { log } = fakeCore(fake, { output: '', code: 0 })
@@ -131,9 +133,11 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
   const d3 = await fire(empty.root, question)
   assert.equal(d3.messages.length, 2)
   assert.equal(injected(d3).length, 0)
-  assert.doesNotMatch(logText(empty.logs, 'warn'), /recall failed/)
-  const calls = readFileSync(log, 'utf8')
-  assert.match(calls, /ARGS -I -m cuecard\.dsh_adapter recall --mode auto --limit 5 --max-chars 1600\nWhere is the project config\?/)
+  assert.doesNotMatch(logText(empty.logs), /recall failed/)
+  const { starts, requests } = fakeRequests(log)
+  assert.deepEqual(starts, ['START -I -m cuecard.dsh_adapter serve'])
+  assert.deepEqual(requests.map(({ op, text, mode, limit, max_chars: maxChars }) => ({ op, text, mode, limit, maxChars })),
+    [{ op: 'recall', text: 'Where is the project config?', mode: 'auto', limit: 5, maxChars: 1600 }])
 })
 
 test('configuration: allowlisted interpreter only, missing core warned at startup, disabled does nothing', async (t) => {
@@ -144,7 +148,7 @@ test('configuration: allowlisted interpreter only, missing core warned at startu
   process.env.XDG_CONFIG_HOME = `${fake.dir}/nowhere`
   const missing = await boot(plugin)
   t.after(() => missing.root.fiber.dispose())
-  assert.match(logText(missing.logs, 'warn'), /cuecard core unavailable[\s\S]*cuecard dsh install/)
+  assert.match(logText(missing.logs, 'error'), /cuecard core unavailable[\s\S]*cuecard dsh install/)
   const d = await fire(missing.root, [user('what is my preferred language?')])
   assert.equal(injected(d).length, 0, 'the turn goes on')
   await missing.root.fiber.dispose()
@@ -161,4 +165,27 @@ test('dispose removes the listener', async () => {
   await fiber.dispose()
   assert.equal(injected(await fire(root, [user('staging server port?')])).length, 0)
   await root.fiber.dispose()
+})
+
+/** The Python the test venv was made from: it runs, but has no cuecard installed. */
+function pythonWithoutCuecard() {
+  const cfg = readFileSync(join(dirname(dirname(PYTHON)), 'pyvenv.cfg'), 'utf8')
+  const home = /^home\s*=\s*(.+)$/m.exec(cfg)[1].trim()
+  return join(home, 'python3')
+}
+
+test('an interpreter that runs but lacks cuecard is reported at startup, as an error', async (t) => {
+  const python = pythonWithoutCuecard()
+  fakeCore(fake) // a home of its own, then record the bare interpreter in it
+  writeFileSync(join(fake.config, 'cuecard', 'dsh.json'), JSON.stringify({ python }))
+  const { root, logs } = await boot(plugin)
+  t.after(() => root.fiber.dispose())
+  // no turn has run: the plugin checked the interpreter when it started
+  for (let i = 0; i < 500 && !/cuecard core unavailable/.test(logText(logs, 'error')); i++) {
+    await new Promise((r) => setTimeout(r, 20)) // liveness bound for the check to come back
+  }
+  const errors = logText(logs, 'error')
+  assert.match(errors, /cuecard core unavailable, recall will be skipped: cuecard exited \(status 1\)/)
+  assert.match(errors, /No module named 'cuecard'/)
+  assert.match(errors, /cuecard dsh install/)
 })

@@ -78,7 +78,15 @@ test('uv312 runs uv without a project, from a folder no repository controls', as
   const bin = join(home.dir, 'uvbin')
   mkdirSync(bin, { recursive: true })
   const log = join(home.dir, 'uv.log')
-  writeFileSync(join(bin, 'uv'), `#!/bin/sh\nprintf '%s\\n%s\\n%s\\n' "$(pwd)" "$*" "$CUECARD_PROJECT_DIR" > '${log}'\ncat > /dev/null\nprintf '{"ok": true, "output": "via uv"}'\n`)
+  // A uv that records where and how it was started, then answers as the worker does.
+  writeFileSync(join(bin, 'uv'), `#!${process.execPath}
+require('fs').writeFileSync(${JSON.stringify(log)}, [process.cwd(), process.argv.slice(2).join(' ')].join('\\n') + '\\n')
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, op } = JSON.parse(line)
+  const answer = op === 'hello' ? { id, ok: true } : { id, code: 0, response: { ok: true, output: 'via uv' } }
+  process.stdout.write(JSON.stringify(answer) + '\\n')
+})
+`)
   chmodSync(join(bin, 'uv'), 0o755)
   const saved = process.env.PATH
   process.env.PATH = `${bin}:${saved}`
@@ -88,10 +96,10 @@ test('uv312 runs uv without a project, from a folder no repository controls', as
   t.after(() => root.fiber.dispose())
   const res = await root.tools.execute({ callId: 'c2', name: 'memory_status', arguments: {}, signal: signal(), agent })
   assert.equal(res.isError, false, res.error?.message)
-  const [cwd, argv, project] = readFileSync(log, 'utf8').split('\n')
+  const [cwd, argv] = readFileSync(log, 'utf8').split('\n')
   assert.equal(cwd, '/')
   assert.ok(!cwd.startsWith(repo))
-  assert.match(argv, /^run --no-project --no-config --python 3\.12 python -I -m cuecard\.dsh_adapter /)
-  assert.equal(project, repo, 'the session folder is passed as data')
+  assert.equal(argv, 'run --no-project --no-config --python 3.12 python -I -m cuecard.dsh_adapter serve')
+  assert.match(res.value.output, /via uv/)
   untouched()
 })

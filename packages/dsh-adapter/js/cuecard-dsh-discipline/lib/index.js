@@ -1,11 +1,13 @@
 // cuecard-dsh-discipline: automatic recall at the first step of a DeepSeek Harness turn.
-// It never writes the vault: it asks the Python side (`cuecard dsh recall`, which holds the
-// memory-sensitive topic gate) for recall on the turn's first genuine user message and, on a hit,
-// adds one new frozen plugin message. Nothing the host passed in is mutated.
+// It never writes the vault: it asks the Python worker (`cuecard dsh serve`, started once per
+// host process, which holds the memory-sensitive topic gate) for recall on the turn's first
+// genuine user message and, on a hit, adds one new frozen plugin message. A turn the gate turns
+// away costs one line to the running worker and starts no process. Nothing the host passed in
+// is mutated.
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, bound, ensureWrapped, redact, resolveInterpreter, runCuecard } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, bound, ensureWrapped, hello, recallText, redact } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
@@ -48,8 +50,22 @@ export function apply(ctx, config) {
     return
   }
   const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
-  const interpreter = resolveInterpreter(config.python, env)
-  if (interpreter.error) log.warn('cuecard core unavailable, recall will be skipped: %s', interpreter.error)
+  let held
+  ctx.effect(() => {
+    held = acquireWorker({ python: config.python, env })
+    return () => held.release()
+  }, 'cuecard worker')
+  const worker = held.worker
+  // Checked at startup: a missing interpreter, one without cuecard, or no vault is logged as an
+  // error (the host drops `warn`) and kept as the worker's last failure for the status route.
+  hello({ worker, timeoutMs: config.timeoutMs }).then((answer) => {
+    if (answer.kind === 'stopped') return // unloaded before the check ended
+    const problem = answer.error ? `cuecard core unavailable, recall will be skipped: ${answer.error}` : answer.vault_problem
+    if (problem) {
+      worker.noteFailure(problem)
+      log.error('%s', problem)
+    }
+  })
 
   ctx.on('agent/pre-step', async (payload, next) => {
     const decision = await next()
@@ -59,19 +75,19 @@ export function apply(ctx, config) {
     if (!first) return decision
     const text = messageText(first).slice(0, MAX_TEXT_CHARS)
     if (!text.trim()) return decision
-    const run = await runCuecard({
-      python: config.python, env, timeoutMs: config.timeoutMs, signal: payload.signal,
-      cwd: payload.agent?.session?.header?.cwd,
-      args: ['recall', '--mode', config.mode, '--limit', String(config.limit), '--max-chars', String(config.maxChars)],
-      input: text,
+    const run = await recallText({
+      worker, text, mode: config.mode, limit: config.limit, maxChars: config.maxChars,
+      timeoutMs: config.timeoutMs, signal: payload.signal, cwd: payload.agent?.session?.header?.cwd,
     })
-    if (run.error || run.code !== 0) {
-      const why = run.error ?? `exit status ${run.code}: ${redact(run.stderr).trim().split('\n').slice(-2).join(' ')}`
-      log.warn('recall failed, the turn goes on without it: %s', why)
+    if (run.error) {
+      if (run.kind === 'aborted') return decision
+      const why = `recall failed, the turn goes on without it: ${run.error}`
+      worker.noteFailure(why)
+      log.error('%s', why)
       return decision
     }
-    if (!run.stdout.trim()) return decision // exit 0 with no output: no memory-sensitive topic or no hit
-    const recalled = bound(ensureWrapped(redact(run.stdout)), config.maxChars, '\n[…]\n')
+    if (!run.output.trim()) return decision // no memory-sensitive topic, or no hit
+    const recalled = bound(ensureWrapped(redact(run.output)), config.maxChars, '\n[…]\n')
     const message = createUserMessage({
       content: [{ type: 'text', text: recalled }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard memory recall' },

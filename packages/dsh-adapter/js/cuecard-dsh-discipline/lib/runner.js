@@ -1,6 +1,8 @@
-// Runs the Python side of cuecard for a DeepSeek Harness plugin: an interpreter chosen only from
-// an allowlist of keys, `-I -m cuecard.dsh_adapter <args>` spawned without a shell, the request on
-// stdin, a timeout, output bounded and redacted again.
+// Runs the Python side of cuecard for a DeepSeek Harness plugin: one long-lived worker per host
+// process (`<interpreter> -I -m cuecard.dsh_adapter serve`, JSON lines over stdin and stdout),
+// an interpreter chosen only from an allowlist of keys, spawned without a shell, restarted when
+// it dies, a bounded queue, a timeout per call, stopped with the host; output bounded and
+// redacted again.
 //
 // Isolation: the session's folder is a repository the agent works in, so nothing it holds may
 // run. Python starts in isolated mode (`-I`: no working folder or script folder on sys.path, no
@@ -175,101 +177,269 @@ export function childEnvironment(env, project) {
   return out
 }
 
+/** Most requests waiting for one worker; more are refused at once (`busy`). */
+export const MAX_PENDING = 16
+/** How long a worker asked to stop may take before it is killed. */
+export const STOP_GRACE_MS = 2000
+const REGISTRY = Symbol.for('cuecard.dsh.workers')
+
 /**
- * Spawn `<interpreter> -I -m cuecard.dsh_adapter ...args` with `input` on stdin, no shell, from
- * CHILD_CWD; `cwd` (the session folder) is passed as CUECARD_PROJECT_DIR.
- * Resolves `{code, stdout, stderr, overflow}` or `{error, kind}`; never rejects.
+ * One long-lived `<interpreter> -I -m cuecard.dsh_adapter serve` (JSON lines on stdin and
+ * stdout), started on first use and again after it died, from CHILD_CWD, in its own process
+ * group. Requests are answered in order; each has a timeout; at most MAX_PENDING wait.
  */
-export function runCuecard({ python = 'default', args, input = '', timeoutMs = 25000, signal, cwd, env = process.env }) {
-  const interpreter = resolveInterpreter(python, env)
-  if (interpreter.error) return Promise.resolve({ error: interpreter.error, kind: 'unconfigured' })
-  return new Promise((resolve) => {
+export class Worker {
+  constructor(key, python, env) {
+    this.key = key
+    this.python = python
+    this.env = env
+    this.refs = 0
+    this.child = undefined
+    this.pending = new Map()
+    this.nextId = 1
+    this.buffer = ''
+    this.stderr = ''
+    this.starts = 0
+    this.lastFailure = undefined
+  }
+
+  /** Spawn the worker unless it runs; returns an error string when it cannot start. */
+  start() {
+    if (this.child) return undefined
+    const interpreter = resolveInterpreter(this.python, this.env)
+    if (interpreter.error) return interpreter.error
     let child
     try {
-      // Its own process group, so a timeout stops the whole tree (uv run starts a child python).
-      child = spawn(interpreter.command, [...interpreter.prefix, ...PYTHON_FLAGS, '-m', 'cuecard.dsh_adapter', ...args], {
+      child = spawn(interpreter.command, [...interpreter.prefix, ...PYTHON_FLAGS, '-m', 'cuecard.dsh_adapter', 'serve'], {
         shell: false, windowsHide: true, stdio: ['pipe', 'pipe', 'pipe'], cwd: CHILD_CWD,
-        env: childEnvironment(env, cwd),
-        detached: process.platform !== 'win32',
+        env: childEnvironment(this.env), detached: process.platform !== 'win32',
       })
     } catch (err) {
-      resolve({ error: `could not start ${interpreter.command}: ${err.message}`, kind: 'spawn' })
-      return
+      return `could not start ${interpreter.command}: ${err.message}`
     }
-    const out = []
-    const err = []
-    let outBytes = 0
-    let errBytes = 0
-    let overflow = false
-    let timedOut = false
-    let settled = false
-    const stop = () => {
+    this.child = child
+    this.buffer = ''
+    this.stderr = ''
+    this.starts += 1
+    // An idle worker must not keep the host alive: a pending request's timer does that.
+    child.unref()
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.unref?.()
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk) => this.onData(child, chunk))
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk) => { this.stderr = (this.stderr + chunk).slice(-65536) })
+    child.stdin.on('error', () => { /* the worker may exit before reading */ })
+    child.on('error', (e) => this.onExit(child, e.code === 'ENOENT'
+      ? `interpreter not found: ${interpreter.command}. ${INSTALL_HINT}`
+      : `could not run cuecard: ${e.message}`, e.code === 'ENOENT' ? 'missing' : 'spawn'))
+    child.on('close', (code, sig) => {
+      const detail = lastLines(redact(this.stderr))
+      this.onExit(child, `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. ` +
+        'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).', 'exit')
+    })
+    return undefined
+  }
+
+  onData(child, chunk) {
+    if (child !== this.child) return
+    this.buffer += chunk
+    let at
+    while ((at = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, at)
+      this.buffer = this.buffer.slice(at + 1)
+      if (!line.trim()) continue
+      let answer
+      try { answer = JSON.parse(line) } catch { answer = undefined }
+      const waiting = answer && typeof answer === 'object' ? this.pending.get(answer.id) : undefined
+      if (waiting) waiting.finish(answer)
+      else if (!answer) {
+        this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(line), 1)}`, 'protocol')
+        return
+      }
+    }
+    if (this.buffer.length > MAX_STDOUT_BYTES) {
+      this.kill(`cuecard printed more than ${MAX_STDOUT_BYTES} bytes in one answer`, 'overflow')
+    }
+  }
+
+  onExit(child, message, kind) {
+    if (child !== this.child) return
+    this.child = undefined
+    this.failAll(message, kind)
+  }
+
+  failAll(message, kind) {
+    for (const waiting of [...this.pending.values()]) waiting.finish({ error: message, kind })
+  }
+
+  /** Stop the worker now (its whole process group), failing what waits with `message`. */
+  kill(message, kind) {
+    const child = this.child
+    this.child = undefined
+    if (child) {
       try {
         if (process.platform !== 'win32' && child.pid) process.kill(-child.pid, 'SIGKILL')
         else child.kill('SIGKILL')
       } catch { /* already gone */ }
     }
+    this.failAll(message, kind)
+  }
+
+  /** Ask the worker to end (end of input), and kill it if it lingers. */
+  stop() {
+    const child = this.child
+    if (!child) return
+    this.child = undefined
+    this.failAll('cuecard was stopped', 'stopped')
+    try { child.stdin.end() } catch { /* gone */ }
     const timer = setTimeout(() => {
-      timedOut = true
-      stop()
-      finish({ error: `cuecard did not answer within ${timeoutMs} ms`, kind: 'timeout' })
-    }, timeoutMs)
-    const onAbort = () => {
-      stop()
-      finish({ error: 'cancelled', kind: 'aborted' })
+      try { if (child.pid) process.kill(-child.pid, 'SIGKILL') } catch { /* gone */ }
+    }, STOP_GRACE_MS)
+    timer.unref?.()
+    child.once('close', () => clearTimeout(timer))
+  }
+
+  /**
+   * Send one request; resolves the worker's answer object, or `{error, kind}` (never rejects);
+   * kinds: `unconfigured`, `missing`, `spawn`, `busy`, `timeout`, `aborted`, `exit`, `overflow`,
+   * `protocol`, `stopped`.
+   */
+  request(op, body = {}, { timeoutMs = 25000, signal } = {}) {
+    if (signal?.aborted) return Promise.resolve({ error: 'cancelled', kind: 'aborted' })
+    if (this.pending.size >= MAX_PENDING) {
+      return Promise.resolve({ error: `cuecard is busy: ${this.pending.size} calls are waiting`, kind: 'busy' })
     }
-    signal?.addEventListener?.('abort', onAbort, { once: true })
-    const finish = (value) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      signal?.removeEventListener?.('abort', onAbort)
-      resolve(value)
-    }
-    child.stdout.on('data', (chunk) => {
-      outBytes += chunk.length
-      if (outBytes > MAX_STDOUT_BYTES) { overflow = true; stop(); return }
-      out.push(chunk)
+    const problem = this.start()
+    if (problem) return Promise.resolve({ error: problem, kind: 'unconfigured' })
+    const id = this.nextId++
+    const child = this.child
+    return new Promise((resolve) => {
+      let timer
+      const onAbort = () => waiting.finish({ error: 'cancelled', kind: 'aborted' })
+      const waiting = {
+        finish: (answer) => {
+          if (!this.pending.has(id)) return
+          this.pending.delete(id)
+          clearTimeout(timer)
+          signal?.removeEventListener?.('abort', onAbort)
+          resolve(answer)
+        },
+      }
+      this.pending.set(id, waiting)
+      timer = setTimeout(() => {
+        // The worker is stuck on this call: stop it (what waits behind fails) and start afresh.
+        waiting.finish({ error: `cuecard did not answer within ${timeoutMs} ms`, kind: 'timeout' })
+        if (this.child === child) this.kill('cuecard was restarted after a call timed out', 'timeout')
+      }, timeoutMs)
+      signal?.addEventListener?.('abort', onAbort, { once: true })
+      try {
+        child.stdin.write(JSON.stringify({ id, op, ...body }) + '\n')
+      } catch (err) {
+        waiting.finish({ error: `could not reach cuecard: ${err.message}`, kind: 'exit' })
+      }
     })
-    child.stderr.on('data', (chunk) => {
-      if (errBytes < 65536) err.push(chunk)
-      errBytes += chunk.length
+  }
+
+  /** Remember a failure for the status route (redacted, short). */
+  noteFailure(message) {
+    this.lastFailure = { at: new Date().toISOString(), message: lastLines(redact(message), 3) }
+  }
+}
+
+function registry() {
+  if (!globalThis[REGISTRY]) {
+    globalThis[REGISTRY] = new Map()
+    // Shut the workers down with the host, however it ends.
+    process.once('exit', () => {
+      for (const worker of globalThis[REGISTRY].values()) {
+        try { if (worker.child?.pid) process.kill(-worker.child.pid, 'SIGKILL') } catch { /* gone */ }
+      }
     })
-    child.on('error', (e) => finish({
-      error: e.code === 'ENOENT' ? `interpreter not found: ${interpreter.command}. ${INSTALL_HINT}` : `could not run cuecard: ${e.message}`,
-      kind: e.code === 'ENOENT' ? 'missing' : 'spawn',
-    }))
-    child.on('close', (code, sig) => {
-      const stderr = Buffer.concat(err).toString('utf8')
-      if (timedOut) return finish({ error: `cuecard did not answer within ${timeoutMs} ms`, kind: 'timeout' })
-      if (signal?.aborted) return finish({ error: 'cancelled', kind: 'aborted' })
-      if (overflow) return finish({ error: `cuecard printed more than ${MAX_STDOUT_BYTES} bytes`, kind: 'overflow' })
-      finish({ code: code ?? (sig ? 128 : 1), stdout: Buffer.concat(out).toString('utf8'), stderr })
-    })
-    child.stdin.on('error', () => { /* the child may exit before reading */ })
-    child.stdin.end(input)
-  })
+  }
+  return globalThis[REGISTRY]
 }
 
 /**
- * Run one tool call (`call <tool>`) and return the tool value `{ok, output, error?}`:
+ * The worker for this interpreter key and environment, shared by every plugin of the host
+ * process (each plugin holds one reference); `release()` it when the plugin unloads: the last
+ * release stops it.
+ */
+export function acquireWorker({ python = 'default', env = process.env } = {}) {
+  const key = JSON.stringify([python, env.CUECARD_VAULT ?? '', env.XDG_CONFIG_HOME ?? '',
+    env.XDG_CACHE_HOME ?? '', env.HOME ?? '', env.PATH ?? ''])
+  const workers = registry()
+  let worker = workers.get(key)
+  if (!worker) {
+    worker = new Worker(key, python, { ...env })
+    workers.set(key, worker)
+  }
+  worker.refs += 1
+  let released = false
+  return {
+    worker,
+    release() {
+      if (released) return
+      released = true
+      worker.refs -= 1
+      if (worker.refs <= 0 && workers.get(key) === worker) {
+        workers.delete(key)
+        worker.stop()
+      }
+    },
+  }
+}
+
+/** Run `fn` with a worker: the one given, or one held for this call only. */
+async function withWorker({ worker, python, env = process.env }, fn) {
+  if (worker) return fn(worker)
+  const held = acquireWorker({ python, env })
+  try {
+    return await fn(held.worker)
+  } finally {
+    held.release()
+  }
+}
+
+function projectOf(cwd) {
+  return cwd && isAbsolute(cwd) && isDirectory(cwd) ? cwd : undefined
+}
+
+/** Whether the interpreter runs cuecard: the worker's `hello` answer, or `{error, kind}`. */
+export async function hello({ worker, python, env, timeoutMs = 25000, signal } = {}) {
+  const answer = await withWorker({ worker, python, env }, (w) => w.request('hello', {}, { timeoutMs, signal }))
+  if (answer?.ok === true) return answer
+  if (answer?.kind) return { error: answer.error, kind: answer.kind }
+  return { error: `cuecard did not answer hello: ${lastLines(redact(JSON.stringify(answer ?? null)), 1)}`, kind: 'protocol' }
+}
+
+/**
+ * Recall for one user message through the worker: `{output, topics, searched}` or
+ * `{error, kind}`; `output` is "" when the gate stays shut or nothing matched.
+ */
+export async function recallText({ worker, python, env, text, mode, limit, maxChars, cwd, timeoutMs = 15000, signal }) {
+  const answer = await withWorker({ worker, python, env }, (w) => w.request('recall', {
+    text, mode, limit, max_chars: maxChars, project: projectOf(cwd),
+  }, { timeoutMs, signal }))
+  if (answer?.kind) return { error: answer.error, kind: answer.kind }
+  if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }
+  return { output: String(answer?.output ?? ''), topics: answer?.topics ?? [], searched: Boolean(answer?.searched) }
+}
+
+/**
+ * Run one tool call through the worker and return the tool value `{ok, output, error?}`:
  * output redacted again, bounded with a visible marker and wrapped as `<memory-data>`.
  */
-export async function callTool({ tool, request, ...options }) {
-  const run = await runCuecard({ ...options, args: ['call', tool], input: JSON.stringify(request) })
-  if (run.error) return { ok: false, output: '', error: redact(run.error) }
-  let response
-  try {
-    response = JSON.parse(run.stdout)
-  } catch {
-    response = undefined
-  }
+export async function callTool({ tool, request, worker, python, env, cwd, timeoutMs = 25000, signal }) {
+  const answer = await withWorker({ worker, python, env }, (w) => w.request('call', {
+    tool, request, project: projectOf(cwd),
+  }, { timeoutMs, signal }))
+  if (answer?.kind) return { ok: false, output: '', error: redact(answer.error), kind: answer.kind }
+  const response = answer?.response
   if (!response || typeof response !== 'object' || typeof response.ok !== 'boolean') {
-    const why = run.code === 0 ? 'an answer that is not a JSON response' : `exit status ${run.code}`
-    const detail = lastLines(run.stderr || run.stdout)
+    const detail = answer?.error ? `: ${lastLines(answer.error)}` : ''
     return {
-      ok: false, output: '',
-      error: redact(`cuecard dsh call ${tool} failed (${why})${detail ? `: ${detail}` : ''}. ` +
+      ok: false, output: '', kind: 'failed',
+      error: redact(`cuecard dsh call ${tool} failed${detail}. ` +
         'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).'),
     }
   }

@@ -7,9 +7,17 @@
 //
 // A classic script, not a module: no `export`. Tests run it in a Node vm context the same way.
 
+function failureLine(status) {
+  const failure = status && status.last_failure
+  if (!failure || typeof failure !== 'object') return []
+  return [`last failure (${String(failure.at ?? '?')}): ${String(failure.message ?? '').slice(0, 500)}`]
+}
+
 function statusLines(status) {
   if (!status || typeof status !== 'object') return ['status route unavailable — run memory_status from chat']
-  if (!status.ok) return ['cuecard: not configured', String(status.error ?? 'unknown error').slice(0, 500)]
+  if (!status.ok) {
+    return ['cuecard: not configured', String(status.error ?? 'unknown error').slice(0, 500), ...failureLine(status)]
+  }
   const v = status.vault ?? {}
   const index = v.index && typeof v.index === 'object'
     ? `${v.index.facts ?? '?'} facts in ${v.index.notes ?? '?'} notes` : String(v.index ?? 'none')
@@ -21,6 +29,7 @@ function statusLines(status) {
     `conflicts waiting: ${v.conflicts ?? '?'}`,
     `last promotion: ${v.last_promotion ?? 'none'}`,
     'write path: the inbox, via memory_submit',
+    ...failureLine(status),
   ]
 }
 

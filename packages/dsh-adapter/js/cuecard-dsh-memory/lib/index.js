@@ -4,7 +4,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { INTERPRETER_KEYS, callTool, recordedInterpreter } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, callTool, hello } from './runner.js'
 
 export const name = 'cuecard-dsh-memory'
 export const inject = ['tools']
@@ -81,14 +81,33 @@ function settle(value) {
 
 export function apply(ctx, config) {
   const log = ctx.logger(name)
-  const status = (exec) => callTool({
-    tool: 'status', request: {}, python: config.python, timeoutMs: config.timeoutMs,
-    signal: exec?.signal, cwd: exec?.agent?.session?.header?.cwd, env: childEnv(config),
-  })
-  const call = async (tool, request, exec) => settle(await callTool({
-    tool, request, python: config.python, timeoutMs: config.timeoutMs, signal: exec?.signal,
-    cwd: exec?.agent?.session?.header?.cwd, env: childEnv(config),
+  const env = childEnv(config)
+  // One Python worker for the host process (shared with the discipline plugin), stopped when
+  // the plugin unloads; checked at startup, so a missing interpreter, an interpreter without
+  // cuecard or a missing vault is logged (at a level the host records) and shown by the status
+  // route, not found one tool call later.
+  let held
+  ctx.effect(() => {
+    held = acquireWorker({ python: config.python, env })
+    return () => held.release()
+  }, 'cuecard worker')
+  const worker = held.worker
+  const ready = startupCheck(worker, config, log)
+  const failed = (value) => {
+    if (value.kind) {
+      worker.noteFailure(value.error)
+      log.error('%s', value.error)
+    }
+    return value
+  }
+  const status = async (exec) => failed(await callTool({
+    tool: 'status', request: {}, worker, timeoutMs: config.timeoutMs, signal: exec?.signal,
+    cwd: exec?.agent?.session?.header?.cwd,
   }))
+  const call = async (tool, request, exec) => settle(failed(await callTool({
+    tool, request, worker, timeoutMs: config.timeoutMs, signal: exec?.signal,
+    cwd: exec?.agent?.session?.header?.cwd,
+  })))
 
   ctx.tools.register(defineTool({
     name: 'memory_search',
@@ -149,16 +168,33 @@ export function apply(ctx, config) {
     },
   }))
 
-  if (config.python === 'default' && !recordedInterpreter(childEnv(config))) {
-    log.warn('not configured yet: no interpreter recorded; run `cuecard dsh install` (the tools answer with this hint)')
-  }
-
   ctx.inject(['webServer'], (sub) => {
     sub.effect(() => sub.webServer.register({
       kind: 'exact', path: STATUS_PATH,
-      handler: (req, res) => statusRoute(req, res, () => status(undefined), config),
+      handler: (req, res) => statusRoute(req, res, () => status(undefined), config, worker, ready),
     }), 'cuecard status route')
   })
+}
+
+/**
+ * Ask the worker `hello` once at startup: the interpreter runs cuecard and a vault is set. A
+ * problem is logged as an error (the host drops `warn`) and kept as the worker's last failure.
+ * Resolves the hello answer or `{error}`; never rejects.
+ */
+export async function startupCheck(worker, config, log) {
+  const answer = await hello({ worker, timeoutMs: config.timeoutMs })
+  if (answer.kind === 'stopped') return answer // unloaded before the check ended
+  if (answer.error) {
+    const message = `cuecard is not usable: ${answer.error}`
+    worker.noteFailure(message)
+    log.error('%s', message)
+  } else if (answer.vault_problem) {
+    worker.noteFailure(answer.vault_problem)
+    log.error('cuecard: %s', answer.vault_problem)
+  } else {
+    log.info('cuecard %s ready (vault %s)', answer.version, answer.vault)
+  }
+  return answer
 }
 
 function childEnv(config) {
@@ -175,7 +211,7 @@ function send(res, status, body) {
   res.end(res.req?.method === 'HEAD' ? undefined : text)
 }
 
-async function statusRoute(req, res, status, config) {
+async function statusRoute(req, res, status, config, worker, ready) {
   if (!LOOPBACK.includes(req.socket?.remoteAddress)) {
     send(res, 403, { ok: false, error: 'forbidden: loopback-only' })
     return
@@ -185,9 +221,11 @@ async function statusRoute(req, res, status, config) {
     send(res, 405, { ok: false, error: 'method not allowed' })
     return
   }
+  await ready
   const value = await status()
   send(res, 200, {
     ok: value.ok, plugin: name, python: config.python,
     configured: value.ok, vault: value.data ?? null, error: value.error,
+    last_failure: worker.lastFailure ?? null,
   })
 }

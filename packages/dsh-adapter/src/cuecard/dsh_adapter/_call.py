@@ -33,6 +33,7 @@ __all__ = [
     "doc_problem",
     "handle",
     "parse_request",
+    "respond",
     "tool_name",
 ]
 
@@ -236,25 +237,29 @@ def handle(
     return response
 
 
-def answer(tool: str, vault: str | None) -> int:
-    """Read the request on stdin, print the response, return the exit status."""
+def respond(tool: str, raw: str | bytes, vault: str | None) -> tuple[int, dict[str, Any]]:
+    """The exit status and response of one call: ``raw`` is the JSON request."""
     from cuecard.dsh_adapter._errors import BadRequest, VaultNotConfigured
     from cuecard.dsh_adapter._vault import VaultClient, session_project, vault_location
 
-    code = 0
     try:
-        request = parse_request(tool, sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1))
+        request = parse_request(tool, raw)
         tool = tool_name(tool)
     except BadRequest as exc:
-        response, code = refusal(str(exc)), 2
-    else:
-        response = handle(tool, request, VaultClient(vault), project=session_project())
-        if not response["ok"]:
-            code = 1
-            try:
-                vault_location(vault)
-            except VaultNotConfigured as exc:
-                if "CUECARD_VAULT" not in response["error"]:
-                    response["error"] = f"{response['error']}\n{exc}"
+        return 2, refusal(str(exc))
+    response = handle(tool, request, VaultClient(vault), project=session_project())
+    if response["ok"]:
+        return 0, response
+    try:
+        vault_location(vault)
+    except VaultNotConfigured as exc:
+        if "CUECARD_VAULT" not in response["error"]:
+            response["error"] = f"{response['error']}\n{exc}"
+    return 1, response
+
+
+def answer(tool: str, vault: str | None) -> int:
+    """Read the request on stdin, print the response, return the exit status."""
+    code, response = respond(tool, sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1), vault)
     sys.stdout.write(json.dumps(response, ensure_ascii=False) + "\n")
     return code

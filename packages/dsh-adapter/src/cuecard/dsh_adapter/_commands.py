@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, str] = {
     "install": "cuecard.dsh_adapter._cmd_install",
     "deploy": "cuecard.dsh_adapter._cmd_deploy",
     "hook": "cuecard.dsh_adapter._cmd_hook",
+    "serve": "cuecard.dsh_adapter._cmd_serve",
 }
 DESCRIPTION = (
     "The DeepSeek Harness adapter: the Python side of the cuecard-dsh-memory and "

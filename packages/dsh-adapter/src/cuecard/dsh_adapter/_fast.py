@@ -1,5 +1,6 @@
-"""The plugins' per-call paths without argparse: ``call TOOL`` and ``recall`` as the plugins
-spawn them (``--mode M``, ``--limit N``, ``--max-chars N``, the message on stdin).
+"""The plugins' paths without argparse: ``serve`` (the worker the plugins keep), and ``call
+TOOL`` and ``recall`` as they are spawned one at a time (``--mode M``, ``--limit N``,
+``--max-chars N``, the message on stdin).
 
 Anything else (``--help``, ``--vault``, ``--json``, text arguments, a bad value) returns ``None``
 and the full command line handles it, with its usual messages and exit codes.
@@ -41,6 +42,10 @@ def fast(argv: list[str]) -> int | None:
             from cuecard.dsh_adapter._call import answer
 
             return answer(argv[1], None)
+        if argv == ["serve"]:
+            from cuecard.dsh_adapter._worker import serve
+
+            return serve()
         if argv[:1] == ["recall"]:
             options = _recall_options(argv[1:])
             if options is None:

@@ -1,0 +1,91 @@
+"""``python -I -m cuecard.dsh_adapter serve``: the worker the plugins keep, over its protocol."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.dsh_adapter.helpers import Home
+
+
+def serve(lines: list[bytes], cwd: Path | None = None) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [sys.executable, "-I", "-m", "cuecard.dsh_adapter", "serve"],
+        input=b"".join(lines),
+        capture_output=True,
+        cwd=cwd,
+        env=os.environ.copy(),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def line(value: object) -> bytes:
+    return json.dumps(value).encode() + b"\n"
+
+
+def test_the_worker_answers_each_request_in_order_and_survives_bad_ones(
+    seeded: Home, project: Path
+) -> None:
+    answers = serve([
+        line({"id": 1, "op": "hello"}),
+        line({"id": 2, "op": "call", "tool": "memory_search", "request": {"query": "staging"}}),
+        b"{not json\n",
+        line({"id": 3, "op": "call", "tool": "show", "request": {"doc": "../x"}}),
+        b"\n",
+        line({"id": 4, "op": "recall", "text": "Which port does the staging server use?"}),
+        line({"id": 5, "op": "recall", "text": "Write a haiku about autumn"}),
+        line({"id": 6, "op": "delete"}),
+        line({"id": 7, "op": "call", "tool": "search", "request": {"query": "8443"},
+              "project": str(project)}),
+    ])  # fmt: skip
+    assert [a.get("id") for a in answers] == [1, 2, None, 3, 4, 5, 6, 7]
+    hello = answers[0]
+    assert hello["ok"] is True and hello["vault"] == str(seeded.vault)
+    assert hello["python"] == sys.executable
+    response = answers[1]["response"]
+    assert isinstance(response, dict) and "listens on port 8443" in str(response["output"])
+    assert "error" in answers[2]
+    assert answers[3]["code"] == 1 and "separator" in str(answers[3]["response"])
+    assert "listens on port 8443" in str(answers[4]["output"])
+    assert answers[5] == {"id": 5, "output": "", "topics": [], "searched": False}
+    assert "unknown" in str(answers[6]["error"])
+    assert answers[7]["code"] == 0
+
+
+def test_an_overlong_line_is_refused_and_the_next_one_answered(seeded: Home) -> None:
+    from cuecard.dsh_adapter._worker import MAX_LINE
+
+    huge = b'{"id": 1, "op": "hello", "pad": "' + b"x" * (MAX_LINE + 10) + b'"}\n'
+    answers = serve([huge, line({"id": 2, "op": "hello"})])
+    assert answers[0]["id"] is None and "over" in str(answers[0]["error"])
+    assert answers[1]["id"] == 2 and answers[1]["ok"] is True
+
+
+def test_stray_output_cannot_break_the_protocol(seeded: Home) -> None:
+    script = (
+        "import os, sys\n"
+        "from cuecard.dsh_adapter import _worker\n"
+        "def noisy(request, vault):\n"
+        "    print('a stray line')\n"
+        "    os.write(1, b'raw bytes on fd 1\\n')\n"
+        "    return {'ok': True}\n"
+        "_worker._OPS['noisy'] = noisy\n"
+        "sys.exit(_worker.serve())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script],
+        input=line({"id": 9, "op": "noisy"}) + line({"id": 10, "op": "hello"}),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert answers[0] == {"id": 9, "ok": True} and answers[1]["id"] == 10
+    assert b"a stray line" in done.stderr and b"raw bytes on fd 1" in done.stderr
