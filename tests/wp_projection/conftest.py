@@ -222,6 +222,7 @@ def web_user() -> WebUser:
     import pwd
     import shutil
     import subprocess
+    import sys
 
     if os.geteuid() != 0:
         pytest.skip("running PHP as another user needs root (setpriv)")
@@ -230,13 +231,27 @@ def web_user() -> WebUser:
     try:
         entry = pwd.getpwnam(WEB_USER)
     except KeyError:
-        subprocess.run(
+        made = subprocess.run(
             ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", WEB_USER],
-            check=True,
+            check=False,
             capture_output=True,
+            text=True,
         )
+        if made.returncode != 0:
+            pytest.skip(f"cannot create the system user {WEB_USER}: {made.stderr.strip()}")
         entry = pwd.getpwnam(WEB_USER)
-    return WebUser(WEB_USER, entry.pw_uid, entry.pw_gid)
+    user = WebUser(WEB_USER, entry.pw_uid, entry.pw_gid)
+    # The checkout and the venv must be readable by others (not so under a private home).
+    harness = Path(__file__).parent / "php" / "harness.php"
+    probe = subprocess.run(
+        user.command([sys.executable, "-c", f"open({str(harness)!r}).close()"]),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"{WEB_USER} cannot read this checkout or its Python: {probe.stderr[-200:]}")
+    return user
 
 
 @pytest.fixture
