@@ -362,6 +362,18 @@ def _hook_findings(
 
     for found in check_hooks(hooks, root, home or Path.home()):
         (out.problem if found.problem else out.note)("hooks", found.message, found.hint)
+    if root is None:
+        return
+    from cuecard.core._hookfail import read_failures
+
+    for key, failure in sorted(read_failures(str(root)).items()):
+        out.problem(
+            "hooks",
+            f"`cuecard-hook {key}` failed at {_iso(float(failure.get('at', 0)))}: "
+            f"{failure.get('reason', '')}",
+            "fix what it names; the entry goes once that hook works again (or at "
+            "`cuecard install`)",
+        )
 
 
 def _resolved(path: Path) -> bool:

@@ -199,6 +199,10 @@ def run_install(args: argparse.Namespace) -> int:
         trust=not args.no_trust,
     )
     report.notes[:0] = notes
+    if not args.user and args.plugin is None:
+        from cuecard.core._hookfail import clear_failures
+
+        clear_failures(str(project))  # the hook commands are new: old failures are moot
     _print(report.as_json(), args.json, "install")
     return 0
 

@@ -182,7 +182,10 @@ def on_session_start(ctx: _Context) -> dict[str, Any] | None:
     index = load_index(ctx.root)
     count = int(index.meta.get("memories", 0)) if index is not None else 0
     noun = "memory" if count == 1 else "memories"
-    return {"systemMessage": f"cuecard: {count} live {noun} in this project; {_UI_HINT}."}
+    from cuecard.hooks._failure import session_note
+
+    line = f"cuecard: {count} live {noun} in this project; {_UI_HINT}."
+    return {"systemMessage": line + session_note(ctx.root)}
 
 
 def on_post_compact(ctx: _Context) -> dict[str, Any] | None:
@@ -378,6 +381,9 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
     harness = HARNESSES.get(harness_name.strip().lower())
     name = event_name(event)
     if harness is None or name is None:
+        from cuecard.hooks._failure import bad_command
+
+        bad_command([harness_name, event], data)
         return ""
     try:
         payload = json.loads(data.decode("utf-8", "replace")) if data.strip() else {}
@@ -389,7 +395,20 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
     root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
     if root is None:
         return ""
-    answer = _HANDLERS[name](_Context(harness, name, payload, root))
+    key = f"{harness.name} {name}"
+    try:
+        answer = _HANDLERS[name](_Context(harness, name, payload, root))
+    except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
+        from cuecard.hooks._failure import failed, session_note
+
+        failed(root, key, exc)
+        if name != "SessionStart":
+            raise
+        answer = {"systemMessage": "cuecard: not working in this project." + session_note(root)}
+    else:
+        from cuecard.core._hookfail import clear_failure
+
+        clear_failure(root, key)
     return json.dumps(answer, ensure_ascii=False) + "\n" if answer else ""
 
 
@@ -401,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(USAGE)
             return 0
         if len(args) != 2:
+            from cuecard.hooks._failure import bad_command
+
+            bad_command(args, sys.stdin.buffer.read(MAX_INPUT))
             return 0
         data = sys.stdin.buffer.read(MAX_INPUT + 1)
         if len(data) > MAX_INPUT:
