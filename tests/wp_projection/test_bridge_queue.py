@@ -132,3 +132,23 @@ def test_a_resend_the_receiver_already_has_counts_as_delivered(tmp_path, secret,
     assert again["queue"] == [] and "refused" not in again["log"]
     receiver.wait_idle(applied=2)
     assert list(receiver.files().values()) == [b"twice\n"]
+
+
+@pytest.mark.parametrize("scheduler", ["action_scheduler", "wp_cron"])
+def test_a_run_the_scheduler_lost_is_scheduled_again(tmp_path, secret, receiver, scheduler):
+    bridge = _bridge(tmp_path, receiver.url, secret)
+    first = run_php(
+        tmp_path, bridge, [updated("a.md", "a\n")], scheduler=scheduler, run_queue=False
+    )
+    assert len(first["scheduled"]) == 1
+    # The pending run disappears (a scheduler cleanup, a restored database): the bridge notices
+    # on the next write instead of trusting its own note that a run is pending.
+    options_file = tmp_path / "options.json"
+    options = json.loads(options_file.read_text())
+    options.pop("__action_scheduler", None)
+    options.pop("cron", None)
+    options_file.write_text(json.dumps(options))
+    second = run_php(tmp_path, bridge, [updated("b.md", "b\n")], scheduler=scheduler)
+    assert [d["result"]["status"] for d in second["delivered"]] == [202, 202]
+    assert second["queue"] == []
+    receiver.wait_idle(applied=2)
