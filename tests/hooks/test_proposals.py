@@ -90,6 +90,19 @@ def test_a_proposal_the_hooks_did_not_see_is_ingested_at_stop(fresh_repo: Path) 
     assert again.stdout == b""
 
 
+def test_an_inbox_that_is_a_link_is_never_emptied(fresh_repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.json").write_text(json.dumps(PROPOSAL))
+    inbox = fresh_repo / ".cuecard/inbox"
+    inbox.rmdir()
+    inbox.symlink_to(elsewhere)
+    assert shell(fresh_repo, "ls .cuecard/inbox") is None
+    answer = run_hook("claude", "Stop", payload(fresh_repo, "Stop"), cwd=fresh_repo)
+    assert answer.returncode == 0 and b"keep.json" not in answer.stdout
+    assert (elsewhere / "keep.json").is_file()
+
+
 def test_the_reply_never_holds_a_credential_key(fresh_repo: Path) -> None:
     aws = "AKIAZZQQ7SECTEST1234"
     nested = {**PROPOSAL, "triggers": [{**PROPOSAL["triggers"][0], aws: 1}]}

@@ -193,7 +193,10 @@ def writes_inbox(command: str) -> bool:
 
 def inbox_proposals(root: str) -> list[str]:
     """The proposals waiting in ``.cuecard/inbox/`` (repository-relative, oldest name first):
-    regular ``.json`` files only, so that a link or a folder never comes back at every call."""
+    regular ``.json`` files only, so that a link or a folder never comes back at every call.
+    An inbox that is a link (or inside one) is not read: ingestion moves the files it takes."""
+    if os.path.islink(os.path.join(root, ".cuecard")) or os.path.islink(os.path.join(root, INBOX)):
+        return []
     try:
         with os.scandir(os.path.join(root, INBOX)) as entries:
             names = sorted(
