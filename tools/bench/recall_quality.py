@@ -13,13 +13,21 @@ Quality, in one process over the synchronised index: MRR@10 and recall@10 of
 - ``vectors``: the local-vector stream alone (the extra);
 - ``hybrid``: BM25 + graph + vectors fused, with the default weights and per-note cap.
 
+The conversational set is tools/bench/recall_conversation_set.json (written, deterministically,
+by tools/bench/recall_conversations.py and frozen): ten two-person conversations of eight dated
+sessions, one vault each, one fact per turn (1,052 facts), 314 questions as a person asks them,
+each labelled with its evidence turns and a kind (``single``, ``multi``, ``time``). A question is
+found at rank r when an evidence turn is the r-th result; recall@1/5/10 and MRR@10 are given per
+mode and per kind.
+
 Cost: cold ``cuecard vault search`` processes (``python -c pass``, default BM25, hybrid without
 vectors, hybrid with vectors, alternating), warm per-query times, and the first embedding of the
 vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virtual environment
 (from the package index; nothing else is fetched) and runs a hybrid search there, to show the
 model loads from the installed package alone.
 
-Usage: python tools/bench/recall_quality.py [--distractors N] [--cold Q] [--fresh-venv] [--json]
+Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|both] [--distractors N]
+       [--cold Q] [--fresh-venv] [--json]
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SET = Path(__file__).with_name("recall_quality_set.tsv")
+CONVERSATIONS = Path(__file__).with_name("recall_conversation_set.json")
 PER_NOTE = 30
 
 
@@ -75,19 +84,95 @@ def build_vault(root: Path, lines: list[str], env: dict[str, str]) -> None:
         (notes / f"{name}.md").write_text(body, encoding="utf-8")
 
 
-def rank_of(texts: list[str], fact: str) -> int | None:
-    want = f"- {fact}"
+def rank_of(texts: list[str], *facts: str) -> int | None:
+    """The rank (1-10) of the first result that is one of ``facts``."""
+    wanted = {f"- {fact}" for fact in facts}
     for i, text in enumerate(texts[:10], start=1):
-        if text == want:
+        if text in wanted:
             return i
     return None
 
 
 def figures(ranks: list[int | None]) -> dict[str, float]:
+    if not ranks:
+        return {}
     return {
-        "mrr10": round(sum(1.0 / r for r in ranks if r) / len(ranks), 4),
+        "recall1": round(sum(1 for r in ranks if r == 1) / len(ranks), 4),
+        "recall5": round(sum(1 for r in ranks if r and r <= 5) / len(ranks), 4),
         "recall10": round(sum(1 for r in ranks if r) / len(ranks), 4),
+        "mrr10": round(sum(1.0 / r for r in ranks if r) / len(ranks), 4),
     }
+
+
+def search_texts(index: object, query: str, settings: object) -> list[str]:
+    """The top-10 result lines of one mode (``settings`` None: the default search)."""
+    from cuecard.core.vault._hybrid import hybrid_results
+
+    if settings is None:
+        return [h.text for h in index.search(query, 10)]  # type: ignore[attr-defined]
+    found, _ = hybrid_results(index, query, 10, settings, vectors=True)  # type: ignore[arg-type]
+    return [r.text for r in found]
+
+
+def conversation_quality(
+    work: Path, env: dict[str, str], variants: dict[str, object], has_vectors: bool
+) -> dict[str, object]:
+    """Every mode over every conversation of the frozen set: figures overall and per kind."""
+    from cuecard.core.recall._vectors import refresh
+    from cuecard.core.vault._layout import detect_layout
+    from cuecard.core.vault._recall import notes_index
+
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    ranks: dict[str, list[tuple[str, int | None]]] = {name: [] for name in variants}
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    facts = questions = 0
+    for conv in data["conversations"]:
+        root = work / str(conv["id"])
+        cuecard = str(Path(sys.executable).with_name("cuecard"))
+        subprocess.run(
+            [cuecard, "vault", "init", "--vault", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        for name, body in conv["notes"].items():
+            (root / "notes" / name).write_text(body, encoding="utf-8")
+            facts += sum(1 for line in body.splitlines() if line.startswith("- "))
+        layout = detect_layout(str(root))
+        assert layout is not None
+        index = notes_index(str(root), layout)
+        index.sync()
+        if has_vectors:
+            refresh(index)
+        for item in conv["questions"]:
+            questions += 1
+            for name, settings in variants.items():
+                t0 = time.perf_counter()
+                texts = search_texts(index, item["q"], settings)
+                times[name].append((time.perf_counter() - t0) * 1000)
+                ranks[name].append((item["kind"], rank_of(texts, *item["evidence"])))
+        index.close()
+    kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
+    out: dict[str, object] = {
+        "conversations": len(data["conversations"]),
+        "facts": facts,
+        "questions": questions,
+        "questions_by_kind": {
+            k: sum(1 for kind, _ in next(iter(ranks.values())) if kind == k) for k in kinds
+        },
+        "quality": {name: figures([r for _, r in found]) for name, found in ranks.items()},
+        "quality_by_kind": {
+            k: {
+                name: figures([r for kind, r in found if kind == k])
+                for name, found in ranks.items()
+            }
+            for k in kinds
+        },
+        "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
+    }
+    for name, value in out["quality"].items():  # type: ignore[union-attr]
+        log(f"conversations {name}: {value}")
+    return out
 
 
 def cold(argv: list[str], env: dict[str, str]) -> float:
@@ -167,22 +252,115 @@ def fresh_venv(work: Path) -> dict[str, object]:
     }
 
 
+def paraphrases(
+    work: Path, env: dict[str, str], variants: dict[str, object], has_vectors: bool, args: object
+) -> dict[str, object]:
+    """The paraphrase set among distractors: quality per mode and language, cold processes."""
+    from cuecard.core.recall._vectors import refresh
+    from cuecard.core.vault._layout import detect_layout
+    from cuecard.core.vault._recall import notes_index
+
+    rng = random.Random(args.seed)  # type: ignore[attr-defined]
+    labelled = load_set()
+    facts = {f for f, _ in labelled}
+    extra = [x for x in distractors(args.distractors) if x not in facts]  # type: ignore[attr-defined]
+    lines = [f for f, _ in labelled] + extra
+    rng.shuffle(lines)
+    queries = [(fact, q) for fact, qs in labelled for q in qs]
+    root = work / "vault"
+    log(f"vault of {len(lines)} facts ({len(labelled)} labelled), {len(queries)} queries")
+    build_vault(root, lines, env)
+    layout = detect_layout(str(root))
+    assert layout is not None
+    index = notes_index(str(root), layout)
+    t0 = time.perf_counter()
+    index.sync()
+    sync_s = time.perf_counter() - t0
+    embed_s = None
+    if has_vectors:
+        log("embedding the vault (first hybrid search)")
+        t0 = time.perf_counter()
+        refresh(index)
+        embed_s = time.perf_counter() - t0
+    quality: dict[str, dict[str, float]] = {}
+    warm: dict[str, float] = {}
+    by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
+    for name, settings in variants.items():
+        ranks: list[int | None] = []
+        times: list[float] = []
+        for fact, query in queries:
+            t0 = time.perf_counter()
+            texts = search_texts(index, query, settings)
+            times.append((time.perf_counter() - t0) * 1000)
+            ranks.append(rank_of(texts, fact))
+        quality[name] = figures(ranks)
+        warm[name] = round(statistics.median(times), 2)
+        for lang in ("en", "zh"):
+            picked = [
+                r
+                for (fact, _), r in zip(queries, ranks, strict=True)
+                if (max(fact) >= "\u3000") == (lang == "zh")
+            ]
+            by_language[lang][name] = figures(picked)
+        log(f"{name}: {quality[name]} warm {warm[name]} ms")
+    index.close()
+    result: dict[str, object] = {
+        "facts": len(lines),
+        "labelled_facts": len(labelled),
+        "queries": len(queries),
+        "quality": quality,
+        "quality_by_language": by_language,
+        "warm_ms": warm,
+        "index_sync_s": round(sync_s, 2),
+        "first_embedding_s": None if embed_s is None else round(embed_s, 1),
+    }
+    if args.no_cold:  # type: ignore[attr-defined]
+        return result
+    cuecard = str(Path(sys.executable).with_name("cuecard"))
+    base = [cuecard, "vault", "search", "--vault", str(root), "--limit", "8"]
+    novec = work / "cfg-novec"
+    (novec / "cuecard").mkdir(parents=True)
+    (novec / "cuecard" / "config.toml").write_text(
+        "[recall]\nweights = { vectors = 0 }\n", encoding="utf-8"
+    )
+    commands = {
+        "python": ([sys.executable, "-c", "pass"], env),
+        "bm25": (base, env),
+        "hybrid_no_vectors": (
+            [*base, "--mode", "hybrid"],
+            env | {"XDG_CONFIG_HOME": str(novec)},
+        ),
+    }
+    if has_vectors:
+        commands["hybrid"] = ([*base, "--mode", "hybrid"], env)
+    for argv, e in commands.values():
+        cold([*argv, "warmup"] if argv[0] == cuecard else argv, e)
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    picks = rng.sample(queries, min(args.cold, len(queries)))  # type: ignore[attr-defined]
+    for _, query in picks:
+        for name, (argv, e) in commands.items():
+            samples[name].append(cold(argv if name == "python" else [*argv, query], e))
+    cold_ms = {name: round(statistics.median(v), 1) for name, v in samples.items()}
+    log(f"cold medians (ms): {cold_ms}")
+    result["cold_ms"] = cold_ms
+    result["cold_ratio_hybrid_no_vectors_vs_bm25"] = round(
+        cold_ms["hybrid_no_vectors"] / cold_ms["bm25"], 3
+    )
+    if has_vectors:
+        result["cold_ratio_hybrid_vs_bm25"] = round(cold_ms["hybrid"] / cold_ms["bm25"], 3)
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("paraphrases", "conversations", "both"), default="both")
     parser.add_argument("--distractors", type=int, default=1000)
     parser.add_argument("--cold", type=int, default=11, help="cold queries per variant")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-cold", action="store_true", help="quality only, no cold processes")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-
-    labelled = load_set()
-    facts = {f for f, _ in labelled}
-    extra = [x for x in distractors(args.distractors) if x not in facts]
-    lines = [f for f, _ in labelled] + extra
-    rng.shuffle(lines)
-    queries = [(fact, q) for fact, qs in labelled for q in qs]
 
     work = Path(tempfile.mkdtemp(prefix="cuecard-hybrid-"))
     try:
@@ -195,30 +373,11 @@ def main() -> int:
         os.environ.update(
             {"XDG_CACHE_HOME": env["XDG_CACHE_HOME"], "XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}
         )
-        root = work / "vault"
-        log(f"vault of {len(lines)} facts ({len(labelled)} labelled), {len(queries)} queries")
-        build_vault(root, lines, env)
+        from cuecard.core.recall._vectors import unavailable
+        from cuecard.core.vault._hybrid import Settings
 
-        from cuecard.core.recall._vectors import refresh, unavailable
-        from cuecard.core.vault._hybrid import Settings, hybrid_results
-        from cuecard.core.vault._layout import detect_layout
-        from cuecard.core.vault._recall import notes_index
-
-        layout = detect_layout(str(root))
-        assert layout is not None
-        index = notes_index(str(root), layout)
-        t0 = time.perf_counter()
-        index.sync()
-        sync_s = time.perf_counter() - t0
         has_vectors = unavailable() is None
-        embed_s = None
-        if has_vectors:
-            log("embedding the vault (first hybrid search)")
-            t0 = time.perf_counter()
-            refresh(index)
-            embed_s = time.perf_counter() - t0
-
-        variants: dict[str, Settings | None] = {
+        variants: dict[str, object] = {
             "bm25": None,
             "graph": Settings(weights={"bm25": 0, "graph": 1, "vectors": 0}),
             "hybrid_no_vectors": Settings(weights={"bm25": 1, "graph": 0.5, "vectors": 0}),
@@ -226,78 +385,13 @@ def main() -> int:
         if has_vectors:
             variants["vectors"] = Settings(weights={"bm25": 0, "graph": 0, "vectors": 1})
             variants["hybrid"] = Settings()
-        quality: dict[str, dict[str, float]] = {}
-        warm: dict[str, float] = {}
-        by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
-        for name, settings in variants.items():
-            ranks: list[int | None] = []
-            times: list[float] = []
-            for fact, query in queries:
-                t0 = time.perf_counter()
-                if settings is None:
-                    texts = [h.text for h in index.search(query, 10)]
-                else:
-                    found, _ = hybrid_results(index, query, 10, settings, vectors=True)
-                    texts = [r.text for r in found]
-                times.append((time.perf_counter() - t0) * 1000)
-                ranks.append(rank_of(texts, fact))
-            quality[name] = figures(ranks)
-            warm[name] = round(statistics.median(times), 2)
-            for lang in ("en", "zh"):
-                picked = [
-                    r
-                    for (fact, _), r in zip(queries, ranks, strict=True)
-                    if (max(fact) >= "\u3000") == (lang == "zh")
-                ]
-                by_language[lang][name] = figures(picked)
-            log(f"{name}: {quality[name]} warm {warm[name]} ms")
-        index.close()
-
-        cuecard = str(Path(sys.executable).with_name("cuecard"))
-        base = [cuecard, "vault", "search", "--vault", str(root), "--limit", "8"]
-        novec = work / "cfg-novec"
-        (novec / "cuecard").mkdir(parents=True)
-        (novec / "cuecard" / "config.toml").write_text(
-            "[recall]\nweights = { vectors = 0 }\n", encoding="utf-8"
-        )
-        commands = {
-            "python": ([sys.executable, "-c", "pass"], env),
-            "bm25": (base, env),
-            "hybrid_no_vectors": (
-                [*base, "--mode", "hybrid"],
-                env | {"XDG_CONFIG_HOME": str(novec)},
-            ),
-        }
-        if has_vectors:
-            commands["hybrid"] = ([*base, "--mode", "hybrid"], env)
-        for argv, e in commands.values():
-            cold([*argv, "warmup"] if argv[0] == cuecard else argv, e)
-        samples: dict[str, list[float]] = {name: [] for name in commands}
-        picks = rng.sample(queries, min(args.cold, len(queries)))
-        for _, query in picks:
-            for name, (argv, e) in commands.items():
-                samples[name].append(cold(argv if name == "python" else [*argv, query], e))
-        cold_ms = {name: round(statistics.median(v), 1) for name, v in samples.items()}
-        log(f"cold medians (ms): {cold_ms}")
-        result: dict[str, object] = {
-            "facts": len(lines),
-            "labelled_facts": len(labelled),
-            "queries": len(queries),
-            "vectors_installed": has_vectors,
-            "quality": quality,
-            "quality_by_language": by_language,
-            "warm_ms": warm,
-            "cold_ms": cold_ms,
-            "cold_ratio_hybrid_no_vectors_vs_bm25": round(
-                cold_ms["hybrid_no_vectors"] / cold_ms["bm25"], 3
-            ),
-            "cold_ratio_hybrid_vs_bm25": round(cold_ms["hybrid"] / cold_ms["bm25"], 3)
-            if has_vectors
-            else None,
-            "index_sync_s": round(sync_s, 2),
-            "first_embedding_s": None if embed_s is None else round(embed_s, 1),
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-        }
+        result: dict[str, object] = {"vectors_installed": has_vectors}
+        if args.set in ("paraphrases", "both"):
+            result |= paraphrases(work, env, variants, has_vectors, args)
+        if args.set in ("conversations", "both"):
+            log("conversational set")
+            result["conversations"] = conversation_quality(work, env, variants, has_vectors)
+        result["load_average"] = [round(x, 2) for x in os.getloadavg()]
         if args.fresh_venv:
             log("installing packages/core[vectors] into a fresh virtual environment")
             result["fresh_venv"] = fresh_venv(work)
