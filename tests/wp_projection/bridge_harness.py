@@ -7,6 +7,7 @@ options (WordPress's database) persist in `<state>/options.json` between calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -133,7 +134,18 @@ class HungReceiver:
             self.accepted += 1
             self._held.append(conn)
 
+    def wait_accepted(self, count: int, timeout: float = 30.0) -> int:
+        """Wait (bounded) until ``count`` connections were accepted; returns how many were."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while self.accepted < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.accepted
+
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
         for conn in self._held:
             conn.close()

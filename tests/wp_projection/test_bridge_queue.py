@@ -97,7 +97,7 @@ def test_a_hung_receiver_is_never_contacted_by_the_write_request(tmp_path, secre
         # Action Scheduler's later run waits (1 s) on the hung receiver, keeps everything, and
         # backs off.
         later = run_php(tmp_path, bridge, [])
-        assert hung.accepted == 1
+        assert hung.wait_accepted(1) == 1
         assert [d["result"]["ok"] for d in later["delivered"]] == [False]
         assert len(later["queue"]) == 6 and later["queue"][0]["attempts"] == 1
         assert "next attempt in 5 s" in later["log"]
