@@ -25,6 +25,7 @@ from typing import Any
 from cuecard.core.__about__ import __version__
 from cuecard.core._checks import verify_check
 from cuecard.core._errors import ValidationError
+from cuecard.core._evidence import read_regular
 from cuecard.core._fsio import atomic_write, locked
 from cuecard.core._globs import expand_braces
 from cuecard.core._index import INDEX_VERSION, command_words, fingerprint
@@ -38,6 +39,8 @@ __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
 
 PARALLEL_FROM = 2_000
 """Compile in worker processes from this many changed files on (below it, one process is faster)."""
+MAX_MEMORY_FILE_BYTES = 256 * 1024
+"""A memory file larger than this is not read (a valid one holds at most 32,000 characters)."""
 _CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c2"  # c2: checks keep ``run`` in ``on``
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
@@ -183,10 +186,13 @@ def _compile_memory(memory: Memory) -> dict[str, Any]:
 
 def _compile_file(path: str, root: str) -> dict[str, Any]:
     name = os.path.relpath(path, root)
+    data = read_regular(path, MAX_MEMORY_FILE_BYTES)  # a link, FIFO or device is never read
+    if data is None:
+        limit = MAX_MEMORY_FILE_BYTES
+        return {"problem": f"{name}: is not a regular file of at most {limit} bytes"}
     try:
-        with open(path, encoding="utf-8") as handle:
-            memory = validate_memory_text(handle.read())
-    except (OSError, ValueError) as exc:
+        memory = validate_memory_text(data.decode("utf-8"))
+    except ValueError as exc:
         reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
         return {"problem": f"{name}: {reason}"}
     if os.path.basename(path)[: -len(".json")] != memory.id:

@@ -1,5 +1,8 @@
 """File evidence: which refs are valid, and hashing the file a ref names. Standard library only.
 
+``open_regular`` and ``read_regular`` are how the hot path opens any file a project holds
+(evidence, memory files, the edited file, the local index): never a FIFO or a device.
+
 A file evidence ref is a repository-relative path (``/`` separators, optionally ``#L3-L9``) of a
 regular file inside the repository. Validation refuses an absolute ref, one with a ``..``
 segment, a backslash or a control character (``ref_problem``). Reading one (``file_digest``)
@@ -16,7 +19,14 @@ import os
 import re
 import stat
 
-__all__ = ["MAX_EVIDENCE_BYTES", "file_digest", "read_regular", "ref_path", "ref_problem"]
+__all__ = [
+    "MAX_EVIDENCE_BYTES",
+    "file_digest",
+    "open_regular",
+    "read_regular",
+    "ref_path",
+    "ref_problem",
+]
 
 MAX_EVIDENCE_BYTES = 4 * 1024 * 1024
 _LINES = re.compile(r"#L\d+(?:-L?\d+)?$")
@@ -50,21 +60,36 @@ def ref_problem(ref: str) -> str | None:
     return None
 
 
-def read_regular(path: str, limit: int, *, dir_fd: int | None = None) -> bytes | None:
-    """At most ``limit`` bytes of the regular file ``path``; ``None`` when it is not one (a
-    folder, FIFO, socket or device, or a symbolic link), is larger, or cannot be read.
-
-    The file is opened without following a link and without blocking, and checked with
-    ``fstat`` before anything is read.
-    """
-    flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _NOCTTY | _BINARY
+def open_regular(path: str, *, follow_links: bool = False, dir_fd: int | None = None) -> int | None:
+    """A file descriptor of the regular file ``path`` (the caller closes it), or ``None`` when
+    it is not one: a folder, FIFO, socket or device, or (unless ``follow_links``) a symbolic
+    link. Opening never blocks (``O_NONBLOCK``), and ``fstat`` checks the file before anyone
+    reads it."""
+    flags = os.O_RDONLY | _NONBLOCK | _NOCTTY | _BINARY | (0 if follow_links else _NOFOLLOW)
     try:
         fd = os.open(path, flags, dir_fd=dir_fd) if dir_fd is not None else os.open(path, flags)
     except (OSError, ValueError):
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        return None
+    return fd
+
+
+def read_regular(
+    path: str, limit: int, *, follow_links: bool = False, dir_fd: int | None = None
+) -> bytes | None:
+    """The content of the regular file ``path`` (see ``open_regular``), or ``None`` when it is
+    not one, holds more than ``limit`` bytes, or cannot be read."""
+    fd = open_regular(path, follow_links=follow_links, dir_fd=dir_fd)
+    if fd is None:
+        return None
+    try:
+        if os.fstat(fd).st_size > limit:
             return None
         chunks = []
         left = limit + 1

@@ -46,6 +46,18 @@ __all__ = [
 ]
 
 INDEX_VERSION = 3
+_MAX_JSON = 64 * 1024 * 1024  # an index file larger than this is not read
+
+
+def _small_file(path: str, limit: int) -> str:
+    """The text of a regular index file of at most ``limit`` bytes; ``OSError`` otherwise
+    (a FIFO, a device or a link to one is never opened for reading)."""
+    from cuecard.core._evidence import read_regular
+
+    data = read_regular(path, limit, follow_links=True)
+    if data is None:
+        raise OSError(f"{path} is not a regular file of at most {limit} bytes")
+    return data.decode("utf-8")
 
 
 def fingerprint(root: str) -> list[int]:
@@ -239,13 +251,11 @@ class Index:
         """The current generation, or ``None`` when there is none or it cannot be read."""
         base = os.path.join(root, ".cuecard", "local", "index")
         try:
-            with open(os.path.join(base, "CURRENT"), encoding="utf-8") as handle:
-                generation = handle.read().strip()
+            generation = _small_file(os.path.join(base, "CURRENT"), 256).strip()
             if not generation or "/" in generation or generation.startswith("."):
                 return None
             folder = os.path.join(base, generation)
-            with open(os.path.join(folder, "meta.json"), encoding="utf-8") as handle:
-                meta = json.load(handle)
+            meta = json.loads(_small_file(os.path.join(folder, "meta.json"), _MAX_JSON))
         except (OSError, ValueError):
             return None
         if not isinstance(meta, dict) or meta.get("version") != INDEX_VERSION:
@@ -280,9 +290,10 @@ class Index:
     def _prefix_keys(self, folder: str) -> Iterator[str]:
         """For a search of a folder: every path bucket that lies under it."""
         try:
-            with open(os.path.join(self.folder, "pkeys.json"), encoding="utf-8") as handle:
-                pkeys = json.load(handle)
+            pkeys = json.loads(_small_file(os.path.join(self.folder, "pkeys.json"), _MAX_JSON))
         except (OSError, ValueError):
+            return
+        if not isinstance(pkeys, list):
             return
         start = "p:" + folder.rstrip("/").lower() + "/"
         yield from (k for k in pkeys if k.startswith(start))
@@ -320,8 +331,7 @@ class Index:
         if not self.meta.get("checks"):
             return {}
         try:
-            with open(os.path.join(self.folder, "checks.json"), encoding="utf-8") as handle:
-                checks = json.load(handle)
+            checks = json.loads(_small_file(os.path.join(self.folder, "checks.json"), _MAX_JSON))
         except (OSError, ValueError):
             return {}
         return checks if isinstance(checks, dict) else {}

@@ -63,6 +63,17 @@ def memory_json(memory: Memory) -> str:
     return json.dumps(memory.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
+def _file_text(path: Path, *, follow_links: bool = False) -> str:
+    """The text of a memory or config file; ``OSError`` when it is not a regular file of at
+    most 1 MiB (a FIFO, a device, or a link a teammate committed is never read)."""
+    from cuecard.core._evidence import read_regular
+
+    data = read_regular(str(path), 1024 * 1024, follow_links=follow_links)
+    if data is None:
+        raise OSError(f"{path.name} is not a regular file of at most 1 MiB")
+    return data.decode("utf-8")
+
+
 class Transaction:
     """Writes collected under the store lock and committed together, or not at all."""
 
@@ -178,7 +189,7 @@ class Store:
         if not path.exists() and self.memories_dir.is_dir():
             return ProjectConfig(project_id=_slug(self.root))
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(_file_text(path, follow_links=True))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{path}: not readable JSON ({exc})") from None
         try:
@@ -193,7 +204,7 @@ class Store:
             return
         for path in sorted(self.memories_dir.glob("*.json")):
             with contextlib.suppress(OSError, ValueError):
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = json.loads(_file_text(path))
                 if isinstance(raw, dict):
                     yield raw
 
@@ -205,7 +216,7 @@ class Store:
             return memories, problems
         for path in sorted(self.memories_dir.glob("*.json")):
             try:
-                memory = validate_memory_text(path.read_text(encoding="utf-8"))
+                memory = validate_memory_text(_file_text(path))
             except (OSError, ValueError) as exc:
                 reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(f"{path.relative_to(self.root)}: {reason}")
@@ -237,7 +248,7 @@ class Store:
         memory_id = self.resolve_id(ident)
         path = self.memories_dir / f"{memory_id}.json"
         try:
-            return validate_memory_text(path.read_text(encoding="utf-8"))
+            return validate_memory_text(_file_text(path))
         except OSError:
             raise NotFound(f"no memory {memory_id}") from None
         except ValueError as exc:

@@ -54,20 +54,30 @@ class Table:
     """An open table file; ``get`` reads only the slot and the block a key hashes to."""
 
     def __init__(self, path: str) -> None:
-        self._fd = os.open(path, os.O_RDONLY)
+        from cuecard.core._evidence import open_regular
+
+        fd = open_regular(path, follow_links=True)  # never a FIFO or a device
+        if fd is None:
+            raise ValueError(f"{path} is not a regular file")
+        self._fd = fd
+        self._size = os.fstat(fd).st_size
         head = os.pread(self._fd, len(MAGIC) + _COUNT.size, 0)
-        if head[: len(MAGIC)] != MAGIC:
+        if head[: len(MAGIC)] != MAGIC or len(head) < len(MAGIC) + _COUNT.size:
             self.close()
             raise ValueError(f"{path} is not a cuecard table")
         (self._slots,) = _COUNT.unpack(head[len(MAGIC) :])
+        if not self._slots:
+            self.close()
+            raise ValueError(f"{path} has no slots")
         self._base = len(MAGIC) + _COUNT.size
 
     def get(self, key: str) -> Any:
         slot = _slot_of(key, self._slots)
-        offset, length = _SLOT.unpack(
-            os.pread(self._fd, _SLOT.size, self._base + slot * _SLOT.size)
-        )
-        if not length:
+        raw = os.pread(self._fd, _SLOT.size, self._base + slot * _SLOT.size)
+        if len(raw) != _SLOT.size:
+            return None
+        offset, length = _SLOT.unpack(raw)
+        if not length or offset + length > self._size:  # a block is never longer than the file
             return None
         block = json.loads(os.pread(self._fd, length, offset))
         return block.get(key) if isinstance(block, dict) else None
