@@ -213,3 +213,16 @@ def test_a_recorded_correction_grounds_auto_accept(repo: Path) -> None:
     out = json.loads(run_cli("ingest", "--session", "sess-2", "--json", cwd=repo).stdout)
     assert out["results"][0]["outcome"] == "active"
     assert "a recorded correction" in out["results"][0]["message"]
+
+
+def test_an_inbox_that_is_a_link_is_not_emptied(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "p.json").write_text(json.dumps(GOOD))
+    (repo / ".cuecard/inbox").rmdir()
+    (repo / ".cuecard/inbox").symlink_to(elsewhere)
+    result = run_cli("ingest", "--json", cwd=repo)
+    [out] = json.loads(result.stdout)["results"]
+    assert out["outcome"] == "refused" and "is a link" in out["message"]
+    assert (elsewhere / "p.json").is_file()
+    assert list((repo / ".cuecard/memories").iterdir()) == []

@@ -243,3 +243,113 @@ def codex_hooks_list(project: object) -> list[dict[str, Any]]:
             raise AssertionError("codex app-server ended without answering hooks/list")
         finally:
             proc.kill()
+
+
+# -- OpenCode -------------------------------------------------------------------------------------
+
+OPENCODE_MODEL = "fake/fake-model"
+
+
+def opencode_env(env: dict[str, str], url: str) -> dict[str, str]:
+    """``env`` (a project's) with OpenCode pointed at ``url`` through a custom provider on
+    ``@ai-sdk/openai-compatible`` in a config file outside the project (``OPENCODE_CONFIG``),
+    and its model-list fetch, auto-update, sharing and LSP downloads turned off."""
+    home = Path(env["HOME"])
+    config = home / "opencode-test.json"
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "fake",
+        "options": {"baseURL": f"{url}/v1", "apiKey": "test-not-a-key"},
+        "models": {"fake-model": {"name": "fake", "tool_call": True}},
+    }
+    settings = {"autoupdate": False, "share": "disabled", "provider": {"fake": provider},
+                "model": OPENCODE_MODEL}  # fmt: skip
+    config.write_text(json.dumps(settings), encoding="utf-8")
+    return {
+        **env,
+        "OPENCODE_CONFIG": str(config),
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    }
+
+
+def opencode_command(prompt: str) -> list[str]:
+    """``opencode run`` headless, one JSON event per line."""
+    return [str(BINARIES["opencode"]), "run", "--format", "json", "-m", OPENCODE_MODEL, prompt]
+
+
+def opencode_seed(project: object) -> None:
+    """What OpenCode installs at every start into each configuration folder it reads (the
+    project's ``.opencode/`` and ``~/.config/opencode/``): ``@opencode-ai/plugin``, copied from
+    the cache so that no run reaches the registry (with it in place OpenCode installs nothing)."""
+    import shutil
+
+    from tests.e2e._support._project import Project
+
+    assert isinstance(project, Project)
+    for folder in (project.root / ".opencode", project.home / ".config" / "opencode"):
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy2(OPENCODE_PLUGIN_SEED / name, folder / name)
+        if not (folder / "node_modules").exists():
+            shutil.copytree(OPENCODE_PLUGIN_SEED / "node_modules", folder / "node_modules",
+                            symlinks=True)  # fmt: skip
+        ignore = folder / ".gitignore"
+        if not ignore.exists():  # as OpenCode writes it
+            ignore.write_text("node_modules\npackage.json\npackage-lock.json\nbun.lock\n"
+                              ".gitignore\n")  # fmt: skip
+
+
+# -- Grok Build -----------------------------------------------------------------------------------
+
+
+def grok_config(url: str) -> str:
+    """``~/.grok/config.toml``: the fake model on chat completions, every call home off."""
+    return f"""auto_update = false
+
+[cli]
+auto_update = false
+
+[features]
+telemetry = false
+remote_fetch = false
+feedback = false
+codebase_indexing = false
+
+[telemetry]
+trace_upload = false
+mixpanel_enabled = false
+
+[models]
+default = "fake"
+
+[model.fake]
+model = "fake-model"
+base_url = "{url}/v1"
+api_backend = "chat_completions"
+api_key = "test-not-a-key"
+context_window = 128000
+"""
+
+
+def grok_env(env: dict[str, str], url: str) -> dict[str, str]:
+    """``env`` (a project's) with Grok Build pointed at ``url`` (its config in the home)."""
+    config = Path(env["HOME"]) / ".grok" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(grok_config(url), encoding="utf-8")
+    return {
+        **env,
+        "XAI_API_KEY": "test-not-a-key",
+        "GROK_DISABLE_AUTOUPDATER": "1",
+        "GROK_TELEMETRY_ENABLED": "0",
+        "GROK_TELEMETRY_TRACE_UPLOAD": "0",
+    }
+
+
+def grok_command(prompt: str) -> list[str]:
+    """``grok -p`` headless. No ``--trust``: the folder is trusted as a user's install leaves it
+    (``cuecard install grok`` records it), or not."""
+    return [str(BINARIES["grok"]), "-p", prompt, "--output-format", "json", "--no-auto-update",
+            "--always-approve"]  # fmt: skip

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-__all__ = ["REPORTS_PER_FILE", "handle", "load_index", "stop"]
+__all__ = ["REPORTS_PER_FILE", "deliver_held", "handle", "load_index", "matches", "stop"]
 
 REPORTS_PER_FILE = 2
 
@@ -327,3 +327,60 @@ def _turn_blocks(
                 if _check_open(ledger, block):
                     blocks.append(block)
     return blocks
+
+
+# -- harnesses that pass hook output on only at Stop (Grok Build) ----------------------------------
+
+
+def matches(root: str, event: Event) -> list[tuple[str, str]]:
+    """``(memory id, dimension)`` of each memory ``event`` matches that its session and agent
+    have not been given in this epoch, by rank. Nothing is claimed: for a harness that drops
+    what a hook prints at this event, so that the memory can be delivered later, at Stop."""
+    index = load_index(root)
+    if index is None:
+        return []
+    local = os.path.join(root, ".cuecard", "local")
+    ledger = Ledger(local, event.session, event.agent) if event.session else None
+    ranked: list[tuple[int, str, str]] = []
+    for match in index.match(event):
+        if ledger is not None and ledger.claimed(match.memory):
+            continue
+        record = index.memory(match.memory)
+        if record is not None:
+            ranked.append((int(record.get("rank", 9)), match.memory, match.dimension))
+    ranked.sort(key=lambda item: item[0])
+    return [(memory, dimension) for _, memory, dimension in ranked]
+
+
+def deliver_held(
+    root: str,
+    session: str,
+    held: Iterable[tuple[str, str]],
+    *,
+    agent: str = "",
+    limit: int | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Delivery:
+    """Deliver, in one block, memories :func:`matches` found at earlier events of this session:
+    each one not claimed since, rendered from the current index (a memory no longer live is left
+    out), claimed now. What does not fit stays unclaimed for the next call."""
+    index = load_index(root)
+    if index is None or not session:
+        return Delivery()
+    ledger = Ledger(os.path.join(root, ".cuecard", "local"), session, agent, clock=clock)
+    blocks: list[Block] = []
+    seen: set[str] = set()
+    for memory, dimension in held:
+        if memory in seen or ledger.claimed(memory):
+            continue
+        seen.add(memory)
+        record = index.memory(memory)
+        if record is None:
+            continue
+        text = render_memory(memory, record, dimension, _marks(root, record))
+        blocks.append(Block(memory, str(record.get("title", "")), text, dimension))
+    if not blocks:
+        return Delivery()
+    cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
+    event = Event("stop", session=session, agent=agent)
+    return _deliver(blocks, cap, ledger, event, "held")

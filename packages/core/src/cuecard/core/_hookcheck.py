@@ -219,7 +219,8 @@ def check_hooks(
     environ: dict[str, str] | None = None,
 ) -> list[Finding]:
     """Whether the installed hooks (``{harness, scope, file}``, as doctor finds them) run here:
-    each command resolves on this machine; Codex trusts each hook and loads the project."""
+    each command resolves on this machine; Codex trusts each hook and loads the project; Grok
+    Build trusts the project's folder."""
     env = os.environ if environ is None else environ
     out: list[Finding] = []
     for hook in hooks:
@@ -247,6 +248,10 @@ def check_hooks(
             )
         if hook["harness"] == "codex":
             out += _codex_findings(path, config, hook["scope"], root, home, env)
+        if hook["harness"] == "grok":
+            from cuecard.core._groktrust import grok_findings
+
+            out += [Finding(*f) for f in grok_findings(hook["scope"], root, home, dict(env))]
     return out
 
 

@@ -408,7 +408,13 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
         file = store.root / file
     name = file.name
     result: IngestResult
+    linked = store.dir.is_symlink() or store.inbox_dir.is_symlink()
     try:
+        if linked:
+            raise _Refused(
+                "inbox_link",
+                [".cuecard/inbox is a link: proposals are taken from the project's own inbox only"],
+            )
         if file.is_symlink() or not file.is_file():
             raise _Refused("not_a_file", [f"{name} is not a regular file"])
         if file.stat().st_size > MAX_PROPOSAL_BYTES:
@@ -437,7 +443,8 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
             + ". Fix it and write it again."
         )
     result.message = redact(result.message)
-    _move_out(file, store.local_dir / done, redacted=result.outcome == "refused")
+    if not linked:
+        _move_out(file, store.local_dir / done, redacted=result.outcome == "refused")
     _telemetry(store, result, session, source)
     return result
 

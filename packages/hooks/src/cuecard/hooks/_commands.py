@@ -68,7 +68,11 @@ def register_install(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--no-trust",
         action="store_true",
-        help="codex: leave the hooks untrusted (the default records Codex's trust for them)",
+        help=(
+            "codex: leave the hooks untrusted (the default records Codex's trust for them); "
+            "grok: leave the project's folder untrusted (the default trusts it, as /hooks-trust "
+            "does); either way the exact step is printed"
+        ),
     )
     parser.set_defaults(run=run_install)
 

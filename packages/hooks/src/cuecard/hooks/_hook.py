@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from cuecard.core._event import Event
 from cuecard.core._paths import locate_root, repo_relative
-from cuecard.hooks._harness import HARNESSES, Harness, event_name
+from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
 from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_call
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
@@ -132,6 +132,11 @@ def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | 
 
 
 def _deliver(ctx: _Context, event: Event) -> dict[str, Any] | None:
+    if not ctx.harness.passes_on(ctx.event):  # it would drop the text: hold it for Stop
+        from cuecard.hooks._atstop import hold
+
+        hold(ctx.root, ctx.local, event)
+        return None
     from cuecard.core._engine import handle
 
     delivery = handle(ctx.root, event, limit=ctx.limit(ctx.event))
@@ -315,6 +320,11 @@ def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
     messages = _ingested(ctx, proposals)
     if not messages:
         return None
+    if not ctx.harness.passes_on("PostToolUse"):  # the answer would be dropped: give it at Stop
+        from cuecard.hooks._atstop import hold_reply
+
+        hold_reply(ctx.local, ctx.session, "\n\n".join(messages))
+        return None
     room = ctx.harness.inline_limit - 200
     return _context_output("PostToolUse", "\n\n".join(messages)[:room])
 
@@ -323,7 +333,7 @@ def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
 
 
 def on_stop(ctx: _Context) -> dict[str, Any] | None:
-    if not ctx.session:
+    if not ctx.session or _session_closing(ctx):
         return None
     footprint = ctx.footprint()
     records = footprint.records()
@@ -352,8 +362,31 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
         if found is not None and found.key not in footprint.asked(records):
             parts.append(request_text(found))
             asked = found.key
+    if not ctx.harness.passes_on("PreToolUse"):  # what the hook printed earlier was dropped
+        parts = _held_for_stop(ctx, parts)
     footprint.stop(asked)
     return {"decision": "block", "reason": "\n\n".join(parts)} if parts else None
+
+
+def _held_for_stop(ctx: _Context, parts: list[str]) -> list[str]:
+    """``parts`` with the memories held since the last Stop first (unless the agent already
+    continued once) and cuecard's answers to inbox proposals last, within Stop's limit."""
+    from cuecard.hooks._atstop import release, replies
+
+    room = ctx.limit("Stop") - sum(len(part) + 2 for part in parts)
+    answered = replies(ctx.local, ctx.session, ctx.agent, room)
+    room -= len(answered) + 2
+    held = ""
+    if ctx.payload.get("stop_hook_active") is not True:
+        held = release(ctx.root, ctx.local, ctx.session, ctx.agent, room)
+    return [part for part in (held, *parts, answered) if part]
+
+
+def _session_closing(ctx: _Context) -> bool:
+    """A Stop that fires as the session closes, whose output the harness ignores: Grok Build
+    sends ``reason`` ``channel_closed`` or ``shutdown`` there (``end_turn`` at a turn's end)."""
+    reason = ctx.payload.get("reason")
+    return ctx.harness.name == "grok" and isinstance(reason, str) and reason != "end_turn"
 
 
 USAGE = """usage: cuecard-hook HARNESS EVENT < payload.json
@@ -391,6 +424,7 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
+    payload = normalise(harness.name, payload)
     cwd = payload.get("cwd")
     root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
     if root is None:

@@ -31,6 +31,7 @@ Windows-style paths survive the harness's shell.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -304,7 +305,8 @@ def install(
 
     ``hook_path``: the ``cuecard-hook`` to run; by default a project gets the portable command
     and ``--user`` the installed ``cuecard-hook`` by its path. ``trust`` (Codex): record Codex's
-    trust for the hooks written; ``environ`` is where ``CODEX_HOME`` is read (default: this
+    trust for the hooks written; (Grok Build, a project install) trust the project's folder;
+    ``environ`` is where ``CODEX_HOME`` and ``GROK_FOLDER_TRUST`` are read (default: this
     process's environment)."""
     _check(harness)
     home = home or Path.home()
@@ -353,9 +355,12 @@ def install(
             "`cuecard uninstall grok`) so that each tool call runs cuecard once."
         )
     if harness == "grok" and not user:
-        report.notes.append(
-            "Grok Build runs project hooks once you trust the folder (/hooks-trust)."
-        )
+        from cuecard.hooks._groktrustwrite import trust_grok_folder
+
+        env = dict(os.environ if environ is None else environ)
+        written, notes = trust_grok_folder(project, home, trust=trust, environ=env)
+        report.written += written
+        report.notes += notes
     return report
 
 

@@ -50,6 +50,7 @@ _TOOLS: dict[str, str] = {
     "local_shell": "shell",
     "exec_command": "shell",
     "run_terminal_cmd": "shell",
+    "run_terminal_command": "shell",  # Grok Build
     "run_command": "shell",
     "run_shell_command": "shell",
     "apply_patch": "patch",
@@ -255,15 +256,10 @@ def tool_call(name: Any, args: Any) -> Call | None:
 
 
 def read_text(path: str) -> str | None:
-    """A file's text, or ``None`` when it is missing, unreadable or not a regular file (a FIFO,
-    a device). Of a file larger than 1 MB only the first 256 KB, the part a check judges."""
-    from cuecard.core._evidence import open_regular
-
-    fd = open_regular(path, follow_links=True)  # never blocks on a FIFO or reads a device
-    if fd is None:
-        return None
+    """A file's text, or ``None`` when it is missing or unreadable. Of a file larger than
+    1 MB only the first 256 KB, the part a check judges."""
     try:
-        with os.fdopen(fd, "rb") as handle:
+        with open(path, "rb") as handle:
             data = handle.read(_MAX_READ + 1)
     except OSError:
         return None

@@ -3,7 +3,8 @@
 //
 // This plugin holds no logic of its own: at each hook it runs `cuecard-hook opencode <event>`
 // (without a shell, the payload as JSON on stdin, output bounded, 10 s timeout) and appends what
-// cuecard delivers to the TOOL RESULT, leaving the system prompt and its cache alone.
+// cuecard delivers to the TOOL RESULT, leaving the system prompt and its cache alone. It imports
+// nothing but Node's own modules (not @opencode-ai/plugin).
 //
 // Events and payloads it sends (Claude Code's field names, which cuecard-hook reads for every
 // harness):
@@ -16,10 +17,19 @@
 //   tool.execute.after     PostToolUse {…, tool_input, tool_response: {title, output, metadata}};
 //                          the kept text and PostToolUse's additionalContext (an inbox proposal's
 //                          ingestion result) are appended to output.output.
+//   experimental.text.complete  the end of a turn, while the session is still running: when the
+//                          assistant message that ends with this text called no tool, Stop
+//                          {session_id, cwd, stop_hook_active}. A `reason` (turn checks or a
+//                          request for a memory) is added to the session as a user message
+//                          (client.session.prompt with noReply, a synthetic part) before the
+//                          session loop looks for new messages, so the agent answers it in the
+//                          same run, `opencode run` included. The next Stop of the session reports
+//                          stop_hook_active until the user prompts again.
 //   event session.compacted  SessionStart {source: "compact"} (a new delivery epoch).
-//   event session.idle     Stop {session_id, cwd, stop_hook_active}; a `reason` (turn checks or a
-//                          request for a memory) is sent to the session as a new prompt through
-//                          client.session.prompt, once: the next idle reports stop_hook_active.
+//   event session.idle     Stop as above, only when no text ended the turn (so Stop did not run),
+//                          and not after an error or an abort; a reason is sent as a new prompt
+//                          (client.session.prompt). `opencode run` disposes the instance at idle:
+//                          the plugin's dispose waits for that prompt to finish.
 // A prompt that runs no tool delivers nothing (nothing is claimed, so nothing is lost).
 // OpenCode calls every exported function as a plugin, so the module exports the plugin alone.
 import { spawn } from "node:child_process";
@@ -98,16 +108,55 @@ export const CuecardPlugin = async ({ directory, worktree, client } = {}, option
   const run = (event, payload) => runHook(event, { cwd, ...payload }, options);
   const prompts = new Map(); // sessionID -> prompt text not yet sent
   const kept = new Map(); // callID -> text to append to the result
-  const asked = new Set(); // sessions whose last idle sent a Stop reason
+  const asked = new Set(); // sessions kept working by a Stop reason since the user's last prompt
+  const stopped = new Set(); // sessions whose turn-ending text already ran Stop
+  const failed = new Set(); // sessions whose turn ended in an error or an abort
+  const pending = new Set(); // Stop work started at idle, which dispose waits for
+
+  const reasonOf = (answer) => (typeof answer?.reason === "string" ? answer.reason : "");
+
+  /** Run Stop for the session; returns its reason ("" for none). */
+  const stop = async (session_id) => {
+    const reason = reasonOf(await run("Stop", { session_id, stop_hook_active: asked.has(session_id) }));
+    if (reason) asked.add(session_id);
+    return reason;
+  };
+
+  /** Whether the assistant message holds a tool call (then the turn goes on). */
+  const callsTools = async (sessionID, messageID) => {
+    try {
+      const found = await client.session.message({ path: { id: sessionID, messageID } });
+      const parts = found?.data?.parts;
+      return !Array.isArray(parts) || parts.some((p) => p && p.type === "tool");
+    } catch {
+      return true; // cannot tell: leave it to session.idle
+    }
+  };
+
+  const atIdle = async (session_id) => {
+    const reason = await stop(session_id);
+    if (!reason || !client?.session?.prompt) return;
+    try {
+      await client.session.prompt({
+        path: { id: session_id },
+        body: { parts: [{ type: "text", text: reason, synthetic: true }] },
+      });
+    } catch {
+      // never block the host
+    }
+  };
 
   return {
     "chat.message": async (input, output) => {
       const text = promptText(output?.parts);
-      if (input?.sessionID && text) prompts.set(input.sessionID, text);
-      asked.delete(input?.sessionID);
+      if (!input?.sessionID || !text) return; // cuecard's own (synthetic) message, or no text
+      prompts.set(input.sessionID, text);
+      asked.delete(input.sessionID);
+      failed.delete(input.sessionID);
     },
     "tool.execute.before": async (input, output) => {
       const session_id = input?.sessionID || "";
+      stopped.delete(session_id);
       const texts = [];
       const prompt = prompts.get(session_id);
       if (prompt) {
@@ -147,29 +196,43 @@ export const CuecardPlugin = async ({ directory, worktree, client } = {}, option
         output.output = `${before}\n\n${texts.join("\n\n")}`;
       }
     },
+    "experimental.text.complete": async (input) => {
+      const session_id = input?.sessionID || "";
+      if (!session_id || !input?.messageID || !client?.session?.prompt) return;
+      if (await callsTools(session_id, input.messageID)) return;
+      prompts.delete(session_id);
+      stopped.add(session_id);
+      const reason = await stop(session_id);
+      if (!reason) return;
+      try {
+        await client.session.prompt({
+          path: { id: session_id },
+          body: { noReply: true, parts: [{ type: "text", text: reason, synthetic: true }] },
+        });
+      } catch {
+        // never block the host
+      }
+    },
     event: async ({ event } = {}) => {
       const session_id = event?.properties?.sessionID || "";
       if (!session_id) return;
       if (event.type === "session.compacted") {
         await run("SessionStart", { session_id, source: "compact" });
+      } else if (event.type === "session.error") {
+        failed.add(session_id);
       } else if (event.type === "session.idle") {
         prompts.delete(session_id);
-        const active = asked.has(session_id);
-        asked.delete(session_id);
-        const answer = await run("Stop", { session_id, stop_hook_active: active });
-        const reason = typeof answer?.reason === "string" ? answer.reason : "";
-        if (reason && client?.session?.prompt) {
-          asked.add(session_id);
-          try {
-            await client.session.prompt({
-              path: { id: session_id },
-              body: { parts: [{ type: "text", text: reason }] },
-            });
-          } catch {
-            // never block the host
-          }
-        }
+        const skip = stopped.has(session_id) || failed.has(session_id);
+        stopped.delete(session_id);
+        failed.delete(session_id);
+        if (skip) return;
+        const work = atIdle(session_id);
+        pending.add(work);
+        await work.finally(() => pending.delete(work));
       }
+    },
+    dispose: async () => {
+      await Promise.allSettled([...pending]);
     },
   };
 };
