@@ -122,3 +122,37 @@ def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
     stops = [c for c in project.calls if c["argv"] == ["claude", "Stop"]]
     assert [bool(c["stdout"]) for c in stops] == [True, False]
     assert asked[-1].count("cuecard activated memory") == 1
+
+
+def test_after_a_compaction_the_memory_is_delivered_again(
+    new_project: Callable[..., Project],
+) -> None:
+    project = new_project("claude")
+    charge = project.root / "src/billing/charge.py"
+
+    ids: list[str] = []
+
+    def session(prompt: str, script: list[Reply], resume: str | None = None) -> ModelServer:
+        with ModelServer(script) as server:
+            done = run(claude_command(prompt, tools=TOOLS, resume=resume), cwd=project.root,
+                       env=claude_env(project.env, server.url))  # fmt: skip
+        assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+        ids.extend({str(e["session_id"]) for e in done.events() if e.get("session_id")})
+        return server
+
+    first = session("Fix charge.", [read(charge), edit(charge, "order.total", "order.amount"),
+                                    Reply("Done.")])  # fmt: skip
+    assert first.main_requests[-1].count(TRAP) == 1
+    sid = ids[0]
+    # the same epoch: a second edit in a resumed session delivers nothing new
+    again = session("And again.", [read(charge), edit(charge, "order.amount", "order.sum"),
+                                   Reply("Done.")], resume=sid)  # fmt: skip
+    assert again.main_requests[-1].count(TRAP) == 1  # the first delivery, in the history
+    session("/compact", [Reply("Summary: charge() was changed.")], resume=sid)
+    starts = [c["payload"].get("source") for c in project.calls if c["argv"][1] == "SessionStart"]
+    assert starts[-1] == "compact"
+    after = session("Once more.", [read(charge), edit(charge, "order.sum", "order.amount"),
+                                   Reply("Done.")], resume=sid)  # fmt: skip
+    # the compacted history lost it; the new epoch delivers it again, once
+    assert after.main_requests[0].count(TRAP) == 0
+    assert after.first_with(TRAP) == 2 and after.main_requests[-1].count(TRAP) == 1

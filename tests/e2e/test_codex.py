@@ -161,3 +161,33 @@ def test_codex_itself_lists_the_installed_hooks_as_trusted(
     ours = [h for h in listed if "cuecard-hook" in h["command"]]
     assert len(ours) == 6
     assert {h["trustStatus"] for h in ours} == {"trusted"}
+
+
+def test_after_a_compaction_the_memory_is_delivered_again(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    line = "    return provider.charge(order.total)"
+    amount, due = line.replace("total", "amount"), line.replace("total", "amount_due")
+    with ModelServer([
+        patch("src/billing/charge.py", line, amount),
+        patch("src/billing/charge.py", amount, due),
+        Reply("Done."),
+    ]) as server:  # fmt: skip
+        # Codex compacts on its own once the context passes this many tokens
+        command = codex_command("Fix charge.", url=server.url)
+        command[2:2] = ["-c", "model_auto_compact_token_limit=5"]
+        done = run(command, cwd=project.root, env=codex_env(project.env))
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    events = [(c["argv"][1], c["payload"].get("source")) for c in project.calls]
+    assert ("PostCompact", None) in events and ("SessionStart", "compact") in events
+    # delivered, compacted away, delivered again in the new epoch (each compaction request
+    # holds it once: the summary before it has none)
+    delivered = [
+        c["argv"][1] if c["argv"][1] != "PreToolUse" else TRAP in c["stdout"]
+        for c in project.calls
+        if c["argv"][1] in ("PreToolUse", "PostCompact")
+    ]
+    assert delivered[:3] == [True, "PostCompact", True]
+    compactions = [r for r in server.requests if not r.main]
+    assert [r.count(TRAP) for r in compactions[:2]] == [1, 1]

@@ -9,9 +9,23 @@ const repo = process.env.CUECARD_REPO;
 const { CuecardPlugin } = await import(pathToFileURL(process.env.CUECARD_PLUGIN).href);
 const TRAP = "charge() is not idempotent";
 
-function fakeClient() {
+function fakeClient(parts = null) {
   const sent = [];
-  return { sent, session: { prompt: async (request) => sent.push(request) } };
+  const session = { prompt: async (request) => sent.push(request) };
+  // session.message: the assistant message's parts, as OpenCode's server returns them
+  if (parts) session.message = async () => ({ data: { info: {}, parts } });
+  return { sent, session };
+}
+
+async function failThenFix(hooks, sessionID) {
+  await hooks["chat.message"]({ sessionID }, { parts: [{ type: "text", text: "make the tests pass" }] });
+  const fail = { title: "npm test", output: "1 failing", metadata: { exit: 1 } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID, callID: `${sessionID}-1` }, { args: { command: "npm test" } });
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `${sessionID}-1`, args: { command: "npm test" } }, fail);
+  await toolCall(hooks, sessionID, `${sessionID}-2`, "edit", { filePath: `${repo}/src/billing/charge.py`, oldString: "x", newString: "y" });
+  const pass = { title: "npm test", output: "3 passing", metadata: { exit: 0 } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID, callID: `${sessionID}-3` }, { args: { command: "npm test" } });
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `${sessionID}-3`, args: { command: "npm test" } }, pass);
 }
 
 async function toolCall(hooks, sessionID, callID, tool, args, result = "ok") {
@@ -84,4 +98,53 @@ test("a missing or failing cuecard-hook never breaks the tool call", async () =>
   const out = await toolCall(hooks, "oc-6", "x1", "edit", { filePath: "a", oldString: "a", newString: "b" }, "done");
   assert.equal(out.output, "done");
   assert.equal(await CuecardPlugin.runHook("PreToolUse", {}, { command: "false" }), null);
+});
+
+test("the turn's last text runs Stop while the session runs: the ask is a synthetic user message", async () => {
+  const client = fakeClient([{ type: "step-start" }, { type: "text", text: "Fixed." }]);
+  const hooks = await CuecardPlugin({ directory: repo, client });
+  await failThenFix(hooks, "oc-7");
+  await hooks["experimental.text.complete"]({ sessionID: "oc-7", messageID: "m1", partID: "p1" }, { text: "Fixed." });
+  assert.equal(client.sent.length, 1);
+  const [request] = client.sent;
+  assert.equal(request.path.id, "oc-7");
+  assert.equal(request.body.noReply, true); // the running session loop picks it up
+  assert.equal(request.body.parts[0].synthetic, true);
+  assert.match(request.body.parts[0].text, /`npm test` failed, then succeeded after a change/);
+  // cuecard's own message is no user prompt: nothing is sent as UserPromptSubmit for it
+  await hooks["chat.message"]({ sessionID: "oc-7" }, { parts: request.body.parts });
+  // the idle that follows runs no second Stop; the next text reports stop_hook_active
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "oc-7" } } });
+  await hooks["experimental.text.complete"]({ sessionID: "oc-7", messageID: "m2", partID: "p2" }, { text: "Saved." });
+  assert.equal(client.sent.length, 1);
+});
+
+test("a text in a message that calls tools is no end of turn", async () => {
+  const client = fakeClient([{ type: "text", text: "Let me check." }, { type: "tool", tool: "bash" }]);
+  const hooks = await CuecardPlugin({ directory: repo, client });
+  await failThenFix(hooks, "oc-8");
+  await hooks["experimental.text.complete"]({ sessionID: "oc-8", messageID: "m1", partID: "p1" }, { text: "Let me check." });
+  assert.equal(client.sent.length, 0);
+  // the idle then asks, as a new prompt, and dispose waits for it
+  let finish;
+  client.session.prompt = (request) => new Promise((resolve) => { finish = () => resolve(client.sent.push(request)); });
+  const idle = hooks.event({ event: { type: "session.idle", properties: { sessionID: "oc-8" } } });
+  let disposed = false;
+  const disposing = hooks.dispose().then(() => { disposed = true; });
+  while (!finish) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(disposed, false);
+  finish();
+  await Promise.all([idle, disposing]);
+  assert.equal(disposed, true);
+  assert.equal(client.sent.length, 1);
+  assert.equal(client.sent[0].body.noReply, undefined);
+});
+
+test("no Stop after an error or an abort", async () => {
+  const client = fakeClient();
+  const hooks = await CuecardPlugin({ directory: repo, client });
+  await failThenFix(hooks, "oc-9");
+  await hooks.event({ event: { type: "session.error", properties: { sessionID: "oc-9" } } });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "oc-9" } } });
+  assert.equal(client.sent.length, 0);
 });
