@@ -35,7 +35,7 @@ HOOK_FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 KEYS: dict[str, str] = {
     "ok": "true when there is no problem",
-    "opted_in": "whether the project has .cuecard/config.json",
+    "opted_in": "whether the project opted in (.cuecard/config.json, or a first memory file)",
     "root": "the project root, or null",
     "python": "the Python version running cuecard",
     "hooks": "[{harness, scope, file}] harness configurations that run cuecard-hook",
@@ -255,7 +255,8 @@ def diagnose(
         where = (start or Path.cwd()).resolve()
         out.problem(
             "opt_in",
-            f"{where}: this project has not opted in to cuecard (no .cuecard/config.json)",
+            f"{where}: this project has not opted in to cuecard (no .cuecard/config.json and no "
+            "memory in .cuecard/memories/)",
             "run `cuecard init` at the project root; doctor created nothing",
         )
     else:

@@ -256,10 +256,15 @@ def tool_call(name: Any, args: Any) -> Call | None:
 
 
 def read_text(path: str) -> str | None:
-    """A file's text, or ``None`` when it is missing or unreadable. Of a file larger than
-    1 MB only the first 256 KB, the part a check judges."""
+    """A file's text, or ``None`` when it is missing, unreadable or not a regular file (a FIFO,
+    a device). Of a file larger than 1 MB only the first 256 KB, the part a check judges."""
+    from cuecard.core._evidence import open_regular
+
+    fd = open_regular(path, follow_links=True)  # never blocks on a FIFO or reads a device
+    if fd is None:
+        return None
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             data = handle.read(_MAX_READ + 1)
     except OSError:
         return None
