@@ -66,8 +66,11 @@ test('no recall without a sensitive topic in auto mode; always mode recalls ever
   useHome(home)
   const auto = await boot(plugin)
   t.after(() => auto.root.fiber.dispose())
+  // no topic, no question about what is known, no word the vault holds
+  assert.equal(injected(await fire(auto.root, Object.freeze([user('a haiku about autumn 8443')]))).length, 0)
+  // a word the vault holds opens the gate in auto mode
+  assert.equal(injected(await fire(auto.root, Object.freeze([user('the metrics rack again')]))).length, 1)
   const plain = Object.freeze([user('staging 8443 rack')])
-  assert.equal(injected(await fire(auto.root, plain)).length, 0)
   await auto.root.fiber.dispose()
 
   const always = await boot(plugin, { mode: 'always', limit: 2 })

@@ -87,9 +87,14 @@ def recall(
     max_chars: int,
     gate: TopicGate,
     search: Search,
+    held: Callable[[str], list[str]] | None = None,
 ) -> Recall:
-    """Recall for one user message: nothing unless ``always`` or a memory-sensitive topic."""
+    """Recall for one user message: nothing unless ``always``, a memory-sensitive topic or a
+    question about what is known (``gate``), or a word naming something the vault holds
+    (``held``, asked only when the gate found nothing)."""
     topics = tuple(gate.matches(text))
+    if mode == "auto" and not topics and held is not None:
+        topics = tuple(held(text))
     if mode == "auto" and not topics:
         return Recall(topics, searched=False, count=0, output="")
     query = " ".join(text.split())[:MAX_QUERY_CHARS]
@@ -113,6 +118,16 @@ def recall_for(text: str, *, mode: str, limit: int, max_chars: int, vault: str |
         client = VaultClient(vault)
         return client.search_json(query, count, project=session_project())
 
+    def held(message: str) -> list[str]:
+        from cuecard.dsh_adapter._errors import VaultNotConfigured
+        from cuecard.dsh_adapter._held import held_topics
+        from cuecard.dsh_adapter._vault import vault_location
+
+        try:
+            return held_topics(message, vault_location(vault))
+        except VaultNotConfigured:
+            return []
+
     return recall(
         text,
         mode="always" if mode == "always" else "auto",
@@ -120,6 +135,7 @@ def recall_for(text: str, *, mode: str, limit: int, max_chars: int, vault: str |
         max_chars=max_chars,
         gate=TopicGate(load_topics(user_config_file())),
         search=search,
+        held=held,
     )
 
 

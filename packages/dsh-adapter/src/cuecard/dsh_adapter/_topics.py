@@ -13,6 +13,11 @@ config.toml``)::
 English keywords match whole words, case-insensitively, with an optional plural or verb ending
 (``path`` matches "paths", ``prefer`` "preferred"); keywords written in CJK script match as
 substrings, since those scripts do not separate words with spaces.
+
+Whatever the list says, a question about what is known, remembered, recorded or decided ("what
+do we know about billing retries?", "do you remember…", "anything noted on…", "我们知道什么")
+opens the gate too, as the topic ``what is known`` (``KNOWN``). The third rule, a message naming
+something the vault holds, needs the vault and lives in ``_held``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,34 @@ from pathlib import Path
 
 from cuecard.core._errors import ConfigError
 
-__all__ = ["DEFAULT_TOPICS", "TopicGate", "load_topics"]
+__all__ = ["DEFAULT_TOPICS", "KNOWN", "TopicGate", "load_topics"]
+
+KNOWN = "what is known"
+"""The topic a question about what is known or remembered reports."""
+_VERBS = (
+    r"(?:know|knew|remember|recall|note|noted|record|recorded|decide|decided|learn|learned"
+    r"|learnt|agree|agreed)"
+)
+_STATES = r"(?:known|remembered|recorded|noted|learned|learnt|decided|agreed)"
+_KNOWN_QUESTION = (
+    r"(?<![a-z])(?:"
+    r"what\s+(?:do|did|does|have|had|has)\s+(?:we|you|i|they|the\s+team)\s+(?:already\s+)?"
+    + _VERBS
+    + r"|(?:do|did|does)\s+(?:we|you|anyone)\s+(?:already\s+)?"
+    r"(?:know|remember|recall|have\s+(?:any\s+)?(?:notes?|anything|records?))"
+    r"|what(?:'s|\s+is|\s+was|\s+has\s+been)?\s+"
+    + _STATES
+    + r"|"
+    + _STATES
+    + r"\s+(?:about|on|for|regarding|concerning)"
+    r"|anything\s+(?:known|remembered|recorded|noted|on\s+file)"
+    r"|remind\s+me"
+    r")(?![a-z])"
+)
+_KNOWN_CJK = (
+    "知道什么", "知道哪些", "知道些什么", "记得什么",
+    "有什么记录", "有没有记录", "决定过", "约定过",
+)  # fmt: skip
 
 DEFAULT_TOPICS: tuple[str, ...] = (
     # English
@@ -76,6 +108,7 @@ class TopicGate:
             if latin
             else None
         )
+        self._known = re.compile(_KNOWN_QUESTION)
 
     def matches(self, text: str) -> list[str]:
         """The topics ``text`` mentions, longest first, without repeats."""
@@ -87,6 +120,8 @@ class TopicGate:
                 if word not in found:
                     found.append(word)
         found.extend(w for w in self._cjk if w in lowered and w not in found)
+        if self._known.search(lowered) or any(p in lowered for p in _KNOWN_CJK):
+            found.append(KNOWN)
         return found
 
 
