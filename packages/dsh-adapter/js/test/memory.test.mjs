@@ -301,6 +301,9 @@ test('the status route shows the last failure, and the startup check logs set-up
   assert.ok(!Number.isNaN(Date.parse(failed.last_failure.at)))
   assert.match(logText(logs, 'error'), /Traceback: boom/)
   assert.doesNotMatch(logText(logs, 'warn'), /boom/, 'nothing is left to the level the host drops')
+  // and recorded where `cuecard doctor` reads it
+  const recorded = JSON.parse(readFileSync(join(fake.config, 'cuecard', 'dsh-status.json'), 'utf8'))
+  assert.deepEqual(recorded.last_failure, failed.last_failure)
 })
 
 test('the two copies of runner.js are identical', () => {

@@ -52,6 +52,10 @@ KEYS: dict[str, str] = {
     ),
     "problems": "[{check, message, hint}] what stops cuecard from working (exit 1)",
     "notes": "[{check, message, hint}] what is worth knowing or needs a person",
+    "dsh": (
+        "the DeepSeek Harness set-up once `cuecard dsh install` ran, else null: interpreter, "
+        "runs_cuecard, profiles, hooks, vault, last_failure"
+    ),
 }
 
 
@@ -281,6 +285,7 @@ def diagnose(
             "restart the harness; Codex and Grok need their hooks trusted",
         )
     limits = _limits(root, hooks, out) if root is not None else None
+    dsh = _dsh(home, out)
     return {
         "ok": not out.problems,
         "opted_in": root is not None,
@@ -292,7 +297,15 @@ def diagnose(
         "limits": limits,
         "problems": out.problems,
         "notes": out.notes,
+        "dsh": dsh,
     }
+
+
+def _dsh(home: Path | None, out: _Findings) -> dict[str, Any] | None:
+    """The DSH set-up (``_doctor_dsh``), its findings added to ``out``."""
+    from cuecard.core._doctor_dsh import dsh_setup
+
+    return dsh_setup(home or Path.home(), out.problem, out.note)
 
 
 MAX_WALKED = 20_000

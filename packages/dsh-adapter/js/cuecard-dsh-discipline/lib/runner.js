@@ -14,7 +14,7 @@
 // plugin loads without the other; a test asserts the two copies are the same.
 
 import { spawn } from 'node:child_process'
-import { accessSync, constants, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, parse } from 'node:path'
 
@@ -340,9 +340,20 @@ export class Worker {
     })
   }
 
-  /** Remember a failure for the status route (redacted, short). */
+  /**
+   * Remember a failure for the status route (redacted, short), and record it in the cuecard
+   * config folder (`dsh-status.json`), where `cuecard doctor` reports it.
+   */
   noteFailure(message) {
-    this.lastFailure = { at: new Date().toISOString(), message: lastLines(redact(message), 3) }
+    const failure = { at: new Date().toISOString(), message: lastLines(redact(message), 3) }
+    this.lastFailure = failure
+    try {
+      const folder = configDir(this.env)
+      mkdirSync(folder, { recursive: true })
+      const temp = join(folder, `.dsh-status.${process.pid}.tmp`)
+      writeFileSync(temp, JSON.stringify({ last_failure: failure }) + '\n', { mode: 0o600 })
+      renameSync(temp, join(folder, 'dsh-status.json'))
+    } catch { /* the status route still has it */ }
   }
 }
 
