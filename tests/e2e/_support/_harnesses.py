@@ -280,16 +280,20 @@ def opencode_command(prompt: str) -> list[str]:
     return [str(BINARIES["opencode"]), "run", "--format", "json", "-m", OPENCODE_MODEL, prompt]
 
 
-def opencode_seed(project: object) -> None:
+def opencode_seed(project: object, *, in_project: bool = True) -> None:
     """What OpenCode installs at every start into each configuration folder it reads (the
-    project's ``.opencode/`` and ``~/.config/opencode/``): ``@opencode-ai/plugin``, copied from
-    the cache so that no run reaches the registry (with it in place OpenCode installs nothing)."""
+    project's ``.opencode/``, unless not ``in_project``, and ``~/.config/opencode/``):
+    ``@opencode-ai/plugin``, copied from the cache so that no run reaches the registry (with it
+    in place OpenCode installs nothing)."""
     import shutil
 
     from tests.e2e._support._project import Project
 
     assert isinstance(project, Project)
-    for folder in (project.root / ".opencode", project.home / ".config" / "opencode"):
+    folders = [project.home / ".config" / "opencode"]
+    if in_project:
+        folders.append(project.root / ".opencode")
+    for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
             shutil.copy2(OPENCODE_PLUGIN_SEED / name, folder / name)

@@ -1,0 +1,137 @@
+"""OpenCode, the real CLI (``opencode run``), against the scripted model on loopback.
+
+cuecard's plugin appends what it delivers to the tool result; Stop runs when the turn's last
+text completes, while the session still runs (``opencode run`` disposes the instance at idle).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import partial
+
+import pytest
+
+from tests.e2e._support import ModelServer, Reply, ToolCall
+from tests.e2e._support._harnesses import opencode_command, opencode_env, opencode_seed, run
+from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
+from tests.e2e.conftest import require
+
+
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    require("opencode")
+
+
+def opencode(project: Project, prompt: str, script: list[Reply]) -> ModelServer:
+    with ModelServer(script) as server:
+        done = run(opencode_command(prompt), cwd=project.root,
+                   env=opencode_env(project.env, server.url), timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert server.spent, [r.reply for r in server.main_requests]
+    return server
+
+
+def call(name: str, **args: str) -> Reply:
+    return Reply(tool_calls=[ToolCall(name, args)])
+
+
+def project_for(new_project: Callable[..., Project], **options: object) -> Project:
+    """A project as the README sets it up, with what OpenCode installs at start already there
+    (``opencode_seed``), so that no run reaches the npm registry."""
+    return new_project("opencode", prepare=opencode_seed, **options)
+
+
+def tool_results(request: object) -> list[str]:
+    messages = getattr(request, "body", {}).get("messages", [])
+    return [str(m.get("content")) for m in messages if m.get("role") == "tool"]
+
+
+def test_a_memory_reaches_the_model_in_the_tool_result_at_a_read_and_an_edit_once(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    charge = str(project.root / "src/billing/charge.py")
+    server = opencode(project, "Look at the provider decision, then fix charge.", [
+        call("read", filePath=str(project.root / "docs/adr/0001-provider.md")),
+        call("read", filePath=charge),
+        call("edit", filePath=charge, oldString="order.total", newString="order.amount"),
+        call("edit", filePath=charge, oldString="order.amount", newString="order.amount_due"),
+        Reply("Done."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert len(asked) == 5
+    assert server.first_with(DECISION) == 1 and server.first_with(TRAP) == 3
+    results = tool_results(asked[-1])
+    assert DECISION in results[0] and TRAP in results[2] and TRAP not in results[3]
+    assert asked[-1].count("<memory-data") == 2
+    assert "amount_due" in (project.root / "src/billing/charge.py").read_text()
+
+
+def test_a_prompt_keyword_arrives_with_the_first_tool_result(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    server = opencode(project, "Please deploy the fix to staging.", [
+        call("read", filePath=str(project.root / "docs/adr/0001-provider.md")),
+        Reply("On it."),
+    ])  # fmt: skip
+    first, second = server.main_requests
+    assert first.count(PROCEDURE) == 0  # the system prompt is left alone
+    assert second.count(PROCEDURE) == 1 and PROCEDURE in tool_results(second)[0]
+    # `opencode run` quotes the prompt; cuecard-hook reads it as typed
+    prompt = next(c for c in project.calls if c["argv"] == ["opencode", "UserPromptSubmit"])
+    assert prompt["payload"]["prompt"] == '"Please deploy the fix to staging."'
+
+
+def test_capture_in_opencode_run_the_ask_the_proposal_and_the_answer(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    charge = str(project.root / "src/billing/charge.py")
+    inbox = str(project.root / ".cuecard/inbox/check.json")
+    server = opencode(project, "Make check.sh pass.", [
+        call("bash", command="./check.sh", description="check"),
+        call("read", filePath=charge),
+        call("edit", filePath=charge, oldString="order.total", newString="order.amount"),
+        call("bash", command="./check.sh", description="check"),
+        Reply("Fixed."),
+        call("write", filePath=inbox, content=json.dumps(PROPOSAL)),
+        Reply("Saved."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    # Stop's ask reached the model once, in the same run, as a user message after the turn
+    assert server.first_with(ASK) == 5 and asked[-1].count(ASK) == 1
+    messages = asked[5].body["messages"]
+    assert messages[-1]["role"] == "user" and ASK in json.dumps(messages[-1])
+    # the proposal is stored and cuecard's answer reached the model in the tool result
+    stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
+    assert len(stored) == 1
+    assert server.first_with("cuecard activated memory") == 6
+    stops = [c for c in project.calls if c["argv"] == ["opencode", "Stop"]]
+    assert [bool(c["stdout"]) for c in stops] == [True, False]
+    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True]
+
+
+def test_nothing_happens_in_a_project_that_did_not_opt_in(
+    new_project: Callable[..., Project],
+) -> None:
+    # --user: ~/.config/opencode/plugins/cuecard.js runs cuecard-hook by its path (the logging one)
+    project = new_project("opencode", opt_in=False, user=True,
+                          prepare=partial(opencode_seed, in_project=False),
+                          install=["--hook-command", "{recorder}"])  # fmt: skip
+    assert (project.home / ".config/opencode/plugins/cuecard.js").is_file()
+    before = project.tree()
+    charge = str(project.root / "src/billing/charge.py")
+    server = opencode(project, "Please deploy the fix.", [
+        call("read", filePath=charge),
+        call("edit", filePath=charge, oldString="order.total", newString="order.amount"),
+        Reply("Done."),
+    ])  # fmt: skip
+    assert {c["argv"][1] for c in project.calls} >= {"UserPromptSubmit", "PreToolUse", "Stop"}
+    assert all(c["stdout"] == "" for c in project.calls)
+    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    after = project.tree()
+    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
+    assert after == before
+    assert not (project.root / ".cuecard").exists()
