@@ -1,0 +1,125 @@
+"""Benchmark: cuecard's hooks inside the real harnesses, as each harness reports their time.
+
+One scripted session per round and harness (a prompt, a Read of a file a memory triggers on, an
+Edit, the end of the turn), against the scripted model on loopback, in a project set up as the
+README says (tests/e2e/_support). Claude Code reports each hook's time in its debug log
+(``--debug-file``: ``Hooks: <event> [...] finished with status 0 (N ms)``); Codex reports none
+headless, so its times are the logging ``cuecard-hook``'s (the real hook's wall time, measured
+around it). Needs the harnesses ``scripts/deps/harnesses.sh`` installs.
+
+    python tools/bench/harness_hooks.py [--rounds 3] [--json]
+
+With ``--json`` it prints one JSON object: rounds, load (the 1-minute load average before and
+after), and per harness (claude, codex): version, source (how the time was taken), hook_ms
+({event: median ms}), session_s (median wall time of one whole scripted session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e._support import ModelServer, Reply, ToolCall  # noqa: E402
+from tests.e2e._support._harnesses import (  # noqa: E402
+    claude_command,
+    claude_env,
+    codex_command,
+    codex_env,
+    codex_prepare,
+    run,
+    versions,
+)
+from tests.e2e._support._project import make_project  # noqa: E402
+
+LINE = "    return provider.charge(order.total)"
+DEBUG = re.compile(r"Hooks: (\w+)(?::\w+)? \[.*\] finished with status \d+ \((\d+)ms\)")
+
+
+def _claude(base: Path, times: dict[str, list[float]]) -> float:
+    project = make_project(base, "claude")
+    charge = str(project.root / "src/billing/charge.py")
+    script = [
+        Reply(tool_calls=[ToolCall("Read", {"file_path": charge})]),
+        Reply(tool_calls=[ToolCall("Edit", {"file_path": charge, "old_string": "order.total",
+                                            "new_string": "order.amount"})]),
+        Reply("Done."),
+    ]  # fmt: skip
+    debug = base / "debug.log"
+    with ModelServer(script) as server:
+        start = time.monotonic()
+        done = run(claude_command("Please deploy the fix.", tools=["Read", "Edit"],
+                                  debug_file=debug), cwd=project.root,
+                   env=claude_env(project.env, server.url))  # fmt: skip
+        took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-2000:]
+    for event, ms in DEBUG.findall(debug.read_text("utf-8")):
+        times[event].append(float(ms))
+    return took
+
+
+def _codex(base: Path, times: dict[str, list[float]]) -> float:
+    project = make_project(base, "codex", prepare=codex_prepare)
+    fixed = LINE.replace("total", "amount")
+    patch = f"*** Begin Patch\n*** Update File: src/billing/charge.py\n@@\n-{LINE}\n+{fixed}\n"
+    script = [
+        Reply(tool_calls=[ToolCall("exec_command", {"cmd": "cat src/billing/charge.py"})]),
+        Reply(tool_calls=[ToolCall("apply_patch", patch + "*** End Patch\n")]),
+        Reply("Done."),
+    ]
+    with ModelServer(script) as server:
+        start = time.monotonic()
+        done = run(codex_command("Please deploy the fix.", url=server.url), cwd=project.root,
+                   env=codex_env(project.env))  # fmt: skip
+        took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-2000:]
+    for call in project.calls:
+        times[call["argv"][1]].append(float(call["ms"]))
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    found = versions()
+    report: dict[str, object] = {"rounds": args.rounds, "load": [os.getloadavg()[0]]}
+    sources = {"claude": "Claude Code's debug log", "codex": "the logging cuecard-hook"}
+    for harness, session in (("claude", _claude), ("codex", _codex)):
+        times: dict[str, list[float]] = defaultdict(list)
+        walls = []
+        for round_ in range(args.rounds):
+            base = Path(tempfile.mkdtemp(prefix=f"cuecard-bench-{harness}-{round_}-"))
+            walls.append(session(base, times))
+        report[harness] = {
+            "version": found.get(harness),
+            "source": sources[harness],
+            "hook_ms": {e: round(statistics.median(v)) for e, v in sorted(times.items())},
+            "session_s": round(statistics.median(walls), 2),
+        }
+    report["load"] = [*report["load"], os.getloadavg()[0]]  # type: ignore[list-item]
+    if args.json:
+        print(json.dumps(report))
+        return
+    for harness in ("claude", "codex"):
+        entry = report[harness]
+        assert isinstance(entry, dict)
+        print(f"{harness} {entry['version']} ({entry['source']}): session {entry['session_s']} s")
+        for event, ms in entry["hook_ms"].items():
+            print(f"  {event:<20} {ms:>6} ms")
+    print(f"load average before/after: {report['load']}")
+
+
+if __name__ == "__main__":
+    main()
