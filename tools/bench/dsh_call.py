@@ -18,7 +18,14 @@ Each figure is a median wall time (`*_ms`) and CPU time, user + system (`*_cpu_m
 machine under load the CPU times are the steadier ones. Bytecode is cached, as in an installed
 wheel (the checkout's PYTHONDONTWRITEBYTECODE is dropped).
 
-Usage: python tools/bench/dsh_call.py [--lines N] [--runs R] [--json]
+With `--host`, also inside the real DSH host (packages/dsh-adapter/js/.dsh-host, installed by
+scripts/deps/dsh-node.sh): both plugins installed in a headless profile, a scripted DeepSeek
+chat-completions server on loopback plays R `memory_search` calls and R calls of the host's own
+`glob` tool in one turn, and the session log gives each call's time from `tool/call` to
+`tool/result` (`host_memory_search_ms`, `host_glob_ms`, medians; the issue's target: within 50 ms
+of `glob`).
+
+Usage: python tools/bench/dsh_call.py [--lines N] [--runs R] [--host] [--json]
 """
 
 from __future__ import annotations
@@ -70,6 +77,106 @@ console.log(JSON.stringify(out))
 """
 
 
+def _chat_events(text: str, calls: list[tuple[str, dict[str, object]]]) -> bytes:
+    """One scripted chat-completions reply as SSE: ``text``, or ``calls`` (name, arguments)."""
+
+    def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
+        body = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+        if finish:
+            body["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        return f"data: {json.dumps(body)}\n\n".encode()
+
+    out = [chunk({"role": "assistant", "content": text or ("" if calls else "Done.")})]
+    for index, (name, arguments) in enumerate(calls):
+        call = {"index": index, "id": f"call_{index}_{time.monotonic_ns()}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)}}  # fmt: skip
+        out.append(chunk({"tool_calls": [call]}))
+    out.append(chunk({}, "tool_calls" if calls else "stop"))
+    return b"".join(out) + b"data: [DONE]\n\n"
+
+
+def host_bench(work: Path, env: dict[str, str], runs: int) -> dict[str, float | int | None]:
+    """memory_search and the host's glob, timed in the real host's session log."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    host = JS / ".dsh-host"
+    dsh, node = host / "host" / "node_modules" / ".bin" / "dsh", host / "node22" / "bin"
+    if not dsh.is_file():
+        log("no DSH host in packages/dsh-adapter/js/.dsh-host: run scripts/deps/dsh-node.sh")
+        return {"host_memory_search_ms": None, "host_glob_ms": None}
+    env = {**env, "DSH_HOME": str(work / "dsh"), "DSH_TELEMETRY_DISABLED": "1",
+           "PATH": os.pathsep.join([str(node), str(host / "pnpm" / "node_modules" / ".bin"),
+                                    env.get("PATH", "")])}  # fmt: skip
+    env.pop("DEEPSEEK_API_KEY", None)
+    py = sys.executable
+    subprocess.run(
+        [py, "-m", "cuecard.dsh_adapter", "install", "--profile", "headless", "--dsh", str(dsh),
+         "--out", str(work / "tarballs")],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    steps = [("memory_search", {"query": "thread lock timeout"}), ("glob", {"pattern": "*.md"})]
+    script = [[step] for _ in range(runs) for step in steps]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            calls = script.pop(0) if body.get("tools") and script else []
+            data = _chat_events("OK." if not body.get("tools") else "", calls)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    workspace = work / "ws"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("bench\n")
+    (work / "hmr-on.yml").write_text("- id: hmr\n  disabled: false\n")
+    try:
+        subprocess.run(
+            [str(dsh), "--profile", "headless", "--patch", str(work / "hmr-on.yml"), "go"],
+            cwd=workspace, env={**env, "DEEPSEEK_API_KEY": "sk-bench",
+                                "DEEPSEEK_BASE_URL": f"http://127.0.0.1:{server.server_port}"},
+            check=True, capture_output=True, timeout=600, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    [session] = (work / "dsh" / "sessions").glob("*/session-*/session.jsonl.zstd")
+    decode = (
+        "const z=require('zlib'),fs=require('fs');const b=fs.readFileSync(process.argv[1]);"
+        "const m=Buffer.from([0x28,0xb5,0x2f,0xfd]);const at=[];let i=0;"
+        "while((i=b.indexOf(m,i))!==-1){at.push(i);i+=4}let out='';for(let k=0;k<at.length;k++)"
+        "{try{out+=z.zstdDecompressSync(b.subarray(at[k],at[k+1]??b.length)).toString()}"
+        "catch(e){}}process.stdout.write(out)"
+    )
+    done = subprocess.run([str(node / "node"), "-e", decode, str(session)],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    started: dict[str, tuple[str, int]] = {}
+    spans: dict[str, list[int]] = {"memory_search": [], "glob": []}
+    for line in done.stdout.splitlines():
+        event = json.loads(line)
+        data = event.get("data") or {}
+        if event["type"] == "tool/call":
+            started[data["callId"]] = (data["name"], event["time"])
+        elif event["type"] == "tool/result":
+            call = data["message"]["source"]["callId"]
+            name, at = started.pop(call, ("", 0))
+            if name in spans:
+                spans[name].append(event["time"] - at)
+    return {
+        "host_memory_search_ms": statistics.median(spans["memory_search"]),
+        "host_glob_ms": statistics.median(spans["glob"]),
+        "host_calls": len(spans["memory_search"]),
+    }
+
+
 def log(message: str) -> None:
     print(f"[dsh-bench] {message}", file=sys.stderr, flush=True)
 
@@ -94,6 +201,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--host", action="store_true", help="also time calls in the real DSH host")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -171,6 +279,9 @@ def main() -> int:
         result["call_ratio"] = round(float(result["call_search_ms"] or 0) / base, 2)
         vault = float(result["vault_search_cpu_ms"] or 1.0)
         result["call_overhead_cpu_ms"] = round(float(result["call_search_cpu_ms"] or 0) - vault, 1)
+        if args.host:
+            log("timing tool calls inside the real DSH host")
+            result.update(host_bench(work, env, args.runs))
         result["lines"] = args.lines
         result["runs"] = args.runs
     finally:
