@@ -1,6 +1,7 @@
-"""Record what Claude Code and Codex really send ``cuecard-hook``, as hook-test fixtures.
+"""Record what Claude Code, Codex, OpenCode and Grok Build really send ``cuecard-hook``, as
+hook-test fixtures.
 
-    .venv/bin/python -m tests.e2e.record_fixtures
+    .venv/bin/python -m tests.e2e.record_fixtures [HARNESS...]
 
 Runs one scripted session in each harness (the pinned versions ``scripts/deps/harnesses.sh``
 installs) against the scripted model, in the hook tests' repository (``tests/hooks/conftest``),
@@ -19,6 +20,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,11 @@ from tests.e2e._support._harnesses import (
     codex_command,
     codex_env,
     codex_prepare,
+    grok_command,
+    grok_env,
+    opencode_command,
+    opencode_env,
+    opencode_seed,
     run,
     versions,
 )
@@ -54,7 +61,9 @@ def _project(base: Path, harness: str) -> Project:
     project = Project(root, home, make_recorder(base / "recorder")[0])
     if harness == "codex":
         codex_prepare(project)
-    project.cuecard("install", harness)
+    if harness == "opencode":
+        opencode_seed(project)
+    project.cuecard("install", harness)  # grok: records the folder's trust
     return project
 
 
@@ -114,6 +123,58 @@ def _codex(project: Project) -> None:
     assert done.returncode == 0 and server.spent, done.stderr[-2000:]
 
 
+def _opencode(project: Project) -> None:
+    root = project.root
+    charge = str(root / "src/billing/charge.py")
+
+    def call(name: str, **args: Any) -> Reply:
+        return Reply(tool_calls=[ToolCall(name, args)])
+
+    script = [
+        call("read", filePath=str(root / "docs/adr/0001-provider.md")),
+        call("bash", command="./check.sh", description="check"),
+        call("read", filePath=charge),
+        call("edit", filePath=charge, oldString="order.total", newString="order.amount"),
+        call("bash", command="./check.sh", description="check"),
+        call("grep", pattern="charge_customer", path=str(root / "src")),
+        call("write", filePath=str(root / "src/billing/refund.py"), content="x = 1\n"),
+        Reply("Fixed."),
+        call("write", filePath=str(root / ".cuecard/inbox/check.json"),
+             content=json.dumps(PROPOSAL)),
+        Reply("Saved."),
+    ]  # fmt: skip
+    with ModelServer(script) as server:
+        done = run(opencode_command("Please deploy the fix, then make check.sh pass."),
+                   cwd=root, env=opencode_env(project.env, server.url), timeout=300)  # fmt: skip
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+
+
+def _grok(project: Project) -> None:
+    def call(name: str, **args: Any) -> Reply:
+        return Reply(tool_calls=[ToolCall(name, args)])
+
+    check = {"command": "./check.sh", "description": "check"}
+    script = [
+        call("read_file", target_file="docs/adr/0001-provider.md"),
+        call("run_terminal_command", **check),
+        call("search_replace", file_path="src/billing/charge.py", old_string="order.total",
+             new_string="order.amount"),
+        call("run_terminal_command", **check),
+        call("grep", pattern="charge_customer", path="src"),
+        call("write", file_path="src/billing/refund.py", content="x = 1\n"),
+        Reply("Fixed."),
+        call("write", file_path=".cuecard/inbox/check.json", content=json.dumps(PROPOSAL)),
+        Reply("Saved."),
+    ]  # fmt: skip
+    with ModelServer(script) as server:
+        done = run(grok_command("Please deploy the fix, then make check.sh pass."),
+                   cwd=project.root, env=grok_env(project.env, server.url))  # fmt: skip
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+
+
+SESSIONS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "grok": _grok}
+
+
 def _generalise(value: Any, mapping: dict[str, str]) -> Any:
     if isinstance(value, str):
         for old, new in mapping.items():
@@ -142,9 +203,10 @@ def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, 
     from tests.hooks.test_fixtures import play
 
     project = _project(base, harness)
-    (_claude if harness == "claude" else _codex)(project)
+    SESSIONS[harness](project)
     recorded = calls(project.recorder / "calls.jsonl")  # type: ignore[operator]
-    session = str(recorded[0]["payload"]["session_id"])
+    first = recorded[0]["payload"]
+    session = str(first.get("session_id") or first.get("sessionId"))  # Grok: camelCase
     mapping = {str(project.root): "$ROOT", session: "$SESSION", str(project.home): "/home/user"}
     out: list[tuple[str, dict[str, Any]]] = []
     setup: list[list[Any]] = []
@@ -189,17 +251,18 @@ def _shape(answer: Any) -> Any:
 
 
 def _about(payload: dict[str, Any]) -> str:
-    tool = payload.get("tool_name")
-    args = payload.get("tool_input") or {}
-    detail = args.get("command") or args.get("file_path") or args.get("pattern") or ""
+    tool = payload.get("tool_name") or payload.get("toolName")
+    args = payload.get("tool_input") or payload.get("toolInput") or {}
+    detail = (args.get("command") or args.get("file_path") or args.get("filePath")
+              or args.get("target_file") or args.get("pattern") or "")  # fmt: skip
     detail = str(detail).splitlines()[0][:60] if detail else ""
-    what = payload.get("hook_event_name", "")
+    what = payload.get("hook_event_name") or payload.get("hookEventName") or ""
     return " ".join(str(x) for x in (what, tool or payload.get("source") or "", detail) if x)
 
 
 def main() -> None:
     found = versions()
-    for harness in ("claude", "codex"):
+    for harness in sys.argv[1:] or SESSIONS:
         folder = OUT / harness
         for old in folder.glob("real-*.json"):
             old.unlink()

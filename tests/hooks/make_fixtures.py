@@ -793,30 +793,7 @@ o["stop-hook-active"] = dict(
 o["invalid-json"] = dict(event="PreToolUse", about="invalid JSON", raw="{{")
 
 g = CASES["grok"]
-g["session-start-startup"] = dict(
-    event="SessionStart",
-    about="Claude Code's payload shape",
-    payload=base("SessionStart", source="startup"),
-)
-g["prompt-keyword"] = dict(
-    event="UserPromptSubmit", about="prompt", payload=prompt("deploy please")
-)
-g["pre-edit"] = dict(event="PreToolUse", about="Edit", payload=pre("Edit", EDIT))
-g["pre-bash"] = dict(
-    event="PreToolUse", about="Bash", payload=pre("Bash", {"command": "alembic downgrade -1"})
-)
-g["post-edit"] = dict(event="PostToolUse", about="footprint only", payload=FIXED)
-g["stop-failure-then-fix"] = dict(
-    event="Stop",
-    about="failure then fix",
-    setup=[
-        ["UserPromptSubmit", prompt("Fix the charge tests")],
-        ["PostToolUseFailure", FAIL],
-        ["PostToolUse", FIXED],
-        ["PostToolUse", OK],
-    ],
-    payload=STOP,
-)
+# Grok Build emits every event cuecard handles: what it sends is recorded (real-*.json).
 g["invalid-json"] = dict(event="Stop", about="invalid JSON", raw="\x00\x01")
 
 
