@@ -218,3 +218,16 @@ def test_a_labelled_credential_with_a_space_is_refused_by_add(cli: Run) -> None:
     assert code == 1
     assert "credential-shaped value (value assigned to 'api key')" in err
     assert "Zx86_kP02mQ7vB" not in err
+
+
+def test_a_proposal_named_after_a_credential_is_answered_without_it(
+    project: Path, cli: Run
+) -> None:
+    name = f"{GITHUB}.json"
+    (project / ".cuecard/inbox" / name).write_text(json.dumps(BASE))
+    code, out, err = cli("ingest", "--json")
+    assert code == 0, err
+    for piece in fragments(GITHUB):
+        assert piece not in out + err
+    kept = [p.name for p in (project / ".cuecard/local/inbox-done").iterdir()]
+    assert len(kept) == 1 and GITHUB[4:] not in kept[0]

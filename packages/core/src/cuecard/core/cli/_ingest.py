@@ -30,13 +30,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._ingest import ingest_file
     from cuecard.core._store import Store
+    from cuecard.core._text import redact
 
     store = Store.open()
     files = args.files or sorted(str(p) for p in store.inbox_dir.glob("*.json"))
     results = []
     for name in files:
         result = ingest_file(str(store.root), name, session=args.session, agent=args.agent)
-        results.append({"proposal": name, **result.as_json()})
+        results.append({"proposal": redact(name), **result.as_json()})  # a name can hold a key
         if not args.json:
             print(result.message)
     if args.json:
