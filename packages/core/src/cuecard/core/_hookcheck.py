@@ -12,9 +12,10 @@ quiet no-op (exit 0, no output) on a machine without cuecard.
 is ``<absolute path of hooks.json>:<event in snake case>:<group index>:<handler index>`` and the
 hash is ``sha256:`` and the SHA-256 of the compact, key-sorted JSON of the hook's identity
 ``{"event_name", "hooks": [{"async", "command", "timeout", "type"}], "matcher"?}`` (Codex's
-defaults filled: ``async`` false, ``timeout`` 600). Codex's own ``app-server`` (``hooks/list``)
-reports the same keys and hashes. Codex also skips a project's ``.codex/`` folder altogether
-until the project is trusted (``[projects."<root>"] trust_level = "trusted"``).
+defaults filled: ``async`` false, ``timeout`` 600; no matcher for UserPromptSubmit and Stop).
+Codex's own ``app-server`` (``hooks/list``) reports the same keys and hashes. Codex also skips a
+project's ``.codex/`` folder altogether until the project is trusted (``[projects."<root>"]
+trust_level = "trusted"``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "Finding",
     "check_hooks",
     "codex_config_path",
+    "codex_hash",
     "codex_hooks",
     "codex_project_trusted",
     "codex_trust_state",
@@ -100,6 +102,10 @@ def _snake(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
+# Events whose matcher Codex leaves out of the hash (it does not apply a matcher there).
+_NO_MATCHER = frozenset({"user_prompt_submit", "stop"})
+
+
 @dataclass(frozen=True)
 class CodexHook:
     """One of cuecard's hooks as Codex identifies it."""
@@ -107,6 +113,25 @@ class CodexHook:
     key: str
     hash: str
     event: str
+
+
+def codex_hash(event: str, matcher: str | None, handler: dict[str, Any]) -> str:
+    """Codex's hash of one command hook (``event`` in snake case)."""
+    identity: dict[str, Any] = {
+        "event_name": event,
+        "hooks": [
+            {
+                "async": bool(handler.get("async", False)),
+                "command": str(handler["command"]),
+                "timeout": int(handler.get("timeout", 600)),
+                "type": "command",
+            }
+        ],
+    }
+    if matcher is not None and event not in _NO_MATCHER:
+        identity["matcher"] = matcher
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def codex_hooks(hooks_file: Path, config: Any) -> list[CodexHook]:
@@ -126,26 +151,10 @@ def codex_hooks(hooks_file: Path, config: Any) -> list[CodexHook]:
             for handler_index, handler in enumerate(handlers):
                 if not isinstance(handler, dict) or MARK not in str(handler.get("command", "")):
                     continue
-                identity: dict[str, Any] = {
-                    "event_name": name,
-                    "hooks": [
-                        {
-                            "async": bool(handler.get("async", False)),
-                            "command": str(handler["command"]),
-                            "timeout": int(handler.get("timeout", 600)),
-                            "type": "command",
-                        }
-                    ],
-                }
                 matcher = group.get("matcher")
-                if isinstance(matcher, str):
-                    identity["matcher"] = matcher
-                canonical = json.dumps(
-                    identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-                )
-                digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+                digest = codex_hash(name, matcher if isinstance(matcher, str) else None, handler)
                 key = f"{hooks_file}:{name}:{group_index}:{handler_index}"
-                out.append(CodexHook(key, f"sha256:{digest}", str(event)))
+                out.append(CodexHook(key, digest, str(event)))
     return out
 
 
