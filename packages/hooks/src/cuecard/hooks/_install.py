@@ -361,6 +361,13 @@ def install(
         written, notes = trust_grok_folder(project, home, trust=trust, environ=env)
         report.written += written
         report.notes += notes
+    if harness == "grok":
+        report.notes.append(
+            "Grok Build passes hook output on to the model only when a turn ends: memories "
+            "matched during a turn arrive then, as feedback the agent acts on before it finishes. "
+            "What must be known before the first edit belongs in AGENTS.md, which Grok Build "
+            "reads at start: `cuecard export agents-md` writes it"
+        )
     return report
 
 
