@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
-from tests.e2e._support._harnesses import claude_command, claude_env, run
+from tests.e2e._support._harnesses import VENV_BIN, claude_command, claude_env, run
 from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
 from tests.e2e.conftest import require
 
@@ -156,3 +158,30 @@ def test_after_a_compaction_the_memory_is_delivered_again(
     # the compacted history lost it; the new epoch delivers it again, once
     assert after.main_requests[0].count(TRAP) == 0
     assert after.first_with(TRAP) == 2 and after.main_requests[-1].count(TRAP) == 1
+
+
+def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
+    new_project: Callable[..., Project],
+) -> None:
+    project = new_project("claude")
+    settings = (project.root / ".claude/settings.json").read_text()
+    assert str(VENV_BIN) not in settings and str(project.root) not in settings
+    assert not (project.root / ".claude/settings.local.json").exists()
+    # a teammate's machine without cuecard: the same committed file, no cuecard-hook on the PATH
+    env = claude_env(project.env, "")
+    env["PATH"] = os.pathsep.join(
+        p for p in env["PATH"].split(os.pathsep) if p not in (str(VENV_BIN), str(project.recorder))
+    )
+    assert shutil.which("cuecard-hook", path=env["PATH"]) is None
+    charge = project.root / "src/billing/charge.py"
+    with ModelServer([read(charge), edit(charge, "order.total", "order.amount"),
+                      Reply("Done.")]) as server:  # fmt: skip
+        env["ANTHROPIC_BASE_URL"] = server.url
+        done = run(claude_command("Please deploy the fix.", tools=TOOLS), cwd=project.root,
+                   env=env)  # fmt: skip
+    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    hooks = [e for e in done.events() if e.get("subtype") == "hook_response"]
+    assert {e["hook_event"] for e in hooks} >= {"SessionStart", "PreToolUse", "Stop"}
+    assert all((e["exit_code"], e["stdout"], e["stderr"]) == (0, "", "") for e in hooks)
+    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    assert project.calls == []

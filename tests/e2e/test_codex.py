@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import (
+    VENV_BIN,
     codex_command,
     codex_env,
     codex_hooks_list,
@@ -69,6 +70,10 @@ def test_a_memory_reaches_the_model_at_a_read_and_an_edit_once_per_epoch(
     at = next(i for i, item in enumerate(items) if TRAP in json.dumps(item))
     assert items[at]["role"] == "developer"
     assert "amount_due" in (project.root / "src/billing/charge.py").read_text()
+    # the committed hooks.json holds no path of this machine: Codex found cuecard-hook on PATH
+    hooks = (project.root / ".codex/hooks.json").read_text()
+    assert str(VENV_BIN) not in hooks and str(project.root) not in hooks
+    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
 
 
 def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., Project]) -> None:
