@@ -105,12 +105,15 @@ def test_a_stop_after_a_continuation_or_at_session_end_gives_nothing_and_claims_
     assert TRAP in stop(fresh_repo, "g2")  # still held: the next genuine end of turn has it
 
 
-def test_a_compaction_drops_what_the_old_epoch_held(fresh_repo: Path) -> None:
-    edit_charge(fresh_repo, "g3")
-    grok(fresh_repo, "session_start", "g3", source="compact")
-    assert stop(fresh_repo, "g3") == ""
+@pytest.mark.parametrize("event", ["session_start", "post_compact"])
+def test_a_compaction_drops_what_the_old_epoch_held(fresh_repo: Path, event: str) -> None:
     edit_charge(fresh_repo, "g3")
     assert TRAP in stop(fresh_repo, "g3")
+    edit_charge(fresh_repo, "g3")
+    grok(fresh_repo, event, "g3", source="compact")
+    assert stop(fresh_repo, "g3") == ""  # held before the compaction: not given after it
+    edit_charge(fresh_repo, "g3")
+    assert TRAP in stop(fresh_repo, "g3")  # a new epoch: given again
 
 
 def test_a_prompt_keyword_and_a_correction_in_user_query(fresh_repo: Path) -> None:

@@ -86,6 +86,7 @@ EVENTS: dict[str, dict[str, tuple[str | None, int]]] = {
         "PostToolUse": (None, 30),
         "PostToolUseFailure": (None, 10),
         "Stop": (None, 15),
+        "PostCompact": (None, 10),  # a compaction starts a new epoch (not seen headless)
     },
 }
 HARNESS_DIRS = {"claude": ".claude", "codex": ".codex", "opencode": ".opencode", "grok": ".grok"}
