@@ -52,12 +52,12 @@ class Setup:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 
-    def turn(self, prompt: str, script: list[Reply]) -> ModelServer:
+    def turn(self, prompt: str, script: list[Reply], cwd: Path | None = None) -> ModelServer:
         with ModelServer(script) as server:
             env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test"}
             done = subprocess.run(
                 [str(DSH), "--profile", "headless", "--patch", str(self.patch), prompt],
-                cwd=self.root, env=env, capture_output=True, text=True, timeout=300,
+                cwd=cwd or self.root, env=env, capture_output=True, text=True, timeout=300,
                 stdin=subprocess.DEVNULL,
             )  # fmt: skip
         assert done.returncode == 0, done.stderr[-3000:]
@@ -120,3 +120,25 @@ def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -
     assert "PreToolUse" not in points and "PostToolUse" in points, points
     config = json.loads((setup.home / ".config" / "cuecard" / "dsh-hooks.json").read_text())
     assert "PreToolUse" not in config["hooks"]
+
+
+def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    for rel, text in FILES.items():
+        (plain / rel).parent.mkdir(parents=True, exist_ok=True)
+        (plain / rel).write_text(text, encoding="utf-8")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "app"]):
+        subprocess.run([*GIT, *args], cwd=plain, check=True, env=setup.env)
+
+    def tree() -> dict[str, bytes]:
+        return {str(p.relative_to(plain)): p.read_bytes() for p in sorted(plain.rglob("*"))
+                if p.is_file() and ".git" not in p.relative_to(plain).parts}  # fmt: skip
+
+    before = tree()
+    adr = str(plain / "docs/adr/0001-provider.md")
+    server = setup.turn("How do we deploy? Look at the provider decision.",
+                        [read(adr), Reply("Done.")], cwd=plain)  # fmt: skip
+    for request in server.main_requests:
+        assert DECISION not in request.text() and PROCEDURE not in request.text()
+    assert tree() == before
+    assert not (plain / ".cuecard").exists()
