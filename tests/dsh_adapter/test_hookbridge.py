@@ -58,6 +58,23 @@ def test_str_replace_editor_becomes_read_write_or_edit(
     assert translate({"tool_name": "bash", "tool_input": {"command": "ls"}})["tool_name"] == "bash"
 
 
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("<path>a.py</path>\n<type>file</type>\n<content>\nCreated file\n</content>", "create"),
+        ("<path>a.py</path>\n<type>file</type>\n<content>\nUpdated file\n</content>", "update"),
+        ("Error: permission denied", None),
+    ],
+)
+def test_a_write_result_says_whether_the_file_was_new(text: str, shape: str | None) -> None:
+    payload = {"tool_name": "write", "tool_input": {"file_path": "a.py"}, "tool_response": text}
+    response = translate(payload)["tool_response"]
+    if shape is None:
+        assert response == text
+    else:
+        assert response == {"type": shape, "text": text}
+
+
 def test_hooks_config_anchors_matchers_quotes_paths_and_runs_nothing_at_pre_tool_use() -> None:
     config = hooks_config(Path("/opt/my env/bin/python"), Path("/opt/my env/bin/cuecard-hook"))
     hooks = config["hooks"]

@@ -49,9 +49,23 @@ TIMEOUT_S = 30
 _EDITOR = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit"}
 
 
+def _write_response(response: Any) -> Any:
+    """DSH's ``write`` result text (``Created file`` / ``Updated file``) as Claude Code's
+    ``{"type": "create"|"update"}``, which tells cuecard whether the write made a new file."""
+    if isinstance(response, str):
+        if "\nCreated file\n" in response:
+            return {"type": "create", "text": response}
+        if "\nUpdated file\n" in response:
+            return {"type": "update", "text": response}
+    return response
+
+
 def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """``payload`` with a ``str_replace_editor`` call turned into read, write or edit."""
+    """``payload`` with a ``str_replace_editor`` call turned into read, write or edit, and a
+    ``write`` result in the shape cuecard reads."""
     out = dict(payload)
+    if out.get("tool_name") == "write" and "tool_response" in out:
+        out["tool_response"] = _write_response(out["tool_response"])
     if out.get("tool_name") != "str_replace_editor":
         return out
     args = out.get("tool_input")
