@@ -81,6 +81,13 @@ def test_a_typo_in_the_hook_command_is_recorded_until_install_rewrites_it(
     assert not (fresh_repo / RECORD).exists()
 
 
+def test_a_harness_event_cuecard_does_not_act_on_is_no_typo(fresh_repo: Path) -> None:
+    payload = json.dumps(edit(fresh_repo)).encode()
+    silent(subprocess.run([HOOK, "claude", "Notification"], input=payload, capture_output=True,
+                          cwd=fresh_repo))  # fmt: skip
+    assert not (fresh_repo / RECORD).exists()
+
+
 def test_nothing_is_recorded_outside_an_opted_in_project(tmp_path: Path) -> None:
     payload = json.dumps(edit(tmp_path)).encode()
     silent(subprocess.run([HOOK, "claude", "Nope"], input=payload, capture_output=True,

@@ -11,6 +11,12 @@ from cuecard.core._paths import locate_root
 
 __all__ = ["bad_command", "failed", "session_note"]
 
+# Events the harnesses have that cuecard does not act on: a hook there is no typo.
+OTHER_EVENTS = frozenset(
+    {"notification", "subagentstart", "subagentstop", "sessionend", "precompact",
+     "permissionrequest", "userpromptexpansion", "pretoolusefailure"}
+)  # fmt: skip
+
 
 def _root_of(data: bytes) -> str | None:
     try:
@@ -36,7 +42,7 @@ def bad_command(args: list[str], data: bytes) -> None:
         why = "it takes two arguments, HARNESS and EVENT"
     elif args[0].strip().lower() not in HARNESSES:
         why = f"unknown harness {args[0]!r} (one of {', '.join(HARNESSES)})"
-    elif event_name(args[1]) is None:
+    elif event_name(args[1]) is None and args[1].strip().lower() not in OTHER_EVENTS:
         why = f"unknown event {args[1]!r}"
     else:
         return
