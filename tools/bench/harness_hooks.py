@@ -5,13 +5,14 @@ Edit, the end of the turn), against the scripted model on loopback, in a project
 README says (tests/e2e/_support). Claude Code reports each hook's time in its debug log
 (``--debug-file``: ``Hooks: <event> [...] finished with status 0 (N ms)``); Codex reports none
 headless, so its times are the logging ``cuecard-hook``'s (the real hook's wall time, measured
-around it). Needs the harnesses ``scripts/deps/harnesses.sh`` installs.
+around it); so do OpenCode's (the plugin spawns the hook) and Grok Build's (it reports none).
+Needs the harnesses ``scripts/deps/harnesses.sh`` installs.
 
-    python tools/bench/harness_hooks.py [--rounds 3] [--json]
+    python tools/bench/harness_hooks.py [--rounds 3] [--harness NAME ...] [--json]
 
 With ``--json`` it prints one JSON object: rounds, load (the 1-minute load average before and
-after), and per harness (claude, codex): version, source (how the time was taken), hook_ms
-({event: median ms}), session_s (median wall time of one whole scripted session).
+after), and per harness run (claude, codex, opencode, grok): version, source (how the time was
+taken), hook_ms ({event: median ms}), session_s (median wall time of one scripted session).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ from tests.e2e._support._harnesses import (  # noqa: E402
     codex_command,
     codex_env,
     codex_prepare,
+    grok_command,
+    grok_env,
+    opencode_command,
+    opencode_env,
+    opencode_seed,
     run,
     versions,
 )
@@ -88,15 +94,65 @@ def _codex(base: Path, times: dict[str, list[float]]) -> float:
     return took
 
 
+def _opencode(base: Path, times: dict[str, list[float]]) -> float:
+    project = make_project(base, "opencode", prepare=opencode_seed)
+    charge = str(project.root / "src/billing/charge.py")
+    script = [
+        Reply(tool_calls=[ToolCall("read", {"filePath": charge})]),
+        Reply(tool_calls=[ToolCall("edit", {"filePath": charge, "oldString": "order.total",
+                                            "newString": "order.amount"})]),
+        Reply("Done."),
+    ]  # fmt: skip
+    with ModelServer(script) as server:
+        start = time.monotonic()
+        done = run(opencode_command("Please deploy the fix."), cwd=project.root,
+                   env=opencode_env(project.env, server.url), timeout=300)  # fmt: skip
+        took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-2000:]
+    for call in project.calls:
+        times[call["argv"][1]].append(float(call["ms"]))
+    return took
+
+
+def _grok(base: Path, times: dict[str, list[float]]) -> float:
+    project = make_project(base, "grok")
+    script = [
+        Reply(tool_calls=[ToolCall("read_file", {"target_file": "src/billing/charge.py"})]),
+        Reply(tool_calls=[ToolCall("search_replace", {"file_path": "src/billing/charge.py",
+                                                      "old_string": "order.total",
+                                                      "new_string": "order.amount"})]),
+        Reply("Done."),
+        Reply("Checked."),
+    ]  # fmt: skip
+    with ModelServer(script) as server:
+        start = time.monotonic()
+        done = run(grok_command("Please deploy the fix."), cwd=project.root,
+                   env=grok_env(project.env, server.url))  # fmt: skip
+        took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-2000:]
+    for call in project.calls:
+        times[call["argv"][1]].append(float(call["ms"]))
+    return took
+
+
+SESSIONS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "grok": _grok}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--harness", action="append", choices=list(SESSIONS),
+                        help="only this harness (repeatable; default: all)")  # fmt: skip
     args = parser.parse_args()
+    chosen = args.harness or list(SESSIONS)
     found = versions()
     report: dict[str, object] = {"rounds": args.rounds, "load": [os.getloadavg()[0]]}
-    sources = {"claude": "Claude Code's debug log", "codex": "the logging cuecard-hook"}
-    for harness, session in (("claude", _claude), ("codex", _codex)):
+    wrapper = "the logging cuecard-hook"
+    sources = {"claude": "Claude Code's debug log", "codex": wrapper, "opencode": wrapper,
+               "grok": wrapper}  # fmt: skip
+    for harness in chosen:
+        session = SESSIONS[harness]
         times: dict[str, list[float]] = defaultdict(list)
         walls = []
         for round_ in range(args.rounds):
@@ -112,7 +168,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(report))
         return
-    for harness in ("claude", "codex"):
+    for harness in chosen:
         entry = report[harness]
         assert isinstance(entry, dict)
         print(f"{harness} {entry['version']} ({entry['source']}): session {entry['session_s']} s")
