@@ -251,8 +251,8 @@ def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(
     assert "--endpoint 'ftp://x' must be an http(s) URL" in capsys.readouterr().err
     assert main(["wp", "bridge", "--out", out, "--agent", "x=admin"]) == 2
     assert "--agent 'x=admin' must be ID=SLUG" in capsys.readouterr().err
-    assert main(["wp", "bridge", "--out", out, "--agent-slug", "admin"]) == 2
-    assert "--agent-slug is gone" in capsys.readouterr().err
+    assert main(["wp", "bridge", "--out", out, "--agent-slug", "Not A Slug"]) == 2
+    assert "--agent-slug 'Not A Slug' must match [a-z0-9][a-z0-9-]*" in capsys.readouterr().err
     assert main(["wp", "bridge", "--out", out, "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)) == {
         "files",
@@ -261,6 +261,8 @@ def test_bridge_cli_refuses_a_bad_endpoint_and_a_missing_secret(
         "owner",
         "owner_command",
         "removed",
+        "agent_slug",
+        "blocking",
     }
     assert os.access(tmp_path / "o" / "cuecard-bridge.php", os.R_OK)
     monkeypatch.setenv("CUECARD_WP_SECRET", "")

@@ -16,11 +16,14 @@
  *   "events": [{"action": "...", "args": [...]}],   fired in this request
  *   "run_queue": bool (default true),      afterwards, run what the scheduler has due
  *   "advance": seconds,                    the scheduler's clock runs this far ahead
- *   "persist_at_end": bool                 write options once at the end (benchmark only)
+ *   "persist_at_end": bool,                write options once at the end (benchmark only)
+ *   "finish_request": bool                 PHP-FPM: defines fastcgi_finish_request(), which marks
+ *                                          the response as sent to the client
  * }
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.
- * Prints one JSON object: {"delivered": [{envelope, body, headers, result}], "errors": [...],
+ * Prints one JSON object: {"delivered": [{envelope, body, headers, result, phase ("request": during
+ * the write's request, "scheduler": a later run), after_response (the response was sent)}], "errors": [...],
  * "log": "...", "request_ms": float (the request's actions and shutdown), "queue_ms": float
  * (the scheduler's runs), "queue": [...], "scheduled": [{scheduler, hook, in, status}]}.
  *
@@ -144,6 +147,33 @@ function sanitize_title( $title ) {
 	$title = strtolower( trim( (string) $title ) );
 	$title = preg_replace( '/\s+/', '-', $title );
 	return preg_replace( '/[^a-z0-9_-]/', '', $title );
+}
+/** The site's users, ordered by ID; `fields` => 'ID' gives their ids as strings, as WP_User_Query. */
+function get_users( $args = array() ) {
+	$users = $GLOBALS['script']['users'];
+	usort(
+		$users,
+		function ( $a, $b ) {
+			return (int) $a['ID'] - (int) $b['ID'];
+		}
+	);
+	if ( ! empty( $args['number'] ) && (int) $args['number'] > 0 ) {
+		$users = array_slice( $users, 0, (int) $args['number'] );
+	}
+	if ( isset( $args['fields'] ) && 'ID' === $args['fields'] ) {
+		return array_map(
+			function ( $user ) {
+				return (string) $user['ID'];
+			},
+			$users
+		);
+	}
+	return array_map(
+		function ( $user ) {
+			return (object) $user;
+		},
+		$users
+	);
 }
 function get_user_by( $field, $value ) {
 	foreach ( $GLOBALS['script']['users'] as $user ) {
@@ -305,6 +335,17 @@ if ( 'wp' === $script['transport'] ) {
 	}
 }
 
+// -- PHP-FPM: the response can be handed to the client before the request's work ends -------------
+
+$GLOBALS['response_sent'] = false;
+$GLOBALS['phase']         = 'request';
+if ( ! empty( $script['finish_request'] ) ) {
+	function fastcgi_finish_request() {
+		$GLOBALS['response_sent'] = true;
+		return true;
+	}
+}
+
 /** Data Machine's scope value object (Agents API), with its public readonly fields. */
 final class WP_Agent_Memory_Scope {
 	public function __construct(
@@ -329,7 +370,14 @@ $delivered = array();
 add_action(
 	'cuecard_bridge_delivered',
 	function ( $envelope, $body, $headers, $result ) use ( &$delivered ) {
-		$delivered[] = array( 'envelope' => $envelope, 'body' => $body, 'headers' => $headers, 'result' => $result );
+		$delivered[] = array(
+			'envelope'       => $envelope,
+			'body'           => $body,
+			'headers'        => $headers,
+			'result'         => $result,
+			'phase'          => $GLOBALS['phase'],
+			'after_response' => $GLOBALS['response_sent'],
+		);
 	},
 	10,
 	4
@@ -370,6 +418,8 @@ if ( ! empty( $script['persist_at_end'] ) && $request_saves ) {
 }
 
 // A later request: the scheduler runs what is due, until nothing is.
+$GLOBALS['phase']         = 'scheduler';
+$GLOBALS['response_sent'] = false;
 $started = hrtime( true );
 if ( $script['run_queue'] ) {
 	for ( $round = 0; $round < 50; ++$round ) {

@@ -51,8 +51,16 @@ def render_settings(
     secret: str,
     agent_slugs: dict[int, str] | None = None,
     timeout_s: float = 5.0,
+    agent_slug: str | None = None,
+    blocking: bool = False,
 ) -> str:
-    """The settings file: a PHP ``return array(...)`` the plugin includes."""
+    """The settings file: a PHP ``return array(...)`` the plugin includes.
+
+    ``agent_slug`` is the last-resort slug of the default agent (id 0) of a site with exactly one
+    user, used only where the bridge cannot ask Data Machine at all; ``blocking`` makes each
+    request that queued an envelope deliver the queue when it ends (after its response is sent
+    where PHP allows) instead of leaving it to the scheduler.
+    """
     if not _ENDPOINT.fullmatch(endpoint):
         raise UsageError(
             f"--endpoint {endpoint!r} must be an http(s) URL such as http://127.0.0.1:8765/events"
@@ -64,6 +72,8 @@ def render_settings(
             raise UsageError(
                 f"--agent {agent_id}={slug!r}: ID must be >= 1, SLUG [a-z0-9][a-z0-9-]*"
             )
+    if agent_slug is not None and not _SLUG.fullmatch(agent_slug):
+        raise UsageError(f"--agent-slug {agent_slug!r} must match [a-z0-9][a-z0-9-]*")
     if not 0 < timeout_s <= 30:
         raise UsageError("--timeout must be between 0 and 30 seconds")
     slugs = ", ".join(
@@ -79,6 +89,8 @@ def render_settings(
         f"\t'secret'      => {_php_string(secret)},\n"
         f"\t'agent_slugs' => array({slugs}),\n"
         f"\t'timeout'     => {timeout_s!r},\n"
+        f"\t'agent_slug'  => {'null' if agent_slug is None else _php_string(agent_slug)},\n"
+        f"\t'blocking'    => {'true' if blocking else 'false'},\n"
         ");\n"
     )
 

@@ -1,7 +1,7 @@
 <?php
 /**
  * Plugin Name: cuecard Data Machine bridge
- * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). A memory write only queues its envelope (WordPress options); Action Scheduler, or WP-Cron without it, delivers the queue after the request, in order, retrying with backoff until the receiver acknowledges. Every refused or undelivered envelope is logged with error_log.
+ * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). A memory write only queues its envelope (WordPress options); Action Scheduler, or WP-Cron without it, delivers the queue after the request (with the blocking setting, the request itself does when it ends, after its response is sent where PHP allows), in order, retrying with backoff until the receiver acknowledges. Every refused or undelivered envelope is logged with error_log.
  * Version: 0.2.0
  * License: MIT
  *
@@ -9,6 +9,10 @@
  * the file named by the constant CUECARD_BRIDGE_SETTINGS_FILE, else cuecard-bridge/settings.php
  * beside this file (a folder WordPress does not load by itself; written by `cuecard wp bridge`,
  * readable only by the web server's user); the option `cuecard_bridge_settings`.
+ * Keys: endpoint, secret, timeout, agent_slugs (agent id => slug, only where Data Machine's agent
+ * lookup is missing), agent_slug (the last-resort slug of the default agent of a site with one
+ * user, only where Data Machine cannot be asked at all), blocking (each request that queued an
+ * envelope also delivers the queue when it ends, after its response is sent where PHP allows).
  * Envelope schema: dm-memory-projection/v1.
  */
 
@@ -39,6 +43,10 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		private static $settings = null;
 		/** @var bool */
 		private static $warned = false;
+		/** @var bool */
+		private static $deliver_at_end = false;
+		/** @var int|null|false */
+		private static $sole_user = false;
 
 		public static function boot() {
 			add_action( 'datamachine_agent_memory_updated', array( __CLASS__, 'on_memory_updated' ), 10, 3 );
@@ -87,6 +95,8 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						'secret'      => '',
 						'timeout'     => 5,
 						'agent_slugs' => array(),
+						'agent_slug'  => null,
+						'blocking'    => false,
 					),
 					$settings
 				);
@@ -197,8 +207,11 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		 * The agent whose folder an agent or principal scope names, asked of Data Machine itself:
 		 * its DirectoryManager (the resolution its disk store writes by: agent id, else the user's
 		 * own agent, agent id 0 meaning the user's default agent), else its agents repository,
-		 * else the `--agent ID=SLUG` map for explicit ids. The filter `cuecard_bridge_agent_slug`
-		 * may change the answer. Null when nothing answers with a valid slug.
+		 * else the `--agent ID=SLUG` map for explicit ids. Only when Data Machine cannot be asked at
+		 * all (neither exists), the default agent (id 0) of the site's one user takes the
+		 * `--agent-slug` fallback; with several users it is never used (see fallback_agent_slug).
+		 * The filter `cuecard_bridge_agent_slug` may change the answer. Null when nothing answers
+		 * with a valid slug.
 		 */
 		public static function resolve_agent_slug( array $scope ) {
 			$slug     = null;
@@ -206,6 +219,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			$user_id  = (int) $scope['user_id'];
 			$manager  = self::DIRECTORY_MGR;
 			$repo     = self::AGENTS_REPO;
+			$can_ask  = ( class_exists( $manager ) && method_exists( $manager, 'resolve_agent_slug' ) ) || class_exists( $repo );
 			if ( class_exists( $manager ) && method_exists( $manager, 'resolve_agent_slug' ) ) {
 				$slug = ( new $manager() )->resolve_agent_slug( array( 'agent_id' => $agent_id, 'user_id' => $user_id ) );
 			} elseif ( class_exists( $repo ) ) {
@@ -227,10 +241,65 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					$slug = $slugs[ (string) $agent_id ];
 				}
 			}
+			if ( null === $slug && 0 === $agent_id && ! $can_ask ) {
+				$slug = self::fallback_agent_slug( $user_id );
+			}
 			if ( function_exists( 'apply_filters' ) ) {
 				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
 			}
 			return ( is_string( $slug ) && 1 === preg_match( self::SLUG_PATTERN, $slug ) ) ? $slug : null;
+		}
+
+		/**
+		 * The `--agent-slug` fallback for a default-agent scope of $user_id, asked only when Data
+		 * Machine cannot be asked: the slug when the site has exactly one user and the scope is
+		 * theirs (user id 0 is Data Machine's default agent user, on such a site that one user);
+		 * null otherwise, so a second user's files never land in the first user's folder.
+		 */
+		public static function fallback_agent_slug( $user_id ) {
+			$settings = self::settings();
+			$fallback = $settings['agent_slug'];
+			if ( ! is_string( $fallback ) || '' === $fallback ) {
+				return null;
+			}
+			$sole = self::sole_user_id();
+			if ( null === $sole || ( 0 !== (int) $user_id && $sole !== (int) $user_id ) ) {
+				return null;
+			}
+			return $fallback;
+		}
+
+		/** The id of the site's only user; null when it has several (or none, or cannot tell). */
+		private static function sole_user_id() {
+			if ( false === self::$sole_user ) {
+				self::$sole_user = null;
+				if ( function_exists( 'get_users' ) ) {
+					$ids = get_users( array( 'number' => 2, 'fields' => 'ID', 'orderby' => 'ID' ) );
+					if ( is_array( $ids ) && 1 === count( $ids ) ) {
+						self::$sole_user = (int) reset( $ids );
+					}
+				}
+			}
+			return self::$sole_user;
+		}
+
+		/** Why a default-agent scope got no slug, when the `--agent-slug` fallback was declined. */
+		private static function fallback_declined( array $scope ) {
+			$settings = self::settings();
+			if ( 0 !== (int) $scope['agent_id'] || ! is_string( $settings['agent_slug'] ) || '' === $settings['agent_slug'] ) {
+				return '';
+			}
+			$manager = self::DIRECTORY_MGR;
+			if ( ( class_exists( $manager ) && method_exists( $manager, 'resolve_agent_slug' ) ) || class_exists( self::AGENTS_REPO ) ) {
+				return '';
+			}
+			$sole = self::sole_user_id();
+			if ( null === $sole ) {
+				$why = function_exists( 'get_users' ) ? 'this site has several users' : 'WordPress could not count the site\'s users';
+			} else {
+				$why = 'user ' . (int) $scope['user_id'] . ' is not the site\'s one user';
+			}
+			return ' (the --agent-slug fallback serves only a site with exactly one user; ' . $why . ')';
 		}
 
 		// -- the queue: WordPress options, one per envelope, and an ordered index ----------------
@@ -241,9 +310,10 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		 * Delivery is left to Action Scheduler or WP-Cron: nothing is sent from this request.
 		 */
 		private static function enqueue( array $envelope ) {
-			$key = self::identity( $envelope );
+			$key    = self::identity( $envelope );
+			$at_end = self::arrange_delivery_at_end();
 			self::locked(
-				function () use ( $envelope, $key ) {
+				function () use ( $envelope, $key, $at_end ) {
 					$state = self::state();
 					foreach ( $state['entries'] as $entry ) {
 						if ( $entry['key'] === $key && null === $entry['seq'] ) {
@@ -263,8 +333,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						'attempts' => 0,
 					);
 					$running = $state['running'] > time() - self::STALE_SECONDS;
-					if ( ! $running && ! self::pending( $state ) ) {
+					if ( ! $at_end && ! $running && ! self::pending( $state ) ) {
 						// The runner, when it finishes, schedules itself again if anything is left.
+						// With delivery at the request's end, that run schedules what it leaves.
 						$state['scheduled'] = self::schedule( 0 ) ? time() : 0;
 					}
 					self::save( null, $state );
@@ -273,10 +344,65 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		}
 
 		/**
-		 * The scheduled job: sends the queue head by head, in order, until it is empty, the
-		 * receiver fails (then it backs off), or this run's budget is spent.
+		 * With the `blocking` setting (`cuecard wp bridge --blocking`): this request delivers the
+		 * queue itself when it ends, instead of leaving it to the scheduler's next run. Whether
+		 * that is arranged.
 		 */
-		public static function run_queue() {
+		private static function arrange_delivery_at_end() {
+			if ( ! self::$deliver_at_end ) {
+				$settings = self::settings();
+				if ( empty( $settings['blocking'] ) || ! function_exists( 'add_action' ) ) {
+					return false;
+				}
+				self::$deliver_at_end = true;
+				add_action( 'shutdown', array( __CLASS__, 'deliver_at_end' ), 1000, 0 );
+			}
+			return true;
+		}
+
+		/**
+		 * `shutdown`, late: hands the response to the client first where the server allows
+		 * (PHP-FPM's fastcgi_finish_request, LiteSpeed's litespeed_finish_request; elsewhere the
+		 * client waits, as it did for --blocking before the queue), then runs the queue once,
+		 * within about the delivery timeout; what it leaves (a failure, the budget spent) it hands
+		 * to the scheduler as any run does. Once the receiver has failed (the head was tried and
+		 * not acknowledged), requests stand aside and the scheduler's backoff retries alone, so a
+		 * receiver that is down or hung costs one request, not every one.
+		 */
+		public static function deliver_at_end() {
+			$queue = self::queue();
+			if ( ! $queue ) {
+				return;
+			}
+			$head = reset( $queue );
+			if ( (int) $head['attempts'] > 0 ) {
+				self::locked(
+					function () {
+						$state = self::state();
+						$idle  = $state['running'] <= time() - self::STALE_SECONDS;
+						if ( $state['entries'] && $idle && ! self::pending( $state ) ) {
+							$state['scheduled'] = self::schedule( 0 ) ? time() : 0;
+							self::save( null, $state );
+						}
+					}
+				);
+				return;
+			}
+			if ( function_exists( 'fastcgi_finish_request' ) ) {
+				fastcgi_finish_request();
+			} elseif ( function_exists( 'litespeed_finish_request' ) ) {
+				litespeed_finish_request();
+			}
+			$settings = self::settings();
+			self::run_queue( max( 1.0, (float) $settings['timeout'] ) );
+		}
+
+		/**
+		 * The scheduled job: sends the queue head by head, in order, until it is empty, the
+		 * receiver fails (then it backs off), or this run's budget is spent ($seconds, default
+		 * RUN_SECONDS: no new envelope is sent after it).
+		 */
+		public static function run_queue( $seconds = self::RUN_SECONDS ) {
 			$claimed = self::locked(
 				function () {
 					$state = self::state();
@@ -293,7 +419,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				return;
 			}
 			$delay    = 0;
-			$deadline = microtime( true ) + self::RUN_SECONDS;
+			$deadline = microtime( true ) + (float) $seconds;
 			try {
 				for ( $sent = 0; $sent < self::RUN_ENVELOPES && microtime( true ) < $deadline; ++$sent ) {
 					$head = self::locked( array( __CLASS__, 'claim_head' ) );
@@ -613,7 +739,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			if ( in_array( $out['layer'], array( 'agent', 'principal' ), true ) ) {
 				$out['agent_slug'] = self::resolve_agent_slug( $out );
 				if ( null === $out['agent_slug'] ) {
-					error_log( 'cuecard bridge: event for the ' . $what . ' refused: Data Machine could not resolve its agent, and it is never sent under another agent\'s name; nothing sent' );
+					error_log( 'cuecard bridge: event for the ' . $what . ' refused: Data Machine could not resolve its agent, and it is never sent under another agent\'s name' . self::fallback_declined( $out ) . '; nothing sent' );
 					return null;
 				}
 			}

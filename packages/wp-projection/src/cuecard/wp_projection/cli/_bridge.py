@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "hold the secret, into DIR/cuecard-bridge/settings.php (a folder WordPress does not "
             "load by itself; mode 0700, the file 0600). The bridge asks Data Machine for each "
             "scope's agent. --json prints keys: files, endpoint, settings_dir, owner, "
-            "owner_command, removed."
+            "owner_command, removed, agent_slug, blocking."
         ),
     )
     parser.add_argument("--out", type=Path, required=True, help="folder to write into")
@@ -48,11 +48,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "is missing (repeatable)"
         ),
     )
-    parser.add_argument("--agent-slug", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--agent-slug",
+        metavar="SLUG",
+        help=(
+            "last-resort slug of the default agent (id 0), used only when the bridge cannot ask "
+            "Data Machine at all (neither its directory manager nor its agents repository "
+            "exists) and only while the site has exactly one user; never overrides what Data "
+            "Machine resolves, and with several users such scopes are refused and logged"
+        ),
+    )
     parser.add_argument(
         "--timeout", type=float, default=5.0, help="delivery timeout, seconds (default 5)"
     )
-    parser.add_argument("--blocking", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--blocking",
+        action="store_true",
+        help=(
+            "each request that queued an envelope also delivers the queue when it ends, after "
+            "its response is sent (PHP-FPM, LiteSpeed; elsewhere the visitor waits), instead of "
+            "waiting for Action Scheduler or WP-Cron; after a failed delivery the scheduler's "
+            "backoff retries alone"
+        ),
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
@@ -61,17 +79,6 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.core import UsageError
     from cuecard.wp_projection._bridge import parse_owner, render_settings, write_bridge
 
-    if args.agent_slug is not None:
-        raise UsageError(
-            "--agent-slug is gone: one slug for every agent-id-0 scope sent each user's default "
-            "agent to one folder. The bridge now asks Data Machine for each scope's agent; name "
-            "agents by id with --agent ID=SLUG only where Data Machine cannot be asked"
-        )
-    if args.blocking:
-        raise UsageError(
-            "--blocking is gone: envelopes are queued and delivered after the request by "
-            "Action Scheduler or WP-Cron, which always wait for the receiver's answer"
-        )
     slugs: dict[int, str] = {}
     for item in args.agent:
         agent_id, sep, slug = item.partition("=")
@@ -84,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         secret=load_secret(args),
         agent_slugs=slugs,
         timeout_s=args.timeout,
+        agent_slug=args.agent_slug,
+        blocking=args.blocking,
     )
     written = write_bridge(args.out, settings, owner)
     if args.json:
@@ -95,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
                 "owner": owner.name if owner else None,
                 "owner_command": written.owner_command,
                 "removed": [str(p) for p in written.removed],
+                "agent_slug": args.agent_slug,
+                "blocking": args.blocking,
             }
         )
     else:
@@ -114,4 +125,27 @@ def run(args: argparse.Namespace) -> int:
             "server runs PHP as another user, run again with --owner USER (e.g. www-data)",
             file=sys.stderr,
         )
+    _explain(args)
     return 0
+
+
+def _explain(args: argparse.Namespace) -> None:
+    """What --agent-slug and --blocking mean now that Data Machine resolves agents and envelopes
+    are queued (stderr; both options were documented before, so they are kept, not refused)."""
+    if args.agent_slug is not None:
+        print(
+            "cuecard wp: note: Data Machine resolves each scope's agent itself; --agent-slug "
+            f"{args.agent_slug} is only a fallback, used for the default agent (id 0) when the "
+            "bridge cannot ask Data Machine at all and only while the site has exactly one "
+            "user. It never overrides Data Machine's answer; on a site with several users such "
+            "scopes are refused and logged, never filed under this slug.",
+            file=sys.stderr,
+        )
+    if args.blocking:
+        print(
+            "cuecard wp: note: --blocking: each request that queues an envelope also delivers "
+            "the queue when it ends, after its response is sent under PHP-FPM or LiteSpeed "
+            "(elsewhere the visitor waits, at most about twice --timeout); Action Scheduler or "
+            "WP-Cron still retries what fails, with backoff, and requests stand aside meanwhile.",
+            file=sys.stderr,
+        )
