@@ -107,8 +107,10 @@ def test_an_edit_memory_reaches_the_model_after_the_edit(setup: Setup) -> None:
 def test_a_prompt_keyword_is_in_the_first_request(setup: Setup) -> None:
     server = setup.turn("How do we deploy this?", [Reply("Done.")])
     [first] = server.main_requests
-    # the hook bridge's UserPromptSubmit context (the discipline plugin's recall may name it too)
-    assert first.count(PROCEDURE) >= 1, first.text()[-3000:]
+    # once: the hook bridge delivers it at UserPromptSubmit, and the discipline plugin's recall
+    # (the same turn, the same delivery ledger) leaves it out
+    assert first.count(PROCEDURE) == 1, first.text()[-3000:]
+    assert first.count("Never push the staging branch by hand.") == 1
 
 
 def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -> None:

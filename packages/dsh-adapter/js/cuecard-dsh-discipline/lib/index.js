@@ -78,6 +78,7 @@ export function apply(ctx, config) {
     const run = await recallText({
       worker, text, mode: config.mode, limit: config.limit, maxChars: config.maxChars,
       timeoutMs: config.timeoutMs, signal: payload.signal, cwd: payload.agent?.session?.header?.cwd,
+      session: payload.agent?.session?.header?.id,
     })
     if (run.error) {
       if (run.kind === 'aborted') return decision

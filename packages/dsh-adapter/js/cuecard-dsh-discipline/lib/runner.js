@@ -427,9 +427,10 @@ export async function hello({ worker, python, env, timeoutMs = 25000, signal } =
  * Recall for one user message through the worker: `{output, topics, searched}` or
  * `{error, kind}`; `output` is "" when the gate stays shut or nothing matched.
  */
-export async function recallText({ worker, python, env, text, mode, limit, maxChars, cwd, timeoutMs = 15000, signal }) {
+export async function recallText({ worker, python, env, text, mode, limit, maxChars, cwd, session, timeoutMs = 15000, signal }) {
   const answer = await withWorker({ worker, python, env }, (w) => w.request('recall', {
     text, mode, limit, max_chars: maxChars, project: projectOf(cwd),
+    session: typeof session === 'string' && session ? session : undefined,
   }, { timeoutMs, signal }))
   if (answer?.kind) return { error: answer.error, kind: answer.kind }
   if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }

@@ -15,7 +15,10 @@ from cuecard.dsh_adapter._topics import TopicGate
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any, Literal
+
+    from cuecard.core._ledger import Ledger
 
 __all__ = ["MAX_QUERY_CHARS", "Recall", "recall", "recall_for", "recall_text", "render_recall"]
 
@@ -107,16 +110,36 @@ def recall(
     return Recall(topics, True, len(results), render_recall(results, topics, max_chars))
 
 
-def recall_for(text: str, *, mode: str, limit: int, max_chars: int, vault: str | None) -> Recall:
-    """Recall for one message with the configured topics and the vault's search."""
+def recall_for(
+    text: str,
+    *,
+    mode: str,
+    limit: int,
+    max_chars: int,
+    vault: str | None,
+    session: str | None = None,
+) -> Recall:
+    """Recall for one message with the configured topics and the vault's search.
+
+    With ``session`` (the DSH session id, which the hook bridge also passes to ``cuecard-hook``)
+    a project memory is recalled only when the project's delivery ledger does not hold it for
+    this epoch yet, and one that is recalled is recorded there: the model gets each memory once
+    per epoch, whether the hook or the recall delivered it."""
     from cuecard.dsh_adapter._paths import user_config_file
     from cuecard.dsh_adapter._topics import TopicGate, load_topics
+    from cuecard.dsh_adapter._vault import session_project
+
+    project = session_project()
+    ledger = _ledger(project, session)
 
     def search(query: str, count: int) -> Mapping[str, Any]:
-        from cuecard.dsh_adapter._vault import VaultClient, session_project
+        from cuecard.dsh_adapter._vault import VaultClient
 
-        client = VaultClient(vault)
-        return client.search_json(query, count, project=session_project())
+        found = VaultClient(vault).search_json(query, count, project=project)
+        if ledger is None:
+            return found
+        results = [r for r in found.get("results", []) if not _delivered(ledger, r)]
+        return {**found, "results": results}
 
     def held(message: str) -> list[str]:
         from cuecard.dsh_adapter._errors import VaultNotConfigured
@@ -128,7 +151,7 @@ def recall_for(text: str, *, mode: str, limit: int, max_chars: int, vault: str |
         except VaultNotConfigured:
             return []
 
-    return recall(
+    result = recall(
         text,
         mode="always" if mode == "always" else "auto",
         limit=limit,
@@ -137,6 +160,37 @@ def recall_for(text: str, *, mode: str, limit: int, max_chars: int, vault: str |
         search=search,
         held=held,
     )
+    if ledger is not None and result.output:
+        for memory in _project_ids(result.output):
+            ledger.claim(memory, {"dimension": "recall", "kind": "prompt"})
+    return result
+
+
+def _ledger(project: Path | None, session: str | None) -> Ledger | None:
+    if project is None or not session:
+        return None
+    from cuecard.core._ledger import Ledger
+
+    return Ledger(str(project / ".cuecard" / "local"), session)
+
+
+def _delivered(ledger: Ledger, result: Mapping[str, Any]) -> bool:
+    from cuecard.dsh_adapter._vault import PROJECT_NOTE
+
+    memory = str(result.get("id", ""))
+    return result.get("note") == PROJECT_NOTE and bool(memory) and ledger.claimed(memory)
+
+
+def _project_ids(output: str) -> list[str]:
+    """The ids of the project memories a rendered recall holds (``doc: project memory [id]``)."""
+    from cuecard.dsh_adapter._vault import PROJECT_NOTE
+
+    prefix = f"doc: {PROJECT_NOTE} ["
+    return [
+        line[len(prefix) : -1]
+        for line in output.splitlines()
+        if line.startswith(prefix) and line.endswith("]")
+    ]
 
 
 def recall_text(

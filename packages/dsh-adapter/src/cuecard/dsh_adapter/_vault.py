@@ -32,6 +32,8 @@ __all__ = [
 ]
 
 CliRunner = Callable[[Sequence[str]], tuple[int, str, str]]
+PROJECT_NOTE = "project memory"
+"""The ``note`` of a project memory among search results."""
 
 
 def run_core_cli(argv: Sequence[str]) -> tuple[int, str, str]:
@@ -137,7 +139,7 @@ class VaultClient:
         found = self._json("recall", "--limit", str(limit), *self._where, "--", query)
         results = [
             {
-                "note": "project memory",
+                "note": PROJECT_NOTE,
                 "id": r.get("id", ""),
                 "text": r.get("text", ""),
                 "score": r.get("score", 0),

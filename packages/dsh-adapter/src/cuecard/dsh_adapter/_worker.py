@@ -8,8 +8,10 @@ the request's ``id``:
   plugin checks at startup (an interpreter that lacks cuecard never gets this far).
 - ``{"id", "op": "call", "tool", "request", "project"?}`` -> ``{"id", "code", "response"}``:
   what ``cuecard dsh call TOOL`` prints and its exit status.
-- ``{"id", "op": "recall", "text", "mode"?, "limit"?, "max_chars"?, "project"?}`` ->
-  ``{"id", "output", "topics", "searched"}``: what ``cuecard dsh recall`` prints.
+- ``{"id", "op": "recall", "text", "mode"?, "limit"?, "max_chars"?, "project"?, "session"?}``
+  -> ``{"id", "output", "topics", "searched"}``: what ``cuecard dsh recall`` prints; with the
+  DSH ``session``, project memories already delivered this epoch are left out and those
+  recalled are recorded in the project's delivery ledger.
 
 A request that fails answers ``{"id", "error"}`` and the worker goes on; end of input ends it.
 ``project`` is the session folder (data: it becomes ``CUECARD_PROJECT_DIR`` for that request,
@@ -78,6 +80,7 @@ def _recall(request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
         limit=_int(request.get("limit"), 5, 1, 50),
         max_chars=_int(request.get("max_chars"), 1600, 200, 20000),
         vault=vault,
+        session=session if isinstance(session := request.get("session"), str) else None,
     )
     return {"output": result.output, "topics": list(result.topics), "searched": result.searched}
 
