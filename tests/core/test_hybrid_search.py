@@ -29,13 +29,14 @@ Run = Callable[..., tuple[int, str, str]]
 
 
 # Real-looking operations notes: "liveness" and "probe" always come with "kubelet", so one hop
-# from "liveness" reaches the kubelet fact that never says "liveness".
+# from "liveness" reaches the kubelet fact that never says "liveness" (two lines away from the
+# liveness facts: a neighbour's share of their score would find it without the graph).
 TOOLS = [
     "kubelet restarts the pod when the liveness probe fails three times",
     "the liveness probe of the kubelet calls /healthz every ten seconds",
     "kubelet and the liveness probe share the same ten second timeout",
-    "kubelet drains every node before the kernel upgrade",
     "ripgrep is faster than grep on the monorepo",
+    "kubelet drains every node before the kernel upgrade",
     "服务器 证书 每 九十 天 更新 一次",
     "服务器 证书 由 certbot 更新",
     "更新 失败 时 查看 /var/log/letsencrypt 的 日志",
@@ -370,7 +371,7 @@ def test_bad_mode_is_a_usage_error(cc: Run, tmp_path: Path) -> None:
     assert exc.value.code == 2
 
 
-def test_function_words_neither_concepts_nor_bm25_terms_in_hybrid(cc: Run, tmp_path: Path) -> None:
+def test_function_words_are_neither_concepts_nor_search_terms(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
     path = Vault.open(root).note_file("tools")
     path.write_text(
@@ -378,7 +379,14 @@ def test_function_words_neither_concepts_nor_bm25_terms_in_hybrid(cc: Run, tmp_p
         encoding="utf-8",
     )
     plain = search(cc, root, "--mode", "bm25", "which", "database", "should", "we", "use")
-    assert any("editor" in str(r["text"]) for r in results(plain))
+    assert [str(r["text"]) for r in results(plain)][:2] == [
+        "- the staging database listens on port 5433",
+        "- the staging database is backed up nightly at 02:00",
+    ]
+    assert all("editor" not in str(r["text"]) for r in results(plain))
+    # A query of function words only is searched as it is.
+    only = search(cc, root, "--mode", "bm25", "which", "should", "we", "use")
+    assert any("editor" in str(r["text"]) for r in results(only))
     write_config(tmp_path, "[recall]\nper_note = 10\n")
     value = search(
         cc, root, "--mode", "hybrid", "--explain", "which", "database", "should", "we", "use"
@@ -388,4 +396,4 @@ def test_function_words_neither_concepts_nor_bm25_terms_in_hybrid(cc: Run, tmp_p
     assert any("staging database" in t for t in texts)
     explain = value["explain"]
     assert isinstance(explain, dict)
-    assert set(explain["expansion"]) <= {"database"}
+    assert not set(explain["expansion"]) & {"which", "should", "we", "use"}

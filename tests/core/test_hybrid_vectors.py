@@ -60,8 +60,8 @@ def test_the_extra_is_installed_for_the_tests() -> None:
 
 PARAPHRASES = [
     ("when are prod DB snapshots taken", 0),
-    ("which search tool should I use in the repo", 6),
-    ("where do passwords go", 4),
+    ("which program finds text fastest in the repo", 6),
+    ("where should API tokens be stored", 4),
     ("what colour scheme does the user like", 7),  # English query, Chinese fact
 ]
 

@@ -87,7 +87,7 @@ def texts(result: dict[str, object]) -> list[str]:
     ids=["snake", "camel", "acronym", "address", "dotted", "zh", "ja", "ko", "accents"],
 )
 def test_tokens_split_identifiers_addresses_and_cjk(text: str, expected: list[str]) -> None:
-    assert tokens(text) == expected
+    assert tokens(text, stem=False) == expected
 
 
 _RUN = re.compile(r"\w+(?:[.:/@-]+\w+)*")
@@ -447,3 +447,64 @@ def test_each_vault_has_its_own_index(cc: Run, tmp_path: Path) -> None:
     assert texts(search(cc, a, "otter"))
     assert not texts(search(cc, b, "otter"))
     assert len(list((tmp_path / "cache" / "cuecard" / "vaults").iterdir())) == 2
+
+
+# -- ranking: the answer, not the question ----------------------------------------------------
+
+
+def dialogue(root: Path) -> None:
+    (root / "notes" / "chats.md").write_text(
+        "# Caroline and Melanie\n\n"
+        "## Session 1: 8 May 2023\n\n"
+        "- Melanie: How long do you usually walk them for?\n"
+        "- Caroline: Usually for about an hour, twice a day.\n"
+        "- Melanie: What did it look like?\n"
+        "- Caroline: I've been researching adoption agencies.\n"
+        "- Melanie: How did it make you feel?\n"
+        "- Caroline: I ran a 5k race this morning.\n\n"
+        "## Session 2: 20 June 2023\n\n"
+        "- Caroline: I ran my first half marathon race!\n"
+        "- Melanie: What did you do next?\n"
+        "- Caroline: Migrations of the billing tables finished.\n",
+        encoding="utf-8",
+    )
+
+
+def test_question_words_do_not_outrank_the_content(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v", "default")
+    dialogue(root)
+    found = texts(search(cc, root, "What did Caroline research?"))
+    assert found[0] == "- Caroline: I've been researching adoption agencies."
+
+
+def test_inflected_forms_match_and_identifiers_stay_whole(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v", "default")
+    dialogue(root)
+    add_lines(note(root, "tools"), "getUsers caches the user list", "the migrate_all script")
+    assert texts(search(cc, root, "migration"))[0].endswith(
+        "Migrations of the billing tables finished."
+    )
+    assert texts(search(cc, root, "migrate_all"))[0] == "- the migrate_all script"
+    assert texts(search(cc, root, "getusers"))[0] == "- getUsers caches the user list"
+    assert texts(search(cc, root, "caching"))[0] == "- getUsers caches the user list"
+
+
+def test_the_reply_after_the_question_ranks_itself(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v", "default")
+    dialogue(root)
+    found = texts(search(cc, root, "How long does Caroline walk the dogs?", limit=3))
+    assert found[:2] == [
+        "- Melanie: How long do you usually walk them for?",
+        "- Caroline: Usually for about an hour, twice a day.",
+    ]
+
+
+def test_a_fact_is_found_by_its_headings(cc: Run, tmp_path: Path) -> None:
+    root = make_vault(cc, tmp_path / "v", "default")
+    dialogue(root)
+    assert texts(search(cc, root, "Which race did Caroline run in June 2023?"))[0] == (
+        "- Caroline: I ran my first half marathon race!"
+    )
+    assert texts(search(cc, root, "Which race did Caroline run on 8 May?"))[0] == (
+        "- Caroline: I ran a 5k race this morning."
+    )

@@ -114,13 +114,43 @@ def search_texts(index: object, query: str, settings: object) -> list[str]:
     return [r.text for r in found]
 
 
+def open_indexes(root: Path, rankings: dict[str, object]) -> dict[str, object]:
+    """One synchronised index of the vault at ``root`` per ranking (in one folder, so the
+    vector store beside them is shared)."""
+    from cuecard.core.recall._index import RecallIndex
+    from cuecard.core.vault._layout import detect_layout
+    from cuecard.core.vault._recall import RULES, extract, note_paths
+
+    layout = detect_layout(str(root))
+    assert layout is not None
+    folder = root.parent / f"{root.name}-indexes"
+    out: dict[str, object] = {}
+    for name, ranking in rankings.items():
+        index = RecallIndex(
+            folder / f"{name}.sqlite3",
+            str(root),
+            lambda: note_paths(str(root), layout),
+            extract,
+            rules=RULES,
+            ranking=ranking,  # type: ignore[arg-type]
+        )
+        index.sync()
+        out[name] = index
+    return out
+
+
+Variants = dict[str, tuple[str, object]]
+
+
 def conversation_quality(
-    work: Path, env: dict[str, str], variants: dict[str, object], has_vectors: bool
+    work: Path,
+    env: dict[str, str],
+    variants: Variants,
+    rankings: dict[str, object],
+    has_vectors: bool,
 ) -> dict[str, object]:
     """Every mode over every conversation of the frozen set: figures overall and per kind."""
     from cuecard.core.recall._vectors import refresh
-    from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import notes_index
 
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
     ranks: dict[str, list[tuple[str, int | None]]] = {name: [] for name in variants}
@@ -138,20 +168,18 @@ def conversation_quality(
         for name, body in conv["notes"].items():
             (root / "notes" / name).write_text(body, encoding="utf-8")
             facts += sum(1 for line in body.splitlines() if line.startswith("- "))
-        layout = detect_layout(str(root))
-        assert layout is not None
-        index = notes_index(str(root), layout)
-        index.sync()
+        indexes = open_indexes(root, rankings)
         if has_vectors:
-            refresh(index)
+            refresh(indexes["default"])  # type: ignore[arg-type]
         for item in conv["questions"]:
             questions += 1
-            for name, settings in variants.items():
+            for name, (ranking, settings) in variants.items():
                 t0 = time.perf_counter()
-                texts = search_texts(index, item["q"], settings)
+                texts = search_texts(indexes[ranking], item["q"], settings)
                 times[name].append((time.perf_counter() - t0) * 1000)
                 ranks[name].append((item["kind"], rank_of(texts, *item["evidence"])))
-        index.close()
+        for index in indexes.values():
+            index.close()  # type: ignore[attr-defined]
     kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
     out: dict[str, object] = {
         "conversations": len(data["conversations"]),
@@ -253,12 +281,15 @@ def fresh_venv(work: Path) -> dict[str, object]:
 
 
 def paraphrases(
-    work: Path, env: dict[str, str], variants: dict[str, object], has_vectors: bool, args: object
+    work: Path,
+    env: dict[str, str],
+    variants: Variants,
+    rankings: dict[str, object],
+    has_vectors: bool,
+    args: object,
 ) -> dict[str, object]:
     """The paraphrase set among distractors: quality per mode and language, cold processes."""
     from cuecard.core.recall._vectors import refresh
-    from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import notes_index
 
     rng = random.Random(args.seed)  # type: ignore[attr-defined]
     labelled = load_set()
@@ -270,27 +301,25 @@ def paraphrases(
     root = work / "vault"
     log(f"vault of {len(lines)} facts ({len(labelled)} labelled), {len(queries)} queries")
     build_vault(root, lines, env)
-    layout = detect_layout(str(root))
-    assert layout is not None
-    index = notes_index(str(root), layout)
     t0 = time.perf_counter()
-    index.sync()
+    indexes = open_indexes(root, {"default": rankings["default"]})
     sync_s = time.perf_counter() - t0
+    indexes |= open_indexes(root, rankings)
     embed_s = None
     if has_vectors:
         log("embedding the vault (first hybrid search)")
         t0 = time.perf_counter()
-        refresh(index)
+        refresh(indexes["default"])  # type: ignore[arg-type]
         embed_s = time.perf_counter() - t0
     quality: dict[str, dict[str, float]] = {}
     warm: dict[str, float] = {}
     by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
-    for name, settings in variants.items():
+    for name, (ranking, settings) in variants.items():
         ranks: list[int | None] = []
         times: list[float] = []
         for fact, query in queries:
             t0 = time.perf_counter()
-            texts = search_texts(index, query, settings)
+            texts = search_texts(indexes[ranking], query, settings)
             times.append((time.perf_counter() - t0) * 1000)
             ranks.append(rank_of(texts, fact))
         quality[name] = figures(ranks)
@@ -303,7 +332,8 @@ def paraphrases(
             ]
             by_language[lang][name] = figures(picked)
         log(f"{name}: {quality[name]} warm {warm[name]} ms")
-    index.close()
+    for index in indexes.values():
+        index.close()  # type: ignore[attr-defined]
     result: dict[str, object] = {
         "facts": len(lines),
         "labelled_facts": len(labelled),
@@ -351,6 +381,47 @@ def paraphrases(
     return result
 
 
+def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, object], Variants]:
+    """The rankings to index with and the variants to measure: (ranking name, hybrid settings
+    or None for the default search)."""
+    from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
+    from cuecard.core.vault._hybrid import Settings
+
+    rankings: dict[str, object] = {"default": Ranking()}
+    no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}
+    variants: Variants = {
+        "bm25": ("default", None),
+        "graph": ("default", Settings(weights={"bm25": 0, "graph": 1, "vectors": 0})),
+        "hybrid_no_vectors": ("default", Settings(weights=no_vectors)),
+    }
+    if has_vectors:
+        variants["vectors"] = (
+            "default",
+            Settings(weights={"bm25": 0, "graph": 0, "vectors": 1}),
+        )
+        variants["hybrid"] = ("default", Settings())
+    if not ablation:
+        return rankings, variants
+    off = {"content": False, "stem": False, "context": False, "neighbours": 0.0}
+    on = {"content": True, "stem": True, "context": True, "neighbours": NEIGHBOUR_SHARE}
+    rankings["before"] = Ranking(**off)  # type: ignore[arg-type]
+    variants["bm25 before (textbook BM25)"] = ("before", None)
+    variants["hybrid_no_vectors before"] = ("before", Settings(weights=no_vectors))
+    for change in ("content", "stem", "neighbours", "context"):
+        rankings[f"+{change}"] = Ranking(**(off | {change: on[change]}))  # type: ignore[arg-type]
+        rankings[f"-{change}"] = Ranking(**(on | {change: off[change]}))  # type: ignore[arg-type]
+        variants[f"bm25 before + {change}"] = (f"+{change}", None)
+        variants[f"bm25 default - {change}"] = (f"-{change}", None)
+    for cap in (3, 5, 10, 100):
+        variants[f"hybrid_no_vectors per_note {cap}"] = (
+            "default",
+            Settings(weights=no_vectors, per_note=cap),
+        )
+        if has_vectors:
+            variants[f"hybrid per_note {cap}"] = ("default", Settings(per_note=cap))
+    return rankings, variants
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("paraphrases", "conversations", "both"), default="both")
@@ -360,6 +431,10 @@ def main() -> int:
     parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-cold", action="store_true", help="quality only, no cold processes")
+    parser.add_argument("--no-vectors", action="store_true", help="leave the vector stream out")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also each ranking change on its own"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="cuecard-hybrid-"))
@@ -374,23 +449,17 @@ def main() -> int:
             {"XDG_CACHE_HOME": env["XDG_CACHE_HOME"], "XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}
         )
         from cuecard.core.recall._vectors import unavailable
-        from cuecard.core.vault._hybrid import Settings
 
-        has_vectors = unavailable() is None
-        variants: dict[str, object] = {
-            "bm25": None,
-            "graph": Settings(weights={"bm25": 0, "graph": 1, "vectors": 0}),
-            "hybrid_no_vectors": Settings(weights={"bm25": 1, "graph": 0.5, "vectors": 0}),
-        }
-        if has_vectors:
-            variants["vectors"] = Settings(weights={"bm25": 0, "graph": 0, "vectors": 1})
-            variants["hybrid"] = Settings()
-        result: dict[str, object] = {"vectors_installed": has_vectors}
+        has_vectors = unavailable() is None and not args.no_vectors
+        rankings, variants = plan(has_vectors, args.ablation)
+        result: dict[str, object] = {"vectors_installed": unavailable() is None}
         if args.set in ("paraphrases", "both"):
-            result |= paraphrases(work, env, variants, has_vectors, args)
+            result |= paraphrases(work, env, variants, rankings, has_vectors, args)
         if args.set in ("conversations", "both"):
             log("conversational set")
-            result["conversations"] = conversation_quality(work, env, variants, has_vectors)
+            result["conversations"] = conversation_quality(
+                work, env, variants, rankings, has_vectors
+            )
         result["load_average"] = [round(x, 2) for x in os.getloadavg()]
         if args.fresh_venv:
             log("installing packages/core[vectors] into a fresh virtual environment")

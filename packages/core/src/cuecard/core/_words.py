@@ -17,16 +17,20 @@ form matching compares. Two words are the same when their normal forms are equal
 The stemmer follows the first step of the Porter and Snowball English stemmers (plurals, then
 ``-ed``/``-ing`` with the ``e`` and double consonant repairs, then a final ``y``) and drops a
 final ``e``, so ``cache``, ``caches``, ``cached`` and ``caching`` meet. Pure functions.
+
+``stem(word)`` is that stemmer alone, for a lowercase a-z word: vault search stems the plain
+words of facts and queries with it, so a keyword trigger and a search agree on what "the same
+word" is. Importing this module compiles nothing (``re`` is imported when ``words`` runs), so
+the cold search process can use ``stem``.
 """
 
 from __future__ import annotations
 
-import re
+__all__ = ["normalise_word", "stem", "words"]
 
-__all__ = ["normalise_word", "words"]
-
-_TOKEN = re.compile(r"[\w$](?:[\w$.'’-]*[\w$])?")
-_PLAIN = re.compile(r"[A-Za-z][a-z]*(?:-[a-z]+)*")
+_WORD_PATTERN = r"[\w$](?:[\w$.'’-]*[\w$])?"
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_LETTERS = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _VOWELS = frozenset("aeiou")
 _DOUBLES = ("bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt")
 _MIN_STEM = 3
@@ -34,7 +38,9 @@ _MIN_STEM = 3
 
 def words(text: str) -> list[str]:
     """The normalised words of ``text``, in order (duplicates kept)."""
-    return [normalise_word(token) for token in _TOKEN.findall(text)]
+    import re
+
+    return [normalise_word(token) for token in re.findall(_WORD_PATTERN, text)]
 
 
 def normalise_word(word: str) -> str:
@@ -43,12 +49,28 @@ def normalise_word(word: str) -> str:
     for suffix in ("'s", "’s"):
         if word.lower().endswith(suffix):
             word = word[: -len(suffix)]
-    if not _PLAIN.fullmatch(word):
+    if not _plain(word):
         return word.lower()
     word = word.lower()
     head, _, last = word.rpartition("-")
-    stem = _final_e(_step_1c(_step_1b(_step_1a(last))))
-    return f"{head}-{stem}" if head else stem
+    base = stem(last)
+    return f"{head}-{base}" if head else base
+
+
+def stem(word: str) -> str:
+    """The inflection-free form of a lowercase a-z ``word`` (see the module's rules)."""
+    return _final_e(_step_1c(_step_1b(_step_1a(word))))
+
+
+def _plain(word: str) -> bool:
+    """A plain English word: an a-z letter (either case), then lowercase a-z parts joined by
+    single hyphens."""
+    if not word or word[0] not in _LETTERS:
+        return False
+    first, *rest = word[1:].split("-")
+    return all(c in _LOWER for c in first) and all(
+        part and all(c in _LOWER for c in part) for part in rest
+    )
 
 
 def _has_vowel(text: str) -> bool:

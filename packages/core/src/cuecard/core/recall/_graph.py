@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from cuecard.core.recall._tokens import _is_cjk, query_tokens
+from cuecard.core._words import stem
+from cuecard.core.recall._tokens import FUNCTION_WORDS, _is_cjk, query_tokens
 
 __all__ = [
     "DIRECT",
@@ -56,21 +57,8 @@ class GraphHit:
         return f"GraphHit({self.path!r}, {self.key!r}, {self.score:.3f})"
 
 
-# English function words: how a question is asked, never what it is about. They are no
-# concepts, and hybrid search drops them from the query it gives BM25 (a paraphrased question
-# otherwise matches every fact that says "which" or "should").
-FUNCTION_WORDS = frozenset(
-    """about above after again all also any because been before being below between both but
-    can cannot could did does doing done down during each either else ever every few get gets
-    got had has have having her here hers him his how however into its itself just least less
-    let like made make may might more most much must near need needs neither nor not now off
-    once only other ought our ours out over own per quite rather really said same say says
-    shall she should since some still such than their theirs them then there these they
-    those though through thus too under until upon use used uses using very via want wants
-    was way ways well were what whatever when whenever where whether which while who whom
-    whose why will within without would yes yet you your yours am do he i if me my no so
-    us we""".split()
-)
+# Function words (from ``_tokens``) and their stemmed forms are no concepts.
+_NOT_CONCEPTS = FUNCTION_WORDS | frozenset(stem(w) for w in FUNCTION_WORDS)
 
 
 def is_concept(token: str) -> bool:
@@ -80,7 +68,7 @@ def is_concept(token: str) -> bool:
         return len(token) == 2 and _is_cjk(token[1])
     return (
         len(token) >= 3
-        and token not in FUNCTION_WORDS
+        and token not in _NOT_CONCEPTS
         and not token.replace(".", "").replace(":", "").isdigit()
     )
 

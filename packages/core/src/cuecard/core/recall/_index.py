@@ -6,6 +6,12 @@ keyed by a content hash, so a changed file costs only its changed entries. A fil
 its stat signature changed or when it was modified within ``RACY_NS`` of the last read (the
 timestamps cannot tell two writes in one clock tick apart); its SHA-256 then decides. Rows of
 files that disappeared are removed, and a schema or tokenizer change rebuilds the whole index.
+
+Ranking (``Ranking``; each part measured on its own by ``tools/bench/recall_quality.py
+--ablation``): Okapi BM25 over stemmed words, the query without its function words; an entry
+may carry a context (its note's headings: a date, a session, a section) indexed with it; and an
+entry's score gains a damped share of its neighbours' (the entries just before and after it in
+the same file), so the answer after a question that names the topic ranks itself.
 """
 
 from __future__ import annotations
@@ -19,24 +25,61 @@ from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens, tokens
 
-__all__ = ["SCHEMA_VERSION", "Entry", "Hit", "RecallIndex", "SyncReport"]
+__all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
-SCHEMA_VERSION = f"3.{TOKENIZER_VERSION}"
+SCHEMA_VERSION = f"4.{TOKENIZER_VERSION}"
 K1 = 1.2
 B = 0.75
 RACY_NS = 2_000_000_000
+# An entry gains this share of the best score among the entries next to it (up to this many
+# entries away, the share divided by the distance); tuned on tools/bench/recall_quality.py.
+NEIGHBOUR_SHARE = 0.5
+NEIGHBOUR_WINDOW = 1
+
+
+class Ranking:
+    """How an index tokenises and ranks; the defaults are cuecard's search.
+
+    - ``content``: a query drops its English function words ("what", "did", "how").
+    - ``stem``: plain English words are stemmed (``cuecard.core._words.stem``), in entries and
+      queries alike.
+    - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
+    - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
+    """
+
+    __slots__ = ("content", "context", "neighbours", "stem")
+
+    def __init__(
+        self,
+        *,
+        content: bool = True,
+        stem: bool = True,
+        context: bool = True,
+        neighbours: float = NEIGHBOUR_SHARE,
+    ) -> None:
+        self.content = content
+        self.stem = stem
+        self.context = context
+        self.neighbours = neighbours
+
+    def tag(self) -> str:
+        """What changes the stored index (a change rebuilds it)."""
+        return f"s{int(self.stem)}c{int(self.context)}"
 
 
 class Entry:
     """One searchable unit of a file: ``key`` (a fact or memory id), ``text`` (what a result
-    shows, already redacted) and ``terms`` (what is tokenised; ``text`` when empty)."""
+    shows, already redacted), ``terms`` (what is tokenised; ``text`` when empty) and
+    ``context`` (words about it outside it, such as its note's headings; indexed with it when
+    the ranking says so)."""
 
-    __slots__ = ("key", "terms", "text")
+    __slots__ = ("context", "key", "terms", "text")
 
-    def __init__(self, key: str, text: str, terms: str = "") -> None:
+    def __init__(self, key: str, text: str, terms: str = "", context: str = "") -> None:
         self.key = key
         self.text = text
         self.terms = terms
+        self.context = context
 
 
 class Hit:
@@ -80,9 +123,9 @@ CREATE TABLE files (
 );
 CREATE TABLE entries (
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL,
-  text TEXT NOT NULL, terms TEXT NOT NULL, len INTEGER NOT NULL
+  text TEXT NOT NULL, terms TEXT NOT NULL, len INTEGER NOT NULL, pos INTEGER NOT NULL
 );
-CREATE INDEX entries_path ON entries(path);
+CREATE INDEX entries_path ON entries(path, pos);
 CREATE TABLE postings (
   term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL,
   PRIMARY KEY (term, doc)
@@ -106,7 +149,9 @@ def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
 def _entry_hash(entry: Entry) -> str:
     import hashlib
 
-    raw = f"{entry.key}\0{entry.text}\0{entry.terms}".encode("utf-8", "surrogatepass")
+    raw = f"{entry.key}\0{entry.text}\0{entry.terms}\0{entry.context}".encode(
+        "utf-8", "surrogatepass"
+    )
     return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
 
 
@@ -122,15 +167,18 @@ class RecallIndex:
         *,
         now_ns: Callable[[], int] = time.time_ns,
         rules: str = "",
+        ranking: Ranking | None = None,
     ) -> None:
         self.db_path = os.fspath(db_path)
         self.root = os.fspath(root)
         self._list_files = list_files
         self._extract = extract
         self._now_ns = now_ns
-        # The stored version names the schema and the extraction rules (redaction included):
-        # a change of either rebuilds the index, so no row keeps an older redaction.
-        self._version_tag = f"{SCHEMA_VERSION}/{rules}"
+        self.ranking = ranking or Ranking()
+        # The stored version names the schema, the extraction rules (redaction included) and
+        # what the ranking indexes: a change of any rebuilds the index, so no row keeps an
+        # older redaction.
+        self._version_tag = f"{SCHEMA_VERSION}/{rules}/{self.ranking.tag()}"
         self._conn: sqlite3.Connection | None = None
         self._schema_ok = False
         self._seen: tuple[int, dict[str, tuple[str, int, int, int, int, int]]] | None = None
@@ -308,24 +356,34 @@ class RecallIndex:
         for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
             old.setdefault(digest, []).append(ident)
         gone: list[int] = []
-        fresh: list[tuple[str, Entry]] = []
-        for entry in entries:
+        fresh: list[tuple[int, str, Entry]] = []
+        moved: list[tuple[int, int]] = []
+        for pos, entry in enumerate(entries):
             digest = _entry_hash(entry)
             kept = old.get(digest)
             if kept:
-                kept.pop()
+                moved.append((pos, kept.pop()))
             else:
-                fresh.append((digest, entry))
+                fresh.append((pos, digest, entry))
         for ids in old.values():
             gone.extend(ids)
         self._remove(w, gone)
+        w.executemany(
+            "UPDATE entries SET pos = ? WHERE id = ? AND pos <> ?",
+            [(pos, ident, pos) for pos, ident in moved],
+        )
         length = 0
-        for digest, entry in fresh:
-            toks = tokens(entry.terms or entry.text)
+        ranking = self.ranking
+        for pos, digest, entry in fresh:
+            source = entry.terms or entry.text
+            if ranking.context and entry.context:
+                source = f"{source}\n{entry.context}"
+            toks = tokens(source, stem=ranking.stem)
             joined = " ".join(toks)
             cur = w.execute(
-                "INSERT INTO entries (path, key, hash, text, terms, len) VALUES (?, ?, ?, ?, ?, ?)",
-                (rel, entry.key, digest, entry.text, joined, len(toks)),
+                "INSERT INTO entries (path, key, hash, text, terms, len, pos) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (rel, entry.key, digest, entry.text, joined, len(toks), pos),
             )
             counts = _counts(joined)
             w.executemany(
@@ -344,8 +402,10 @@ class RecallIndex:
     # -- queries ------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 8) -> list[Hit]:
-        """The best ``limit`` entries for ``query`` by BM25 (any query term may match)."""
-        terms = query_tokens(query)
+        """The best ``limit`` entries for ``query`` by BM25 (any query term may match), each with
+        its share of its neighbours' scores (see ``Ranking``)."""
+        ranking = self.ranking
+        terms = query_tokens(query, content=ranking.content, stem=ranking.stem)
         if not terms or limit < 1:
             return []
         conn = self._connect()
@@ -372,17 +432,22 @@ class RecallIndex:
         # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl)), summed in SQLite.
         part = "SELECT doc, ? * tf / (tf + ? + ? * len) AS w FROM postings WHERE term = ?"
         params: list[object] = []
+        weights: dict[str, float] = {}
         for term in present:
             df = dfs[term]
             weight = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            weights[term] = weight
             params += [weight, K1 * (1 - B), K1 * B / avgdl, term]
+        share = ranking.neighbours
         ranked = conn.execute(
             f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
             "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-            [*params, limit],
+            [*params, max(limit * 4, 40) if share > 0 else limit],
         ).fetchall()
         if not ranked:
             return []
+        if share > 0:
+            ranked = _with_neighbours(conn, ranked, weights, avgdl, share)[:limit]
         rows: dict[int, tuple[str, str, str]] = {}
         for ident, path, key, text in conn.execute(
             "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
@@ -402,3 +467,56 @@ class RecallIndex:
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
+
+
+def _with_neighbours(
+    conn: sqlite3.Connection,
+    ranked: list[tuple[int, float]],
+    weights: dict[str, float],
+    avgdl: float,
+    share: float,
+) -> list[tuple[int, float]]:
+    """The best entries and the entries next to them, rescored: each gains ``share`` of the best
+    score ``d`` entries away in its file, divided by ``d`` (up to ``NEIGHBOUR_WINDOW``)."""
+    own = {int(d): float(s) for d, s in ranked}
+    marks = ",".join("?" * len(own))
+    places = conn.execute(
+        f"SELECT id, path, pos FROM entries WHERE id IN ({marks})",  # noqa: S608
+        list(own),
+    ).fetchall()
+    window = " UNION ALL ".join(["SELECT ? AS p, ? AS lo, ? AS hi"] * len(places))
+    bounds: list[object] = []
+    for _, path, pos in places:
+        bounds += [path, int(pos) - NEIGHBOUR_WINDOW, int(pos) + NEIGHBOUR_WINDOW]
+    near = conn.execute(
+        f"SELECT DISTINCT e.id, e.path, e.pos FROM ({window}) w "  # noqa: S608
+        "JOIN entries e ON e.path = w.p AND e.pos BETWEEN w.lo AND w.hi",
+        bounds,
+    ).fetchall()
+    missing = [int(i) for i, _, _ in near if int(i) not in own]
+    if missing:
+        for doc in missing:
+            own[doc] = 0.0
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            terms = list(weights)
+            rows = conn.execute(
+                "SELECT term, doc, tf, len FROM postings WHERE term IN "  # noqa: S608
+                f"({','.join('?' * len(terms))}) AND doc IN ({','.join('?' * len(chunk))})",
+                [*terms, *chunk],
+            )
+            for term, doc, tf, length in rows:
+                own[int(doc)] += (
+                    weights[str(term)] * tf / (tf + K1 * (1 - B) + K1 * B / avgdl * length)
+                )
+    at = {(str(path), int(pos)): int(i) for i, path, pos in near}
+    scored = []
+    for ident, path, pos in near:
+        best = 0.0
+        for d in range(1, NEIGHBOUR_WINDOW + 1):
+            for other in (at.get((path, pos - d)), at.get((path, pos + d))):
+                if other is not None:
+                    best = max(best, own[other] / d)
+        scored.append((int(ident), own[int(ident)] + share * best))
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored

@@ -9,15 +9,23 @@ token holds only word characters and the joiners ``. : - / @`` (never a space).
 - ``127.0.0.1:8080`` gives the whole address, ``127.0.0.1``, ``8080`` and the numbers.
 - Chinese, Japanese and Korean runs give every character and every pair of adjacent
   characters, so a query word found inside a longer run still matches.
+- Plain English words (an a-z word, or one capitalised) lose their inflection through
+  ``cuecard.core._words.stem``, the stemmer keyword triggers use (``Researching`` and
+  ``research``, ``migrations`` and ``migration`` meet); identifiers, numbers and CJK text are
+  kept as written (lowercased), and the pieces of an identifier are stemmed as words.
+- A query may drop its English function words (``FUNCTION_WORDS``: how a question is asked,
+  never what it is about); what is left is searched, or the whole query when nothing is.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
+from cuecard.core._words import stem as _stem
 
-TOKENIZER_VERSION = "1"
+__all__ = ["FUNCTION_WORDS", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
+
+TOKENIZER_VERSION = "2"
 
 _JOINERS = frozenset(".:/@-")
 _OUTER = frozenset(":/@")
@@ -41,6 +49,24 @@ _CJK_RANGES = (
 STOPWORDS = frozenset(
     "a an and are as at be by for from in is it of on or that the this to was were with".split()
 )
+
+
+# English function words: how a question is asked, never what it is about. A content query
+# drops them (a question otherwise matches every fact that says "what" or "did").
+FUNCTION_WORDS = frozenset(
+    """about above after again all also any because been before being below between both but
+    can cannot could did does doing done down during each either else ever every few get gets
+    got had has have having her here hers him his how however into its itself just least less
+    let like made make may might more most much must near need needs neither nor not now off
+    once only other ought our ours out over own per quite rather really said same say says
+    shall she should since some still such than their theirs them then there these they
+    those though through thus too under until upon use used uses using very via want wants
+    was way ways well were what whatever when whenever where whether which while who whom
+    whose why will within without would yes yet you your yours am do he i if me my no so
+    us we""".split()
+)
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _is_word(char: str) -> bool:
@@ -128,13 +154,23 @@ def humps(word: str) -> list[str]:
     return out
 
 
+def plain(word: str) -> bool:
+    """An English word as written in prose: a-z letters, the first of either case."""
+    return (
+        len(word) > 2
+        and (word[0] in _LOWER or word[0] in _UPPER)
+        and all(c in _LOWER for c in word[1:])
+    )
+
+
 def _word(part: str, out: list[str]) -> None:
-    """One identifier-like part: the whole word and its camel-case humps."""
-    out.append(part.lower()[:_MAX])
+    """One identifier-like part: the whole word and its camel-case humps (words unstemmed; the
+    caller stems what is plain)."""
+    out.append(part.lower()[:_MAX] if not plain(part) else "\0" + part.lower())
     if part.isascii():
         pieces = humps(part)
         if len(pieces) > 1:
-            out.extend(h.lower()[:_MAX] for h in pieces)
+            out.extend(("\0" + h.lower()) if plain(h) else h.lower()[:_MAX] for h in pieces)
 
 
 def _latin(run: str, out: list[str]) -> None:
@@ -170,8 +206,8 @@ def _pieces(run: str) -> list[tuple[bool, str]]:
     return pieces
 
 
-def tokens(text: str) -> list[str]:
-    """Every token of ``text`` in order, repeated as often as it occurs (term frequency)."""
+def _raw(text: str) -> list[str]:
+    """Every token of ``text``, plain words marked by a leading NUL and not yet stemmed."""
     text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
     for run in runs(text):
@@ -184,9 +220,41 @@ def tokens(text: str) -> list[str]:
                         _latin(sub, out)
         else:
             _latin(run, out)
-    return [t for t in out if t not in STOPWORDS]
+    return out
 
 
-def query_tokens(text: str) -> list[str]:
-    """The distinct tokens of a query, in first-seen order."""
-    return list(dict.fromkeys(tokens(text)))
+def _finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
+    """Tokens without stopwords, plain words stemmed (with ``whole``, each followed by the word
+    as typed, which an identifier spelled in one case may be: ``getusers``)."""
+    out = []
+    for token in raw:
+        if token[0] == "\0":
+            token = token[1:]
+            if token in STOPWORDS:
+                continue
+            if stem:
+                out.append(_stem(token)[:_MAX])
+                if not whole:
+                    continue
+            token = token[:_MAX]
+        elif token in STOPWORDS:
+            continue
+        out.append(token)
+    return out
+
+
+def tokens(text: str, *, stem: bool = True) -> list[str]:
+    """Every token of ``text`` in order, repeated as often as it occurs (term frequency);
+    plain words stemmed unless ``stem`` is false."""
+    return _finish(_raw(text), stem)
+
+
+def query_tokens(text: str, *, content: bool = False, stem: bool = True) -> list[str]:
+    """The distinct tokens of a query, in first-seen order; with ``content``, without its
+    function words (unless nothing else is left). A stemmed word is followed by the word as
+    typed when they differ (an identifier typed in lowercase matches itself)."""
+    raw = _raw(text)
+    if content:
+        kept = [t for t in raw if (t[1:] if t[0] == "\0" else t) not in FUNCTION_WORDS]
+        raw = kept if _finish(kept, stem) else raw
+    return list(dict.fromkeys(_finish(raw, stem, whole=True)))

@@ -32,6 +32,8 @@ STAMP = re.compile(
 _USAGE = re.compile(r"｜使用 (\d+) 次(?:·最近 (\d{4}-\d{2}-\d{2}))?")
 PLACEHOLDER = re.compile(r"^示例[:：]|（示例，替换为|（示例）|^example[:：]|\(example\)$", re.I)
 _HEADING = re.compile(r"^(#{1,6})\s*(.*?)\s*$")
+# A heading line: its ``#`` marks and its title (search indexes a fact with its headings).
+HEADING = _HEADING
 _SUPERSEDED = re.compile(r"已取代|已失效|已废弃|superseded|obsolete", re.IGNORECASE)
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core.recall._index import Entry, RecallIndex
+from cuecard.core.recall._index import Entry, Ranking, RecallIndex
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._location import cache_home
 
 # Version of what ``extract`` stores (fact parsing, redaction, neutralising): bump it when those
 # rules change and every vault index is rebuilt on its next use.
-RULES = "vault-1"
+RULES = "vault-2"
 
 __all__ = ["cache_dir", "extract", "last_uses", "note_paths", "notes_index", "record_use"]
 
@@ -55,28 +55,55 @@ def note_paths(root: str, layout: Layout) -> list[str]:
     return found
 
 
+def headings(text: str, lines: list[str]) -> list[str]:
+    """For each of ``lines`` (fact lines of ``text``, in order, as written), the headings it
+    sits under, outermost first, joined by `` / `` (``""`` under none)."""
+    from cuecard.core.vault._facts import HEADING
+
+    found: list[str] = []
+    path: list[tuple[int, str]] = []
+    want = iter(lines)
+    line = next(want, None)
+    for raw in text.splitlines():
+        if line is None:
+            break
+        heading = HEADING.match(raw)
+        if heading:
+            level = len(heading.group(1))
+            path = [(lv, t) for lv, t in path if lv < level]
+            if heading.group(2):
+                path.append((level, heading.group(2)))
+        elif raw.rstrip() == line:
+            found.append(" / ".join(t for _, t in path))
+            line = next(want, None)
+    return found + [""] * (len(lines) - len(found))
+
+
 def extract(rel: str, text: str) -> list[Entry]:
-    """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here."""
+    """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
+    with its headings as context."""
     from cuecard.core._text import neutralise
     from cuecard.core.vault._facts import fact_id, note_facts
     from cuecard.core.vault._secrets import redact_credentials as redact
 
+    facts = note_facts(text)
     entries = []
-    for fact in note_facts(text):
+    for fact, context in zip(facts, headings(text, [f.line for f in facts]), strict=True):
         if fact.superseded or fact.placeholder:
             continue
         shown = neutralise(redact(fact.line.strip()))
-        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text)))
+        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text), redact(context)))
     return entries
 
 
-def notes_index(root: str, layout: Layout) -> RecallIndex:
+def notes_index(root: str, layout: Layout, ranking: Ranking | None = None) -> RecallIndex:
     return RecallIndex(
         os.path.join(cache_dir(root), "recall.sqlite3"),
         root,
         lambda: note_paths(root, layout),
         extract,
         rules=RULES,
+        ranking=ranking,
     )
 
 
