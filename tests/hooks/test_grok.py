@@ -219,3 +219,15 @@ def test_no_trust_gives_the_exact_step_and_doctor_sees_it_work(tmp_path: Path) -
     (home / ".grok" / "trusted_folders.toml").write_text(table, encoding="utf-8")
     assert grok_folder_trust(read_trust(home), project)[0] == "trusted"
     assert grok_findings("project", project, home, {}) == []
+
+
+def test_grok_running_claude_codes_hooks_is_served_as_grok(fresh_repo: Path) -> None:
+    """Grok Build also runs the hooks in .claude/settings.json: its payload says who it is."""
+    args = {"target_file": "docs/adr/0001-provider.md"}
+    payload = {"hookEventName": "pre_tool_use", "sessionId": "g7", "cwd": str(fresh_repo),
+               "toolName": "read_file", "toolInput": args}  # fmt: skip
+    assert respond("claude", "PreToolUse", json.dumps(payload).encode()) == ""  # held
+    end = {"hookEventName": "stop", "sessionId": "g7", "cwd": str(fresh_repo),
+           "reason": "end_turn", "stopHookActive": False}  # fmt: skip
+    answer = json.loads(respond("claude", "Stop", json.dumps(end).encode()))
+    assert DECISION in answer["reason"]

@@ -424,6 +424,8 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
+    if "hookEventName" in payload and "hook_event_name" not in payload:
+        harness = HARNESSES["grok"]  # Grok Build runs Claude Code's hook files too
     payload = normalise(harness.name, payload)
     cwd = payload.get("cwd")
     root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
