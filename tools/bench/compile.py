@@ -40,7 +40,7 @@ def main() -> int:
             times.append(report.seconds)
         cold = []
         cuecard = Path(sys.executable).parent / "cuecard"
-        cache = store.local_dir / "index" / "cache.json"
+        cache = store.local_dir / "index" / "cache.dat"
         # Bytecode cached as an installed wheel has it (a checkout may run with
         # PYTHONDONTWRITEBYTECODE, which would recompile every module in every cold process).
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

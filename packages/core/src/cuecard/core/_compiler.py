@@ -10,6 +10,7 @@ them, or that RE2 refuses, is left out and reported.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -31,7 +32,7 @@ from cuecard.core._globs import expand_braces
 from cuecard.core._index import INDEX_VERSION, command_words, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
-from cuecard.core._table import write_table
+from cuecard.core._table import json_string, write_encoded_table
 from cuecard.core._validate import validate_memory_text
 from cuecard.core._words import words
 
@@ -41,7 +42,10 @@ PARALLEL_FROM = 2_000
 """Compile in worker processes from this many changed files on (below it, one process is faster)."""
 MAX_MEMORY_FILE_BYTES = 256 * 1024
 """A memory file larger than this is not read (a valid one holds at most 32,000 characters)."""
-_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c2"  # c2: checks keep ``run`` in ``on``
+_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c3"  # c3: records and entries as JSON text
+_CACHE_MAGIC = b"CUECARD-COMPILE-CACHE-1\n"
+MAX_CACHE_BYTES = 1024 * 1024 * 1024
+"""A compile cache larger than this is not read (10,000 memories make about 15 MB)."""
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
     Kind.TRAP: 0,
@@ -190,6 +194,10 @@ def _compile_file(path: str, root: str) -> dict[str, Any]:
     if data is None:
         limit = MAX_MEMORY_FILE_BYTES
         return {"problem": f"{name}: is not a regular file of at most {limit} bytes"}
+    return {**_compile_data(name, path, data), "sha": hashlib.sha256(data).hexdigest()}
+
+
+def _compile_data(name: str, path: str, data: bytes) -> dict[str, Any]:
     try:
         memory = validate_memory_text(data.decode("utf-8"))
     except ValueError as exc:
@@ -197,7 +205,23 @@ def _compile_file(path: str, root: str) -> dict[str, Any]:
         return {"problem": f"{name}: {reason}"}
     if os.path.basename(path)[: -len(".json")] != memory.id:
         return {"problem": f"{name}: holds memory {memory.id}"}
-    return _compile_memory(memory) if memory.live else {"id": memory.id, "dormant": True}
+    if not memory.live:
+        return {"id": memory.id, "dormant": True}
+    return _encoded(_compile_memory(memory))
+
+
+def _encoded(out: dict[str, Any]) -> dict[str, Any]:
+    """``out`` with its record and clause entries as JSON text, as the cache and tables keep
+    them, so an unchanged file costs no encoding at the next compile."""
+    return {
+        **out,
+        "record": _dumps(out["record"]),
+        "clauses": [[_dumps(entry), keys] for entry, keys in out["clauses"]],
+    }
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _compile_chunk(paths: list[str], root: str) -> list[dict[str, Any]]:
@@ -226,19 +250,27 @@ def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
 
 
+def _same_content(path: str, sha: object) -> bool:
+    """Whether the file at ``path`` still holds the bytes whose sha256 is ``sha``."""
+    if not isinstance(sha, str):
+        return False
+    data = read_regular(path, MAX_MEMORY_FILE_BYTES)
+    return data is not None and hashlib.sha256(data).hexdigest() == sha
+
+
 def _compiled_files(
     store: Store, cache_path: Path, progress: Callable[[int], None] | None
-) -> list[dict[str, Any]]:
-    """Every memory file compiled, reusing the cache for files unchanged since the last compile."""
-    try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
-        if cache.get("version") != _CACHE_VERSION:
-            cache = {}
-    except (OSError, ValueError, AttributeError):
-        cache = {}
-    old = cache.get("files", {}) if isinstance(cache, dict) else {}
-    files: dict[str, Any] = {}
+) -> dict[str, list[Any]]:
+    """Every memory file compiled, reusing the cache for files unchanged since the last compile.
+
+    A file whose size and modification time are those the cache recorded is taken from it; one
+    whose stamp changed but whose bytes hash to the recorded sha256 (a checkout, a ``touch``) is
+    taken from it too, without being validated again.
+    """
+    old = read_cache(cache_path)
+    files: dict[str, list[Any]] = {}
     todo: list[tuple[str, str, list[int]]] = []
+    changed = False
     if store.memories_dir.is_dir():
         entries = sorted(
             (e for e in os.scandir(store.memories_dir) if e.name.endswith(".json")),
@@ -249,21 +281,84 @@ def _compiled_files(
                 progress(count)
             st = entry.stat()
             stamp = [st.st_mtime_ns, st.st_size]
-            cached = old.get(entry.name)
-            if isinstance(cached, dict) and cached.get("stamp") == stamp:
+            cached = old.pop(entry.name, None)
+            if cached is not None and cached[:2] == stamp:
                 files[entry.name] = cached
+                continue
+            changed = True
+            if cached is not None and _same_content(entry.path, cached[2]):
+                files[entry.name] = [*stamp, cached[2], cached[3]]
             else:
-                files[entry.name] = {"stamp": stamp}
+                files[entry.name] = []
                 todo.append((entry.name, entry.path, stamp))
     fresh = _compile_many([path for _, path, _ in todo], str(store.root))
-    for (name, _, _), out in zip(todo, fresh, strict=True):
-        files[name]["out"] = out
-    if files != old:
-        payload = json.dumps({"version": _CACHE_VERSION, "files": files}, separators=(",", ":"))
-        atomic_write(cache_path, payload, durable=False)
-    # Each output names its file and stamp, so a delivery can tell an edit the folder's
-    # fingerprint missed (a file rewritten in place) and rebuild before it delivers old text.
-    return [{**entry["out"], "src": [name, *entry["stamp"]]} for name, entry in files.items()]
+    for (name, _, stamp), out in zip(todo, fresh, strict=True):
+        files[name] = [*stamp, out.pop("sha", None), out]
+    if changed or old:  # a file changed, was added or went away
+        write_cache(cache_path, files)
+    return files
+
+
+def read_cache(path: Path) -> dict[str, list[Any]]:
+    """The per-file compile cache at ``path``: file name → ``[mtime_ns, size, sha256, out]``.
+
+    Whatever is not a cache this version wrote, whole (the checksum over its body catches a torn
+    or edited file), reads as empty, and an entry of the wrong shape is dropped: a hostile cache
+    costs a full compile, never a crash.
+    """
+    try:
+        raw = read_regular(str(path), MAX_CACHE_BYTES)
+    except OSError:
+        return {}
+    if raw is None or not raw.startswith(_CACHE_MAGIC):
+        return {}
+    head, _, body = raw[len(_CACHE_MAGIC) :].partition(b"\n")
+    if head != hashlib.sha256(body).hexdigest().encode():
+        return {}
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return {}
+    if not isinstance(payload, dict) or payload.get("version") != _CACHE_VERSION:
+        return {}
+    files = payload.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {name: entry for name, entry in files.items() if _well_formed(entry)}
+
+
+def _well_formed(entry: object) -> bool:
+    if not (isinstance(entry, list) and len(entry) == 4):
+        return False
+    mtime, size, sha, out = entry
+    if type(mtime) is not int or type(size) is not int or not isinstance(out, dict):
+        return False
+    if "problem" in out:
+        return isinstance(out["problem"], str)
+    if not isinstance(sha, str) or not isinstance(out.get("id"), str):
+        return False
+    if out.get("dormant") is True:
+        return True
+    record, clauses = out.get("record"), out.get("clauses")
+    if not (isinstance(record, str) and record.startswith("{") and record.endswith("}")):
+        return False
+    if len(record) < 3 or not isinstance(clauses, list):
+        return False
+    for clause in clauses:
+        if not (isinstance(clause, list) and len(clause) == 2 and isinstance(clause[0], str)):
+            return False
+        if not (isinstance(clause[1], list) and all(isinstance(k, str) for k in clause[1])):
+            return False
+    return isinstance(out.get("check", {}), dict) and isinstance(out.get("left_out", ""), str)
+
+
+def write_cache(path: Path, files: dict[str, list[Any]]) -> None:
+    """Write the per-file compile cache (see ``read_cache``)."""
+    body = json.dumps(
+        {"version": _CACHE_VERSION, "files": files}, separators=(",", ":"), ensure_ascii=False
+    ).encode()
+    head = _CACHE_MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n"
+    atomic_write(path, head + body, durable=False)
 
 
 def compile_index(
@@ -275,8 +370,9 @@ def compile_index(
 ) -> CompileReport:
     """Build a new index generation from ``store``'s live memories and make it current.
 
-    Files unchanged since the last compile (same size and modification time) are taken from
-    ``local/index/cache.json``; ``cached=False`` compiles every file afresh.
+    Files unchanged since the last compile (same size and modification time, or the same
+    sha256 of their bytes) are taken from ``local/index/cache.dat`` (see ``read_cache``);
+    ``cached=False`` compiles every file afresh.
     """
     started = time.perf_counter()
     report = CompileReport()
@@ -285,20 +381,24 @@ def compile_index(
     with locked(base / ".lock"):
         stamp = fingerprint(str(store.root))
         config = store.config()
-        cache_path = base / "cache.json"
+        (base / "cache.json").unlink(missing_ok=True)  # the JSON cache of earlier versions
+        cache_path = base / "cache.dat"
         if not cached:
             cache_path.unlink(missing_ok=True)
-        buckets: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        records: dict[str, dict[str, Any]] = {}
+        buckets: dict[str, list[str]] = defaultdict(list)
+        records: dict[str, str] = {}
         checks: dict[str, dict[str, Any]] = {}
-        for out in _compiled_files(store, cache_path, progress):
+        for name, (mtime, size, _sha, out) in _compiled_files(store, cache_path, progress).items():
             if "problem" in out:
                 report.problems.append(out["problem"])
                 continue
             if out.get("dormant"):
                 continue
             report.memories += 1
-            records[out["id"]] = {**out["record"], "src": out["src"]}
+            # The record names its file and stamp, so a delivery can tell an edit the folder's
+            # fingerprint missed (a file rewritten in place) and rebuild before it delivers.
+            src = f"[{json_string(name)},{mtime},{size}]"
+            records[out["id"]] = f'{out["record"][:-1]},"src":{src}}}'
             for entry, keys in out["clauses"]:
                 report.clauses += 1
                 for key in keys:
@@ -337,13 +437,14 @@ def compile_index(
 
 def _write_generation(
     folder: Path,
-    buckets: dict[str, list[dict[str, Any]]],
-    records: dict[str, dict[str, Any]],
+    buckets: dict[str, list[str]],
+    records: dict[str, str],
     checks: dict[str, dict[str, Any]],
 ) -> None:
     folder.mkdir(parents=True)
-    write_table(str(folder / "buckets.dat"), buckets)
-    write_table(str(folder / "memories.dat"), records)
+    encoded = {key: "[" + ",".join(entries) + "]" for key, entries in buckets.items()}
+    write_encoded_table(str(folder / "buckets.dat"), encoded)
+    write_encoded_table(str(folder / "memories.dat"), records)
     pkeys = sorted(k for k in buckets if k.startswith("p:"))
     (folder / "pkeys.json").write_text(json.dumps(pkeys), encoding="utf-8")
     if checks:

@@ -19,11 +19,19 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["Table", "write_table"]
+__all__ = ["Table", "json_string", "write_encoded_table", "write_table"]
 
 MAGIC = b"CUECARD-TABLE-1\n"
 _SLOT = struct.Struct("<QI")
 _COUNT = struct.Struct("<I")
+_PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
+
+
+def json_string(text: str) -> str:
+    """``text`` as a JSON string (``json.dumps``), quickly for printable ASCII."""
+    if _PLAIN.issuperset(text):
+        return f'"{text}"'
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _slot_of(key: str, slots: int) -> int:
@@ -42,6 +50,28 @@ def write_table(path: str, items: Mapping[str, Any]) -> None:
     offset = header
     for slot in sorted(grouped):
         block = json.dumps(grouped[slot], separators=(",", ":"), ensure_ascii=False).encode()
+        _SLOT.pack_into(table, slot * _SLOT.size, offset, len(block))
+        blocks.append(block)
+        offset += len(block)
+    with open(path, "wb") as handle:
+        handle.write(MAGIC + _COUNT.pack(slots) + bytes(table))
+        handle.writelines(blocks)
+
+
+def write_encoded_table(path: str, items: Mapping[str, str]) -> None:
+    """Write ``items`` (key → a JSON value already encoded as text) as a table file at ``path``:
+    what ``write_table`` writes for the decoded values, without encoding them again."""
+    slots = max(1, len(items) * 2 + 1)
+    grouped: dict[int, list[str]] = {}
+    for key, value in items.items():
+        member = json_string(key) + ":" + value
+        grouped.setdefault(_slot_of(key, slots), []).append(member)
+    header = len(MAGIC) + _COUNT.size + slots * _SLOT.size
+    table = bytearray(slots * _SLOT.size)
+    blocks: list[bytes] = []
+    offset = header
+    for slot in sorted(grouped):
+        block = ("{" + ",".join(grouped[slot]) + "}").encode()
         _SLOT.pack_into(table, slot * _SLOT.size, offset, len(block))
         blocks.append(block)
         offset += len(block)

@@ -6,6 +6,7 @@ Each refusal names the memory, the field and the rule, e.g.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -38,6 +39,9 @@ _EXEMPT = re.compile(r"^evidence\[\d+\]\.sha256$")
 # JSON escapes other than these could hide a character from a scan of the file's text.
 _OPAQUE_ESCAPE = re.compile(r'\\[^n"\\tr]')
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.:#-]*$")
+_glob_problem = functools.lru_cache(maxsize=16_384)(glob_problem)
+"""``glob_problem`` remembered per glob: a compile of 10,000 memories meets the same few
+thousand globs again and again, and checking one builds its matcher (≈ 0.2 ms)."""
 
 
 def memory_label(raw: Mapping[str, Any]) -> str:
@@ -155,7 +159,7 @@ def _rule_refusals(label: str, memory: Memory) -> list[str]:
     refusals = []
     for i, clause in enumerate(memory.triggers):
         for j, glob in enumerate(clause.paths):
-            problem = glob_problem(glob)
+            problem = _glob_problem(glob)
             if problem is not None:
                 refusals.append(f'{label}: triggers[{i}].paths[{j}] "{glob}" {problem}')
         for j, symbol in enumerate(clause.symbols):
@@ -176,7 +180,7 @@ def _rule_refusals(label: str, memory: Memory) -> list[str]:
     refusals.extend(_evidence_refusals(label, memory))
     if memory.check is not None:
         for j, glob in enumerate(memory.check.paths):
-            problem = glob_problem(glob)
+            problem = _glob_problem(glob)
             if problem is not None:
                 refusals.append(f'{label}: check.paths[{j}] "{glob}" {problem}')
         refusals.extend(_check_refusals(label, memory))
