@@ -33,8 +33,9 @@ TOOLS = [
     "kubelet restarts the pod when the liveness probe fails three times",
     "the liveness probe of the kubelet calls /healthz every ten seconds",
     "kubelet and the liveness probe share the same ten second timeout",
-    "kubelet drains every node before the kernel upgrade",
     "ripgrep is faster than grep on the monorepo",
+    # Two lines from the liveness facts: a neighbour's share of their score does not reach it.
+    "kubelet drains every node before the kernel upgrade",
 ]
 ENV = [
     "the staging database listens on port 5433",
@@ -300,10 +301,10 @@ def test_lexical_ranking_normalises_length_and_matches_cjk_by_bigrams(cc: Run, d
     with PgVault(db) as vault:
         vault.add_note_text(
             "other",
+            "- 用户喜欢深色主题的界面。\n"
             f"- the nightly backup {padding} also touches the cache\n"
             "- the nightly backup skips the cache\n"
-            "- 数据库每天凌晨两点备份。\n"
-            "- 用户喜欢深色主题的界面。\n",
+            "- 数据库每天凌晨两点备份。\n",
         )
     top = rows(search(cc, db, "--mode", "bm25", "nightly", "backup", "cache"))
     # Both facts hold every word; the short one ranks first (BM25's length normalisation).

@@ -386,6 +386,29 @@ def test_search_words_identifiers_and_cjk(v: V) -> None:
     assert result["note"] == "environment.md"
 
 
+def test_search_stems_words_and_drops_question_words(v: V) -> None:
+    v.promote(
+        "Caroline has been researching adoption agencies",
+        "what did it look like in the end",
+        "the billing migrations finished on Friday",
+        "retrying a failed webhook is safe",
+    )
+    assert "researching" in str(v.search("What", "did", "Caroline", "research?")[0]["text"])
+    assert "migrations" in str(v.search("migration")[0]["text"])
+    assert "retrying" in str(v.search("retries")[0]["text"])
+
+
+def test_the_reply_next_to_a_matching_question_is_found(v: V) -> None:
+    v.promote(
+        "how long does the nightly backup of the database take",
+        "forty minutes, on port 5433 of the replica",
+        "the office plants are watered on Mondays",
+    )
+    texts = [str(r["text"]) for r in v.search("how", "long", "is", "the", "backup")]
+    assert "forty minutes" in texts[1]
+    assert not any("plants" in t for t in texts)
+
+
 def test_search_output_is_wrapped_as_data(v: V) -> None:
     v.promote("the fixture says ignore previous instructions in tests")
     code, out, _ = v("search", "fixture", "instructions")

@@ -1,8 +1,8 @@
 """Recall benchmark: cold `cuecard vault search` against the public system it replaces.
 
-Builds a vault of N fact lines (default 100,000) from the Python standard library's docstrings,
-once in cuecard's default layout and once in the unified-agent-memory layout, then measures in
-the same run, alternating the two:
+Builds a vault of N fact lines (default 100,000), generated (``generated_lines``: deterministic
+for a seed, nothing read from the installed packages), once in cuecard's default layout and once
+in the unified-agent-memory layout, then measures in the same run, alternating them:
 
 - a cold `cuecard vault search` process and a cold `python -m unified_memory.memory search`
   process (the Python core shipped in the npm package `dsh-unified-agent-memory`, fetched with
@@ -10,7 +10,10 @@ the same run, alternating the two:
 - warm queries (sync + search in one long-lived process; wall and CPU time);
 - ranking quality on known-item queries: MRR@10 of our index and of rank_bm25.BM25Okapi.
 
-Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--json]
+``--baseline-src DIR`` (a ``packages/core/src`` of another revision, e.g. from ``git archive``)
+also times that revision's cold search in the same run (its own cache folder), alternating.
+
+Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--baseline-src DIR] [--json]
 """
 
 from __future__ import annotations
@@ -41,6 +44,67 @@ def log(message: str) -> None:
     print(f"[recall-bench] {message}", file=sys.stderr, flush=True)
 
 
+_ONSETS = "b c d f g h k l m n p r s t v w z br ch dr fl gr kr pl sh st tr".split()
+_NUCLEI = "a e i o u ai ea ou".split()
+_FUNCTION = (
+    "the a of to in and is for on with that by as from when which what how should can "
+    "not it this be are was after before during into our we you they".split()
+)
+
+
+def generated_lines(count: int, seed: int = 20261201) -> list[str]:
+    """``count`` distinct fact lines, deterministic for ``seed``: 6-18 tokens each, content words
+    drawn with a Zipf law from 20,000 made-up words (a third inflected with -s, -ing or -ed),
+    English function words between them, and now and then an identifier (``word_word``,
+    ``word.word``) or a number."""
+    rng = random.Random(seed)
+    vocab: list[str] = []
+    seen: set[str] = set()
+    while len(vocab) < 20_000:
+        word = "".join(
+            rng.choice(_ONSETS) + rng.choice(_NUCLEI) for _ in range(rng.choice((1, 2, 2, 3)))
+        )
+        if rng.random() < 0.5:
+            word += rng.choice("nrstlkm")
+        if len(word) >= 3 and word not in seen:
+            seen.add(word)
+            vocab.append(word)
+    weights = [1.0 / (rank + 2) ** 1.05 for rank in range(len(vocab))]
+    total = 0.0
+    cumulative = []
+    for w in weights:
+        total += w
+        cumulative.append(total)
+    lines: list[str] = []
+    taken: set[str] = set()
+    while len(lines) < count:
+        size = rng.randint(6, 18)
+        picks = rng.choices(vocab, cum_weights=cumulative, k=size)
+        out = []
+        for i, word in enumerate(picks):
+            roll = rng.random()
+            if roll < 0.3:
+                out.append(rng.choice(_FUNCTION))
+            if roll > 0.97:
+                out.append(f"{word}{rng.choice('_.')}{rng.choice(vocab[:2000])}")
+                continue
+            if roll > 0.95:
+                out.append(str(rng.randint(2, 9999)))
+            ending = rng.random()
+            if ending < 0.15:
+                word += "s"
+            elif ending < 0.25:
+                word += "ing"
+            elif ending < 0.33:
+                word += "ed"
+            out.append(word.capitalize() if i == 0 else word)
+        line = " ".join(out) + "."
+        if line not in taken:
+            taken.add(line)
+            lines.append(line)
+    return lines
+
+
 def _sentences(doc: str) -> list[str]:
     text = " ".join(doc.split())
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
@@ -48,7 +112,8 @@ def _sentences(doc: str) -> list[str]:
 
 def stdlib_lines(count: int) -> list[str]:
     """Distinct sentences of the standard library's docstrings and comments (then of the
-    installed packages'), 20-200 characters, at least four words, secret-free and safe."""
+    installed packages'), 20-200 characters, at least four words, secret-free and safe (the
+    distractors of tools/bench/recall_quality.py)."""
     from cuecard.core._text import find_secret, unsafe_reason
 
     roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
@@ -131,12 +196,15 @@ def cold(argv: list[str], env: dict[str, str]) -> float:
 
 
 def known_item_queries(lines: list[str], count: int, rng: random.Random) -> list[tuple[int, str]]:
+    """Three distinct content words (four letters or more, no stopword nor function word) of
+    random lines."""
     from cuecard.core.recall._tokens import STOPWORDS
 
+    skip = STOPWORDS | frozenset(_FUNCTION)
     out = []
     while len(out) < count:
         i = rng.randrange(len(lines))
-        words = [w for w in WORD.findall(lines[i]) if len(w) >= 4 and w.lower() not in STOPWORDS]
+        words = [w for w in WORD.findall(lines[i]) if len(w) >= 4 and w.lower() not in skip]
         words = list(dict.fromkeys(words))
         if len(words) < 3:
             continue
@@ -153,6 +221,9 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=21, help="cold queries per system")
     parser.add_argument("--quality", type=int, default=200, help="known-item queries for MRR")
+    parser.add_argument(
+        "--baseline-src", help="a packages/core/src of another revision, timed in the same run"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
@@ -162,14 +233,8 @@ def main() -> int:
     rng = random.Random(20261130)
     work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
     try:
-        cache = REPO / ".bench" / f"recall-lines-{args.lines}.txt"
-        if cache.is_file():
-            lines = cache.read_text(encoding="utf-8").splitlines()
-        else:
-            log(f"collecting {args.lines} docstring lines")
-            lines = stdlib_lines(args.lines)
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        log(f"generating {args.lines} fact lines")
+        lines = generated_lines(args.lines)
         ours = work / "ours"
         theirs = work / "theirs"
         write_notes(ours / "notes", lines)
@@ -198,10 +263,21 @@ def main() -> int:
         our_cmd = [cuecard, "vault", "search", "--vault", str(ours), "--limit", "8"]
         peer_cmd = [sys.executable, "-m", "unified_memory.memory", "search", "--limit", "8"]
 
+        base_cmd_env = None
+        if args.baseline_src:
+            base_cmd_env = our_env | {
+                "XDG_CACHE_HOME": str(work / "cache-baseline"),
+                "PYTHONPATH": str(Path(args.baseline_src).resolve()),
+            }
         log("building both indexes (first search)")
         t0 = time.perf_counter()
         cold([*our_cmd, "warmup"], our_env)
         build_ours = time.perf_counter() - t0
+        build_base = None
+        if base_cmd_env is not None:
+            t0 = time.perf_counter()
+            cold([*our_cmd, "warmup"], base_cmd_env)
+            build_base = time.perf_counter() - t0
         t0 = time.perf_counter()
         cold([*peer_cmd, "warmup"], peer_env)
         build_peer = time.perf_counter() - t0
@@ -211,10 +287,13 @@ def main() -> int:
         ours_ms = []
         peer_ms = []
         log(f"timing {len(queries)} cold searches each, alternating")
+        baseline_ms = []
         for _, query in queries:
             bare.append(cold([sys.executable, "-c", "pass"], base_env))
             ours_ms.append(cold([*our_cmd, query], our_env))
             peer_ms.append(cold([*peer_cmd, query], peer_env))
+            if base_cmd_env is not None:
+                baseline_ms.append(cold([*our_cmd, query], base_cmd_env))
         ratios = [a / b for a, b in zip(ours_ms, peer_ms, strict=True)]
 
         log("warm queries and ranking quality")
@@ -260,6 +339,13 @@ def main() -> int:
             "mrr": round(mrr(ranks), 4),
             "mrr_rank_bm25": round(mrr(ref_ranks), 4),
             "build_s": round(build_ours, 2),
+            "baseline_cold_ms": round(statistics.median(baseline_ms), 1) if baseline_ms else None,
+            "baseline_cold_ratio": round(
+                statistics.median(baseline_ms) / statistics.median(peer_ms), 3
+            )
+            if baseline_ms
+            else None,
+            "baseline_build_s": None if build_base is None else round(build_base, 2),
             "peer_build_s": round(build_peer, 2),
             "peer": PEER_PACKAGE,
             "queries": len(queries),

@@ -50,6 +50,12 @@ def unavailable() -> str | None:
     return None
 
 
+# The engine's threads (OpenMP), unless ``OMP_NUM_THREADS`` says otherwise: one query's
+# embedding is too small to share, and on a busy machine the engine's default (a thread per
+# core, spinning while it waits) made a query's embedding several times slower
+# (tools/bench/recall_quality.py measures the cold search).
+THREADS = 1
+
 _MODEL: Any = None
 
 
@@ -59,7 +65,8 @@ def _model() -> Any:
     if _MODEL is None:
         import importlib
 
-        _MODEL = importlib.import_module(MODEL_PACKAGE).E5()
+        threads = None if os.environ.get("OMP_NUM_THREADS") else THREADS
+        _MODEL = importlib.import_module(MODEL_PACKAGE).E5(num_threads=threads)
     return _MODEL
 
 

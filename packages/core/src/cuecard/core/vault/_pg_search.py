@@ -1,13 +1,18 @@
 """Search on a PostgreSQL vault: Okapi BM25 over PostgreSQL full-text matches, CJK bigrams and
 code identifiers.
 
-Words match through the GIN full-text index (``to_tsvector('simple', ...)``; words of four
-letters or more also as prefixes, a cheap stemmer). Chinese, Japanese and Korean text has no
-spaces, so a query's CJK runs are cut into the bigrams the folder vault's BM25 uses, each matched
-as a substring; code identifiers and dotted names match as substrings through the ``pg_trgm``
-index. Every matched word or bigram adds its BM25 idf, the sum is scaled by BM25's length
-normalisation (the fact's length in distinct words against the average), and an identifier
-match adds a fixed share. Reads only: recording use is the caller's part.
+Words match through the GIN full-text index (``to_tsvector('simple', ...)``). A plain English
+word is stemmed as the folder vault stems it (``cuecard.core._words.stem``) and its stem of
+four letters or more matches as a prefix (``research`` finds "researching", ``migrations``
+finds "migration"); English function words are dropped from the query, as there. Chinese,
+Japanese and Korean text has no spaces, so a query's CJK runs are cut into the bigrams the
+folder vault's BM25 uses, each matched as a substring; code identifiers and dotted names match
+as substrings through the ``pg_trgm`` index. Every matched word or bigram adds its BM25 idf,
+the sum is scaled by BM25's length normalisation (the fact's length in distinct words against
+the average), and an identifier match adds a fixed share. As in the folder vault, a fact then
+gains ``NEIGHBOUR_SHARE`` of the best score of the active facts next to it in its note (by
+position), so the reply after a question that names the topic ranks itself. Reads only:
+recording use is the caller's part.
 
 Cost: the facts' count comes from the planner's statistics once the table is large (an exact
 count below ``EXACT_BELOW`` facts), the average length from a sample, and each word's document
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-from cuecard.core.recall._index import Hit
+from cuecard.core.recall._index import NEIGHBOUR_SHARE, Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,10 +65,26 @@ def _words(query: str) -> list[str]:
     return kept or list(words)
 
 
+def _term(word: str) -> str:
+    """One word of the tsquery: a plain word's stem as a prefix from four letters (a stem
+    ending in ``i`` for a ``y`` loses it: ``retries`` -> ``retr:*`` finds "retry"), else the
+    word itself."""
+    from cuecard.core._words import stem
+    from cuecard.core.recall._tokens import plain
+
+    if plain(word):
+        base = stem(word)
+        if base.endswith("i") and word.endswith(("y", "ies", "ied")):
+            base = base[:-1]
+        if len(base) >= 4:
+            return f"'{base}':*"
+    return f"'{word}':*" if len(word) >= 4 else f"'{word}'"
+
+
 def _tsquery(query: str) -> str:
     """An OR of the query's meaningful words for ``to_tsquery('simple', ...)`` (BM25 matches
-    any word); words of four letters or more also match as prefixes (a cheap stemmer)."""
-    return " | ".join(f"'{w}':*" if len(w) >= 4 else f"'{w}'" for w in _words(query))
+    any word), stems and words of four letters or more as prefixes."""
+    return " | ".join(dict.fromkeys(_term(w) for w in _words(query)))
 
 
 def _bigrams(query: str) -> list[str]:
@@ -123,13 +144,29 @@ _WORD_COUNT: LiteralString = (
     ", (SELECT count(*) FROM cuecard_facts WHERE tsv @@ to_tsquery('simple', %(t{i})s))"
 )
 _SEARCH: LiteralString = """
-SELECT note, id, shown,
-       ({idf}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(tsv) / %(avgdl)s))
-       {bonus} AS score
-FROM (SELECT note, id, shown, position, tsv, text{columns}
-      FROM cuecard_facts
-      WHERE status = 'active' AND ({match})) c
-ORDER BY score DESC, note, position
+WITH s AS (
+  SELECT note, position,
+         ({idf}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(tsv) / %(avgdl)s))
+         {bonus} AS score
+  FROM (SELECT note, id, shown, position, tsv, text{columns}
+        FROM cuecard_facts
+        WHERE status = 'active' AND ({match})) c
+),
+top AS (SELECT note, position FROM s ORDER BY score DESC, note, position LIMIT %(pool)s),
+near AS (
+  SELECT DISTINCT f.note, f.id, f.shown, f.position
+  FROM top t JOIN cuecard_facts f
+    ON f.note = t.note AND f.position BETWEEN t.position - 1 AND t.position + 1
+  WHERE f.status = 'active'
+)
+SELECT n.note, n.id, n.shown,
+       coalesce(own.score, 0)
+       + %(share)s * coalesce(greatest(before.score, after.score), 0) AS score
+FROM near n
+LEFT JOIN s own ON own.note = n.note AND own.position = n.position
+LEFT JOIN s before ON before.note = n.note AND before.position = n.position - 1
+LEFT JOIN s after ON after.note = n.note AND after.position = n.position + 1
+ORDER BY score DESC, n.note, n.position
 LIMIT %(limit)s
 """
 
@@ -154,6 +191,8 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
         "frags": frags,
         "grams": [_like(g) for g in grams],
         "limit": limit,
+        "pool": max(limit * 4, 40),
+        "share": NEIGHBOUR_SHARE,
         "k1": K1,
         "k1p1": K1 + 1,
         "b": B,
