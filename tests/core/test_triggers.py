@@ -43,6 +43,9 @@ PROMPTS = {
     "other-word": ("migration", "migrate the database", False),
     "inside-a-word": ("deploy", "the deployment-free build", False),
     "identifier": ("v2", "use the v2 API.", True),
+    "part-of-a-hyphenated-word": ("commit", "run the pre-commit hooks", True),
+    "hyphenated-keyword": ("pre-commit", "run pre commit again", True),
+    "dotted-name": ("node", "upgrade node.js first", True),
 }
 
 

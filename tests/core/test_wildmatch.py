@@ -60,3 +60,14 @@ def test_a_glob_that_makes_a_regex_backtrack_is_matched_in_one_pass() -> None:
 def test_an_unreadable_glob_matches_nothing() -> None:
     assert glob_matches("src/[ab", "src/a") is False
     assert glob_matches("src/[z-a]", "src/a") is False
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", ".", "/", "ab", "**"]), min_size=1, max_size=6).map(
+        "".join
+    ),
+    st.lists(st.sampled_from(["a", "b", ".", "/", "ab", "\n"]), max_size=10).map("".join),
+)
+def test_globs_without_wildcards_take_the_string_path_and_agree(glob: str, path: str) -> None:
+    assert glob_matches(glob, path) is reference(glob, path)

@@ -12,7 +12,6 @@ import time
 
 from cuecard.core._delivery import Block, Delivery, compose, one_line, render_memory
 from cuecard.core._event import Event
-from cuecard.core._evidence import file_digest
 from cuecard.core._index import Index, source_changed
 from cuecard.core._ledger import Ledger
 
@@ -45,7 +44,10 @@ def _marks(root: str, record: dict[str, Any]) -> list[str]:
     marks = []
     if record.get("status") == "contested":
         marks.append("contested: a person has not settled this memory; weigh it accordingly")
-    for ref, digest in record.get("evidence", []):
+    evidence = record.get("evidence") or []
+    if evidence:
+        from cuecard.core._evidence import file_digest
+    for ref, digest in evidence:
         if file_digest(root, str(ref)) != digest:  # never a device, FIFO or link out
             marks.append(f"stale evidence: {ref} changed since this memory was recorded")
     return marks

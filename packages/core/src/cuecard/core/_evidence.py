@@ -16,7 +16,6 @@ never a read without end. The hook calls this before each delivery.
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 __all__ = [
@@ -29,9 +28,7 @@ __all__ = [
 ]
 
 MAX_EVIDENCE_BYTES = 4 * 1024 * 1024
-_LINES = re.compile(r"#L\d+(?:-L?\d+)?$")
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_LINES = r"#L\d+(?:-L?\d+)?$"  # compiled on first use, not when the hook imports the readers
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
@@ -41,7 +38,11 @@ _BINARY = getattr(os, "O_BINARY", 0)
 
 def ref_path(ref: str) -> str:
     """The path part of a file ref (without a ``#L3-L9`` line range)."""
-    return _LINES.sub("", ref)
+    if "#" not in ref:
+        return ref
+    import re
+
+    return re.sub(_LINES, "", ref)
 
 
 def ref_problem(ref: str) -> str | None:
@@ -49,9 +50,10 @@ def ref_problem(ref: str) -> str | None:
     path = ref_path(ref)
     if not path.strip():
         return "is empty"
-    if _CONTROL.search(path):
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
         return "holds a control character"
-    if path.startswith(("/", "~")) or _DRIVE.match(path) or path.startswith("\\\\"):
+    drive = len(path) > 1 and path[1] == ":" and path[0].isascii() and path[0].isalpha()
+    if path.startswith(("/", "~", "\\\\")) or drive:
         return "is absolute; name a file by its path relative to the repository root"
     if "\\" in path:
         return "uses a backslash; write paths with / separators"

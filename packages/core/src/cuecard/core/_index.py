@@ -22,8 +22,6 @@ import json
 import os
 
 from cuecard.core._table import Table
-from cuecard.core._wildmatch import glob_matches
-from cuecard.core._words import words as word_list
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,7 +132,9 @@ _LAST_PROMPT: list[tuple[str, list[str]]] = []
 def _prompt_words(prompt: str) -> list[str]:
     """The prompt's normalised words (kept for the last prompt: every clause asks again)."""
     if not _LAST_PROMPT or _LAST_PROMPT[0][0] != prompt:
-        _LAST_PROMPT[:] = [(prompt, word_list(prompt))]
+        from cuecard.core._words import words  # loaded only for a prompt
+
+        _LAST_PROMPT[:] = [(prompt, words(prompt))]
     return _LAST_PROMPT[0][1]
 
 
@@ -203,6 +203,8 @@ def _under(prefix: str, folder: str) -> bool:
 
 
 def _glob_hits(entry: list[Any], event: Event) -> bool:
+    from cuecard.core._wildmatch import glob_matches
+
     for item in entry:
         glob, prefix = str(item[0]), str(item[-1])
         for path in event.paths:

@@ -174,22 +174,67 @@ def _program(glob: str) -> list[tuple[int, object, int, int]] | None:
     return builder.ops
 
 
+def _literal(glob: str) -> tuple[bool, str, bool] | None:
+    """For a glob without wildcards: (floating, the literal, a folder's contents only), which
+    ``_literal_match`` answers with string searches; ``None`` for any other glob."""
+    if any(c in glob for c in "*?[\\\n") or glob != glob.rstrip() or glob.startswith(("#", "!")):
+        return None
+    normal = _normalised(glob)
+    if normal is None:
+        return None
+    segments, _folder = normal
+    floating = segments[0] == "**"
+    inner = segments[1:] if floating else segments
+    under = bool(inner) and inner[-1] == "**"
+    inner = inner[:-1] if under else inner
+    if not inner or "**" in inner:
+        return None
+    return floating, "/".join(inner), under
+
+
+def _literal_match(floating: bool, literal: str, under: bool, path: str) -> bool:
+    """``^(?:.+/)?LITERAL(?:/|$)`` (floating) or ``^LITERAL(?:/|$)``, ``/`` for ``(?:/|$)``
+    when ``under``; for a path without a newline."""
+
+    def ends_at(end: int) -> bool:
+        return (
+            end < len(path) and path[end] == "/" if under else end == len(path) or path[end] == "/"
+        )
+
+    if path.startswith(literal) and ends_at(len(literal)):
+        return True
+    if not floating:
+        return False
+    needle = "/" + literal
+    at = path.find(needle, 1)
+    while at != -1:
+        if ends_at(at + len(needle)):
+            return True
+        at = path.find(needle, at + 1)
+    return False
+
+
 class Wildmatch:
     """One brace-free glob, compiled; ``match(path)`` tells whether it covers ``path``.
 
     ``ValueError`` when the glob cannot be read (an unclosed ``[``, an invalid class).
     """
 
-    __slots__ = ("_accept", "_closures", "_dfa", "_ops", "glob")
+    __slots__ = ("_accept", "_closures", "_dfa", "_literal", "_ops", "glob")
 
     def __init__(self, glob: str) -> None:
         self.glob = glob
+        self._literal = _literal(glob)
         self._ops = _program(glob) or []
-        self._closures = [self._closure(state) for state in range(len(self._ops))]
+        self._closures: dict[int, frozenset[int]] = {}  # filled as states are reached
         self._dfa: dict[tuple[frozenset[int], str], frozenset[int]] = {}
         self._accept: dict[frozenset[int], int] = {}
 
     def _closure(self, start: int) -> frozenset[int]:
+        """The character and end states reachable from ``start`` without reading."""
+        found = self._closures.get(start)
+        if found is not None:
+            return found
         seen: set[int] = set()
         stack = [start]
         while stack:
@@ -199,7 +244,8 @@ class Wildmatch:
                 op, _arg, a, b = self._ops[state]
                 if op == _SPLIT:
                     stack += (a, b)
-        return frozenset(s for s in seen if self._ops[s][0] != _SPLIT)
+        found = self._closures[start] = frozenset(s for s in seen if self._ops[s][0] != _SPLIT)
+        return found
 
     def _step(self, states: frozenset[int], char: str) -> frozenset[int]:
         out: set[int] = set()
@@ -211,7 +257,7 @@ class Wildmatch:
                 or (op == _ANY and char != "\n")
                 or (op == _CLASS and arg.fullmatch(char) is not None)  # type: ignore[attr-defined]
             ):
-                out |= self._closures[a]
+                out |= self._closure(a)
         return frozenset(out)
 
     def _acceptance(self, states: frozenset[int]) -> int:
@@ -226,7 +272,9 @@ class Wildmatch:
         """Whether the glob covers ``path`` (a repository-relative path, ``/`` separators)."""
         if not self._ops:
             return False
-        states = self._closures[0]
+        if self._literal is not None and "\n" not in path:  # most globs: string searches
+            return _literal_match(*self._literal, path)
+        states = self._closure(0)
         dfa = self._dfa
         last = len(path) - 1
         for index, char in enumerate(path):

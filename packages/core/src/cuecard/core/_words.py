@@ -4,8 +4,9 @@
 form matching compares. Two words are the same when their normal forms are equal:
 
 - case does not matter, and punctuation around a word is not part of it (``Migration.``,
-  ``(migration)`` and ``migration`` are one word); dots, hyphens and ``$`` inside a word are
-  (``node.js``, ``pre-commit``, ``$HOME``);
+  ``(migration)`` and ``migration`` are one word); ``$`` and an apostrophe inside a word are part
+  of it (``$HOME``, ``don't``), while dots and hyphens separate words, so ``node.js`` is ``node``
+  ``js`` and a keyword ``pre-commit`` (two words) matches "pre-commit" and "pre commit";
 - plain English words lose their inflection: plurals and possessives (``migrations``,
   ``migration's``), ``-ed`` and ``-ing`` (``retried``, ``retrying`` ~ ``retry``), with the
   spelling changes they bring (``policies`` ~ ``policy``, ``running`` ~ ``run``,
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 __all__ = ["normalise_word", "stem", "words"]
 
-_WORD_PATTERN = r"[\w$](?:[\w$.'’-]*[\w$])?"
+_WORD_PATTERN = r"[\w$]+(?:['’][\w$]+)*"
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _LETTERS = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _VOWELS = frozenset("aeiou")
