@@ -90,11 +90,15 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
 
     recall = by_plugin["cuecard-dsh-discipline"]
     assert recall.startswith('<memory-data source="cuecard recall"')
-    assert recall.endswith("</memory-data>") and "8443" in recall
+    assert recall.endswith("</memory-data>") and "listens on port 8443" in recall  # the vault's
 
-    hooked = by_plugin["hooks-claude-code"]
-    assert "Staging answers on port 8443 behind the VPN." in hooked
-    assert hooked.startswith('<memory-data source="cuecard"')
+    # The project memory arrives once: through the hook bridge (UserPromptSubmit) or through the
+    # recall, whichever of the two pre-step listeners the host ran first; they share the ledger.
+    body = "Staging answers on port 8443 behind the VPN."
+    hooked = by_plugin.get("hooks-claude-code", "")
+    assert (hooked + recall).count(body) == 1, by_plugin
+    if body in hooked:
+        assert hooked.startswith('<memory-data source="cuecard"')
     invoked = [e for e in events if e["type"] == "hook/invoked"]
     assert [e["data"]["point"] for e in invoked] == ["UserPromptSubmit"]
 

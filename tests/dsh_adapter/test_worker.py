@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.dsh_adapter.helpers import Home
 
 
@@ -122,3 +124,18 @@ def test_recall_in_a_session_gives_each_project_memory_once_per_epoch(
         input=json.dumps(payload), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert "Staging answers on port 8443" not in hook.stdout
+
+
+def test_hello_names_a_vault_that_is_missing_or_not_a_vault(
+    isolated: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [missing] = serve([line({"id": 1, "op": "hello"})])
+    assert missing["ok"] is True and "does not exist" in str(missing["vault_problem"])
+    plain = isolated.root / "plain"
+    plain.mkdir()
+    monkeypatch.setenv("CUECARD_VAULT", str(plain))
+    [not_a_vault] = serve([line({"id": 1, "op": "hello"})])
+    assert "is not a vault" in str(not_a_vault["vault_problem"])
+    monkeypatch.delenv("CUECARD_VAULT")
+    [unset] = serve([line({"id": 1, "op": "hello"})])
+    assert "CUECARD_VAULT" in str(unset["vault_problem"]) and unset["vault"] is None

@@ -52,9 +52,12 @@ class Setup:
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 
-    def turn(self, prompt: str, script: list[Reply], cwd: Path | None = None) -> ModelServer:
+    def turn(
+        self, prompt: str, script: list[Reply], cwd: Path | None = None, **env_extra: str
+    ) -> ModelServer:
         with ModelServer(script) as server:
-            env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test"}
+            env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test",
+                   **env_extra}  # fmt: skip
             done = subprocess.run(
                 [str(DSH), "--profile", "headless", "--patch", str(self.patch), prompt],
                 cwd=cwd or self.root, env=env, capture_output=True, text=True, timeout=300,
@@ -62,6 +65,7 @@ class Setup:
             )  # fmt: skip
         assert done.returncode == 0, done.stderr[-3000:]
         assert server.spent, [r.reply for r in server.main_requests]
+        self.stderr = done.stderr
         return server
 
 
@@ -144,3 +148,14 @@ def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Pat
         assert DECISION not in request.text() and PROCEDURE not in request.text()
     assert tree() == before
     assert not (plain / ".cuecard").exists()
+
+
+def test_a_set_up_problem_is_shown_to_a_headless_user(setup: Setup, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-vault"
+    setup.turn("What is the provider decision?", [Reply("Done.")], CUECARD_VAULT=str(missing))
+    lines = [line for line in setup.stderr.splitlines() if line.startswith("cuecard: ")]
+    assert lines and all("cuecard doctor" in line for line in lines), setup.stderr[-2000:]
+    assert any(str(missing) in line for line in lines), lines
+    assert len(lines) == len(set(lines))  # each problem once, though both plugins found it
+    setup.turn("What is the provider decision?", [Reply("Done.")])
+    assert "cuecard: " not in setup.stderr  # a working set-up says nothing

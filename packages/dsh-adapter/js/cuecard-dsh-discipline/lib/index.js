@@ -7,7 +7,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, bound, ensureWrapped, hello, recallText, redact } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureWrapped, hello, recallText, redact } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
@@ -64,6 +64,7 @@ export function apply(ctx, config) {
     if (problem) {
       worker.noteFailure(problem)
       log.error('%s', problem)
+      announce(problem)
     }
   })
 

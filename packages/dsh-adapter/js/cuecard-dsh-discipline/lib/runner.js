@@ -357,6 +357,20 @@ export class Worker {
   }
 }
 
+const ANNOUNCED = Symbol.for('cuecard.dsh.announced')
+
+/**
+ * Print a set-up problem once per host process on the standard error, the one place a headless
+ * user sees (the host keeps plugin logs only in memory, and drops `warn`).
+ */
+export function announce(problem, stream = process.stderr) {
+  const seen = (globalThis[ANNOUNCED] ??= new Set())
+  const line = `cuecard: ${lastLines(redact(problem), 2).replace(/\n/g, ' ')} (run \`cuecard doctor\` for the DSH set-up)`
+  if (seen.has(line)) return
+  seen.add(line)
+  try { stream.write(line + '\n') } catch { /* nowhere to say it */ }
+}
+
 function registry() {
   if (!globalThis[REGISTRY]) {
     globalThis[REGISTRY] = new Map()

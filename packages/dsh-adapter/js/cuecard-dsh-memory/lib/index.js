@@ -4,7 +4,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { INTERPRETER_KEYS, acquireWorker, callTool, hello } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, callTool, hello } from './runner.js'
 
 export const name = 'cuecard-dsh-memory'
 export const inject = ['tools']
@@ -188,9 +188,11 @@ export async function startupCheck(worker, config, log) {
     const message = `cuecard is not usable: ${answer.error}`
     worker.noteFailure(message)
     log.error('%s', message)
+    announce(message)
   } else if (answer.vault_problem) {
     worker.noteFailure(answer.vault_problem)
     log.error('cuecard: %s', answer.vault_problem)
+    announce(answer.vault_problem)
   } else {
     log.info('cuecard %s ready (vault %s)', answer.version, answer.vault)
   }
