@@ -42,10 +42,13 @@ PARALLEL_FROM = 2_000
 """Compile in worker processes from this many changed files on (below it, one process is faster)."""
 MAX_MEMORY_FILE_BYTES = 256 * 1024
 """A memory file larger than this is not read (a valid one holds at most 32,000 characters)."""
-_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c3"  # c3: records and entries as JSON text
+_CACHE_VERSION = f"{INDEX_VERSION}-{__version__}-c4"  # c4: one line per file
 _CACHE_MAGIC = b"CUECARD-COMPILE-CACHE-1\n"
-MAX_CACHE_BYTES = 1024 * 1024 * 1024
-"""A compile cache larger than this is not read (10,000 memories make about 15 MB)."""
+RACY_NS = 2_000_000_000
+"""A file modified this close to (or after) the start of the compile that cached it is checked
+by its sha256 next time, not by its stamp alone (file systems keep times as coarse as 2 s)."""
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+"""A compile cache larger than this is not read (10,000 memories make about 10 MB)."""
 _WILD = re.compile(r"[*?\[]")
 _KIND_ORDER = {
     Kind.TRAP: 0,
@@ -62,6 +65,8 @@ class CompileReport:
 
     memories: int = 0
     clauses: int = 0
+    validated: int = 0
+    """Memory files read and validated afresh; the others came from the per-file cache."""
     buckets: int = 0
     checks: int = 0
     left_out: list[dict[str, str]] = field(default_factory=list)
@@ -260,14 +265,18 @@ def _same_content(path: str, sha: object) -> bool:
 
 def _compiled_files(
     store: Store, cache_path: Path, progress: Callable[[int], None] | None
-) -> dict[str, list[Any]]:
-    """Every memory file compiled, reusing the cache for files unchanged since the last compile.
+) -> tuple[dict[str, list[Any]], int]:
+    """Every memory file compiled, reusing the cache for files unchanged since the last compile,
+    and how many files were read and validated afresh.
 
-    A file whose size and modification time are those the cache recorded is taken from it; one
-    whose stamp changed but whose bytes hash to the recorded sha256 (a checkout, a ``touch``) is
-    taken from it too, without being validated again.
+    A file whose size and modification time are those the cache recorded is taken from it,
+    unless it was modified within ``RACY_NS`` of the compile that recorded it (a rewrite of the
+    same size in the same clock tick keeps its stamp): then its bytes must still hash to the
+    recorded sha256. A file whose stamp changed but whose bytes hash the same (a checkout, a
+    ``touch``) is taken from the cache too, without being validated again.
     """
-    old = read_cache(cache_path)
+    started = time.time_ns()
+    old, racy_from = read_cache(cache_path)
     files: dict[str, list[Any]] = {}
     todo: list[tuple[str, str, list[int]]] = []
     changed = False
@@ -282,12 +291,16 @@ def _compiled_files(
             st = entry.stat()
             stamp = [st.st_mtime_ns, st.st_size]
             cached = old.pop(entry.name, None)
-            if cached is not None and cached[:2] == stamp:
+            if (
+                cached is not None
+                and cached[:2] == stamp  # [mtime_ns, size, sha, out, line]
+                and (stamp[0] < racy_from or _same_content(entry.path, cached[2]))
+            ):
                 files[entry.name] = cached
                 continue
             changed = True
             if cached is not None and _same_content(entry.path, cached[2]):
-                files[entry.name] = [*stamp, cached[2], cached[3]]
+                files[entry.name] = [*stamp, cached[2], cached[3]]  # a new line for the new stamp
             else:
                 files[entry.name] = []
                 todo.append((entry.name, entry.path, stamp))
@@ -295,68 +308,110 @@ def _compiled_files(
     for (name, _, stamp), out in zip(todo, fresh, strict=True):
         files[name] = [*stamp, out.pop("sha", None), out]
     if changed or old:  # a file changed, was added or went away
-        write_cache(cache_path, files)
-    return files
+        write_cache(cache_path, files, racy_from=started - RACY_NS)
+    return files, len(todo)
 
 
-def read_cache(path: Path) -> dict[str, list[Any]]:
-    """The per-file compile cache at ``path``: file name → ``[mtime_ns, size, sha256, out]``.
+def read_cache(path: Path) -> tuple[dict[str, list[Any]], int]:
+    """The per-file compile cache at ``path``: file name → ``[mtime_ns, size, sha256, out]``, and
+    the modification time from which an entry's stamp alone does not vouch for its content.
 
-    Whatever is not a cache this version wrote, whole (the checksum over its body catches a torn
-    or edited file), reads as empty, and an entry of the wrong shape is dropped: a hostile cache
-    costs a full compile, never a crash.
+    The file is the magic line, the sha256 of the body, then the body: the cache's version, that
+    time (nanoseconds), then one line per file, tab-separated (name, stamp, sha256, what the
+    file compiled to; JSON text holds no tab or line feed). Whatever is not a cache this version
+    wrote, whole (the checksum catches a torn or edited file), reads as empty, and a line of the
+    wrong shape is dropped: a hostile cache costs a full compile, never a crash.
     """
     try:
         raw = read_regular(str(path), MAX_CACHE_BYTES)
     except OSError:
-        return {}
+        return {}, 0
     if raw is None or not raw.startswith(_CACHE_MAGIC):
-        return {}
+        return {}, 0
     head, _, body = raw[len(_CACHE_MAGIC) :].partition(b"\n")
     if head != hashlib.sha256(body).hexdigest().encode():
-        return {}
+        return {}, 0
     try:
-        payload = json.loads(body)
+        lines = body.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return {}, 0
+    if lines[0] != _CACHE_VERSION or len(lines) < 2:
+        return {}, 0
+    try:
+        racy_from = int(lines[1])
     except ValueError:
-        return {}
-    if not isinstance(payload, dict) or payload.get("version") != _CACHE_VERSION:
-        return {}
-    files = payload.get("files")
-    if not isinstance(files, dict):
-        return {}
-    return {name: entry for name, entry in files.items() if _well_formed(entry)}
+        return {}, 0
+    files: dict[str, list[Any]] = {}
+    for line in lines[2:]:
+        try:
+            name, entry = _parsed_line(line.split("\t"))
+        except (ValueError, IndexError, TypeError):
+            continue
+        files[name] = [*entry, line]  # the line is written back as it is while the file stands
+    return files, racy_from
 
 
-def _well_formed(entry: object) -> bool:
-    if not (isinstance(entry, list) and len(entry) == 4):
-        return False
+def _parsed_line(fields: list[str]) -> tuple[str, list[Any]]:
+    name, mtime, size, sha, kind = fields[:5]
+    stamp = [int(mtime), int(size)]
+    digest = None if sha == "-" else sha
+    if kind == "p" and len(fields) == 6:
+        problem = json.loads(fields[5])
+        if not isinstance(problem, str):
+            raise TypeError("a problem is text")
+        return name, [*stamp, digest, {"problem": problem}]
+    if digest is None:
+        raise ValueError("a memory's entry names its sha256")
+    if kind == "d" and len(fields) == 6:
+        return name, [*stamp, digest, {"id": fields[5], "dormant": True}]
+    if kind != "m" or len(fields) < 8 or len(fields) % 2:
+        raise ValueError("not an entry")
+    ident, record, extra = fields[5:8]
+    if len(record) < 3 or record[0] != "{" or record[-1] != "}":
+        raise ValueError("a record is a JSON object")
+    out: dict[str, Any] = {"id": ident, "record": record}
+    if extra != "-":
+        more = json.loads(extra)
+        if not isinstance(more, dict) or set(more) - {"check", "left_out"}:
+            raise TypeError("extra holds a check or why it was left out")
+        if not isinstance(more.get("check", {}), dict):
+            raise TypeError("a check is an object")
+        if not isinstance(more.get("left_out", ""), str):
+            raise TypeError("left_out is text")
+        out.update(more)
+    out["clauses"] = [[fields[i], fields[i + 1].split("\x1f")] for i in range(8, len(fields), 2)]
+    return name, [*stamp, digest, out]
+
+
+def _cache_line(name: str, entry: list[Any]) -> str | None:
+    """One file's line of the cache, or ``None`` when a name, id or key holds a separator (such
+    a file is compiled again each time)."""
     mtime, size, sha, out = entry
-    if type(mtime) is not int or type(size) is not int or not isinstance(out, dict):
-        return False
+    head = [name, str(mtime), str(size), sha or "-"]
     if "problem" in out:
-        return isinstance(out["problem"], str)
-    if not isinstance(sha, str) or not isinstance(out.get("id"), str):
-        return False
-    if out.get("dormant") is True:
-        return True
-    record, clauses = out.get("record"), out.get("clauses")
-    if not (isinstance(record, str) and record.startswith("{") and record.endswith("}")):
-        return False
-    if len(record) < 3 or not isinstance(clauses, list):
-        return False
-    for clause in clauses:
-        if not (isinstance(clause, list) and len(clause) == 2 and isinstance(clause[0], str)):
-            return False
-        if not (isinstance(clause[1], list) and all(isinstance(k, str) for k in clause[1])):
-            return False
-    return isinstance(out.get("check", {}), dict) and isinstance(out.get("left_out", ""), str)
+        fields = [*head, "p", json_string(out["problem"])]
+    elif out.get("dormant"):
+        fields = [*head, "d", out["id"]]
+    else:
+        extra = {k: out[k] for k in ("check", "left_out") if k in out}
+        fields = [*head, "m", out["id"], out["record"], _dumps(extra) if extra else "-"]
+        for text, keys in out["clauses"]:
+            joined = "\x1f".join(keys)
+            if not keys or joined.count("\x1f") != len(keys) - 1:
+                return None
+            fields += (text, joined)
+    line = "\t".join(fields)
+    return line if line.count("\t") == len(fields) - 1 and "\n" not in line else None
 
 
-def write_cache(path: Path, files: dict[str, list[Any]]) -> None:
+def write_cache(path: Path, files: dict[str, list[Any]], *, racy_from: int) -> None:
     """Write the per-file compile cache (see ``read_cache``)."""
-    body = json.dumps(
-        {"version": _CACHE_VERSION, "files": files}, separators=(",", ":"), ensure_ascii=False
-    ).encode()
+    lines = [_CACHE_VERSION, str(racy_from)]
+    for name, entry in files.items():
+        line = entry[4] if len(entry) > 4 else _cache_line(name, entry)
+        if line is not None:
+            lines.append(line)
+    body = "\n".join(lines).encode()
     head = _CACHE_MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n"
     atomic_write(path, head + body, durable=False)
 
@@ -388,7 +443,8 @@ def compile_index(
         buckets: dict[str, list[str]] = defaultdict(list)
         records: dict[str, str] = {}
         checks: dict[str, dict[str, Any]] = {}
-        for name, (mtime, size, _sha, out) in _compiled_files(store, cache_path, progress).items():
+        files, report.validated = _compiled_files(store, cache_path, progress)
+        for name, (mtime, size, _sha, out, *_line) in files.items():
             if "problem" in out:
                 report.problems.append(out["problem"])
                 continue

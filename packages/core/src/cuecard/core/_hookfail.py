@@ -15,7 +15,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays out of the hook's imports
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FILE", "clear_failure", "clear_failures", "read_failures", "record_failure"]
 

@@ -6,7 +6,6 @@ pulls in what the package's other names need (pydantic, httpx, …). Standard li
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 TYPE_CHECKING = False
@@ -31,6 +30,8 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib  # here, not at the top: importing it imports warnings
+
         value = getattr(importlib.import_module(module), name)
         setattr(sys.modules[package], name, value)
         return value

@@ -16,8 +16,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Build the derived index the hooks read from the live memories: globs translated, "
             "clauses bucketed, checks verified against their examples (a failing or RE2-refused "
             "check is left out and reported), delivery_limit compiled in. Hooks rebuild a stale "
-            "index on their own; run this to see the report. --json prints keys: memories, "
-            "clauses, buckets, checks, left_out, problems, seconds."
+            "index on their own; run this to see the report. A memory file unchanged since the "
+            "last compile (same size and modification time, or the same bytes) is taken from "
+            "the per-file cache in .cuecard/local/index/. --json prints keys: memories, "
+            "clauses, buckets, checks, left_out, problems, validated (files read and validated "
+            "afresh), seconds."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -45,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         "checks": report.checks,
         "left_out": report.left_out,
         "problems": report.problems,
+        "validated": report.validated,
         "seconds": round(report.seconds, 3),
     }
     if args.json:
