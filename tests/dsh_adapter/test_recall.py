@@ -160,7 +160,7 @@ def test_a_message_naming_what_the_vault_holds_recalls_in_auto_mode(home: Home) 
     # none of these words is a configured topic; the vault holds them
     value = recall(stdin="the ledgerline output looks odd today")
     [topic] = value["topics"]  # the search's own form of the word (it may be stemmed)
-    assert "ledgerline".startswith(str(topic)) and value["searched"] is True
+    assert str(topic)[:8] == "ledgerli" and value["searched"] is True
     assert "rendered by the ledgerline service" in str(value["output"])
     # a word most facts share names nothing in particular; an unknown word names nothing
     assert recall(stdin="the build seems slow")["searched"] is False

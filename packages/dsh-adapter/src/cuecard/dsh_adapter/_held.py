@@ -86,4 +86,6 @@ def held_topics(text: str, vault: str | None) -> list[str]:
     except Exception:  # the gate never fails a turn: no lookup, no vault topics
         return []
     ceiling = max(2, docs // MAX_SHARE)
-    return [w for w in words if 1 <= int(rows.get(w, 0)) <= ceiling]
+    held = [w for w in words if 1 <= int(rows.get(w, 0)) <= ceiling]
+    # one word in two forms (the search may index a stem beside the word): name the word once
+    return [w for w in held if not any(o != w and o.startswith(w) for o in held)]
