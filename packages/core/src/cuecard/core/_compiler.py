@@ -111,12 +111,21 @@ def glob_key(glob: str) -> tuple[str, str]:
     return "*", ""
 
 
+@functools.lru_cache(maxsize=16_384)
+def _glob_parts(glob: str) -> tuple[tuple[str, str, str], ...]:
+    """Each brace-free glob of ``glob`` with its literal folder prefix and bucket key."""
+    parts = []
+    for one in expand_braces(glob):
+        key, prefix = glob_key(one)
+        parts.append((one, prefix, key))
+    return tuple(parts)
+
+
 def _clause_entry(memory: Memory, index: int, clause: Trigger) -> tuple[dict[str, Any], list[str]]:
     globs: list[list[str]] = []
     keys: list[str] = []
     for glob in clause.paths:
-        for one in expand_braces(glob):
-            key, prefix = glob_key(one)
+        for one, prefix, key in _glob_parts(glob):
             globs.append([one, prefix])
             keys.append(key)
     commands = [w for w in (command_words(c) for c in clause.commands) if w]
@@ -194,22 +203,24 @@ def _compile_memory(memory: Memory) -> dict[str, Any]:
 
 
 def _compile_file(path: str, root: str) -> dict[str, Any]:
-    name = os.path.relpath(path, root)
     data = read_regular(path, MAX_MEMORY_FILE_BYTES)  # a link, FIFO or device is never read
     if data is None:
         limit = MAX_MEMORY_FILE_BYTES
+        name = os.path.relpath(path, root)
         return {"problem": f"{name}: is not a regular file of at most {limit} bytes"}
-    return {**_compile_data(name, path, data), "sha": hashlib.sha256(data).hexdigest()}
+    out = _compile_data(path, root, data)
+    out["sha"] = hashlib.sha256(data).hexdigest()
+    return out
 
 
-def _compile_data(name: str, path: str, data: bytes) -> dict[str, Any]:
+def _compile_data(path: str, root: str, data: bytes) -> dict[str, Any]:
     try:
         memory = validate_memory_text(data.decode("utf-8"))
     except ValueError as exc:
         reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
-        return {"problem": f"{name}: {reason}"}
+        return {"problem": f"{os.path.relpath(path, root)}: {reason}"}
     if os.path.basename(path)[: -len(".json")] != memory.id:
-        return {"problem": f"{name}: holds memory {memory.id}"}
+        return {"problem": f"{os.path.relpath(path, root)}: holds memory {memory.id}"}
     if not memory.live:
         return {"id": memory.id, "dormant": True}
     return _encoded(_compile_memory(memory))

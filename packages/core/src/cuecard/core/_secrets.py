@@ -10,7 +10,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from cuecard.core._text import _INVISIBLE, _WRAPPER_TAG
+from cuecard.core._text import _WRAPPER_TAG, _invisible
 
 __all__ = ["find_secret", "needs_scrutiny", "redact", "redact_json", "redact_text_copy"]
 
@@ -150,7 +150,7 @@ def _loose() -> Callable[[str], object]:
 
 def needs_scrutiny(text: str) -> bool:
     """A quick test over a whole text: could any rule (secret or unsafe content) apply?"""
-    if _INVISIBLE.search(text) or _WRAPPER_TAG.search(text):
+    if _invisible().search(text) or _WRAPPER_TAG.search(text):
         return True
     return _loose()(text) is not None
 

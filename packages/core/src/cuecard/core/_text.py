@@ -5,6 +5,7 @@ Standard library only: the hook's hot path and the cold search path import this 
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -67,9 +68,24 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
     return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
 
 
-# Dropped from everything delivered or shown: every invisible and bidirectional control.
-_INVISIBLE = _char_class((*_CONTROLS, *_DEFAULT_IGNORABLE))
-_HIDDEN = _char_class(_HIDING)
+@functools.cache
+def _invisible() -> re.Pattern[str]:
+    """Dropped from everything delivered or shown: every invisible and bidirectional control.
+
+    Compiled on first use, not at import: the class takes ≈ 1 ms to compile, and the hook's
+    usual text is ASCII, which ``neutralise`` handles with ``_ASCII_INVISIBLE``."""
+    return _char_class((*_CONTROLS, *_DEFAULT_IGNORABLE))
+
+
+@functools.cache
+def _hidden() -> re.Pattern[str]:
+    return _char_class(_HIDING)
+
+
+# What ``_invisible()`` matches in ASCII text (no default-ignorable code point is ASCII).
+_ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 _WRAPPER_TAG = re.compile(r"<\s*/?\s*memory-data\b", re.IGNORECASE)
 
 ADVISORY = (
@@ -104,30 +120,31 @@ def strip_invisibles(text: str) -> str:
     """``text`` as taken in: harmless invisibles dropped (variation selectors as in "⚠️", joiners,
     soft hyphens, zero-width spaces), while what could hide or reorder meaning stays for
     ``unsafe_reason`` to refuse."""
-    if _INVISIBLE.search(text) is None:
+    if _invisible().search(text) is None:
         return text
-    return _INVISIBLE.sub(lambda m: m.group() if _HIDDEN.match(m.group()) else "", text)
+    return _invisible().sub(lambda m: m.group() if _hidden().match(m.group()) else "", text)
 
 
 def unsafe_reason(text: str) -> str | None:
     """Say why ``text`` is unsafe to store, or ``None``: a character that could hide or reorder
     meaning (a control, a bidi control, a tag character), or a wrapper tag (found also when
     harmless invisibles split it)."""
-    found = _HIDDEN.search(text)
+    found = _hidden().search(text)
     if found is not None:
         import unicodedata
 
         code = f"U+{ord(found.group()):04X}"
         name = unicodedata.name(found.group(), "control character")
         return f"holds an invisible or bidirectional control character ({code} {name})"
-    if _WRAPPER_TAG.search(_INVISIBLE.sub("", text)):
+    if _WRAPPER_TAG.search(_invisible().sub("", text)):
         return "holds a <memory-data> tag that could close the wrapper around delivered knowledge"
     return None
 
 
 def neutralise(text: str) -> str:
     """Make ``text`` safe inside ``<memory-data>``: drop controls, defuse wrapper tags."""
-    text = _INVISIBLE.sub("", text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    text = _ASCII_INVISIBLE.sub("", text) if text.isascii() else _invisible().sub("", text)
     return _WRAPPER_TAG.sub(lambda m: m.group().replace("<", "&lt;"), text)
 
 

@@ -1,0 +1,26 @@
+"""``neutralise`` takes a quicker path for ASCII text (the hook's usual case); it must drop
+exactly what the path for any text drops."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cuecard.core._text import neutralise
+
+ASCII = st.text(st.characters(max_codepoint=0x7F), max_size=200)
+SPICE = st.sampled_from(["", "<memory-data>", "</ memory-data", "\r\n", "\x00\x1b[31m", "\x7f"])
+
+
+@given(ASCII, SPICE)
+def test_ascii_text_is_neutralised_as_any_text_is(text: str, spice: str) -> None:
+    text = text + spice
+    # "→" is kept by both paths (and is no word character); appending it sends the same ASCII
+    # text down the general path.
+    assert neutralise(text) + " →" == neutralise(text + " →")
+
+
+@given(ASCII)
+def test_no_control_but_tab_line_feed_and_carriage_return_survives(text: str) -> None:
+    kept = {c for c in neutralise(text) if ord(c) < 0x20 or ord(c) == 0x7F}
+    assert kept <= {"\t", "\n", "\r"}
