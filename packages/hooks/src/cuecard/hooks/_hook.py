@@ -449,8 +449,29 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``cuecard-hook``. Always exits 0."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of ``cuecard-hook``. Always exits 0.
+
+    Run as the command (``argv`` None), the process ends as soon as the answer is written
+    (``_exit_now``); called with ``argv`` it returns, as a library call must.
+    """
+    code = _serve(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process without the interpreter's teardown (freeing every module and object),
+    which costs a short-lived hook ≈ 3 ms of CPU, a tenth of its run. Everything the hook
+    writes is written by then: files are closed, and stdout and stderr are flushed here."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:  # a closed pipe too: nothing more can reach the host anyway
+        os._exit(code)
+
+
+def _serve(args: list[str]) -> int:
     try:
         if args in (["-h"], ["--help"]):
             sys.stdout.write(USAGE)
