@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._support._harnesses import BINARIES
-from tests.e2e._support._project import Project, make_project
+# the shared assertions of the harness tests report their values as a test's own do
+pytest.register_assert_rewrite("tests.e2e._support._project")
+
+from tests.e2e._support._harnesses import BINARIES  # noqa: E402
+from tests.e2e._support._project import Project, make_project  # noqa: E402
 
 
 def require(harness: str) -> Path:

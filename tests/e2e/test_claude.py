@@ -12,7 +12,15 @@ import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import VENV_BIN, claude_command, claude_env, run
-from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
+from tests.e2e._support._project import (
+    ASK,
+    DECISION,
+    PROCEDURE,
+    PROPOSAL,
+    TRAP,
+    Project,
+    assert_left_alone,
+)
 from tests.e2e.conftest import require
 
 TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
@@ -90,14 +98,8 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
     server = claude(project, "Please deploy the fix.", [
         read(charge), edit(charge, "order.total", "order.amount"), Reply("Done."),
     ])  # fmt: skip
-    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
-    # the user-level hooks ran and stayed silent
-    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
-    assert all(c["stdout"] == "" for c in project.calls)
-    after = project.tree()
-    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
-    assert after == before
-    assert not (project.root / ".cuecard").exists()
+    # the hooks ran, stayed silent and changed nothing
+    assert_left_alone(project, before, server, {"SessionStart", "PreToolUse", "Stop"})
 
 
 def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(

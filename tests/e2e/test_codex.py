@@ -16,7 +16,15 @@ from tests.e2e._support._harnesses import (
     codex_prepare,
     run,
 )
-from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
+from tests.e2e._support._project import (
+    ASK,
+    DECISION,
+    PROCEDURE,
+    PROPOSAL,
+    TRAP,
+    Project,
+    assert_left_alone,
+)
 from tests.e2e.conftest import require
 
 
@@ -127,14 +135,8 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
         patch("src/billing/charge.py", line, line.replace("total", "amount")),
         Reply("Done."),
     ])  # fmt: skip
-    # the user-level hooks ran (trusted by the installer) and stayed silent
-    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
-    assert all(c["stdout"] == "" for c in project.calls)
-    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
-    after = project.tree()
-    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
-    assert after == before
-    assert not (project.root / ".cuecard").exists()
+    # the user-level hooks ran (trusted by the installer), stayed silent and changed nothing
+    assert_left_alone(project, before, server, {"SessionStart", "PreToolUse", "Stop"})
 
 
 def test_untrusted_hooks_are_skipped_doctor_says_so_and_the_given_step_trusts_them(

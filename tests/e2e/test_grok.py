@@ -14,7 +14,15 @@ import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import grok_command, grok_env, run
-from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
+from tests.e2e._support._project import (
+    ASK,
+    DECISION,
+    PROCEDURE,
+    PROPOSAL,
+    TRAP,
+    Project,
+    assert_left_alone,
+)
 from tests.e2e.conftest import require
 
 FEEDBACK = "Stop hook feedback:"
@@ -121,13 +129,8 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
         edit("order.total", "order.amount"),
         Reply("Done."),
     ])  # fmt: skip
-    assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
-    assert all(c["stdout"] == "" for c in project.calls)
-    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
-    after = project.tree()
-    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
-    assert after == before
-    assert not (project.root / ".cuecard").exists()
+    # the hooks ran, stayed silent and changed nothing
+    assert_left_alone(project, before, server, {"SessionStart", "PreToolUse", "Stop"})
 
 
 def test_an_untrusted_folder_runs_no_hooks_doctor_says_so_and_the_given_step_trusts_it(

@@ -14,7 +14,15 @@ import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import opencode_command, opencode_env, opencode_seed, run
-from tests.e2e._support._project import ASK, DECISION, PROCEDURE, PROPOSAL, TRAP, Project
+from tests.e2e._support._project import (
+    ASK,
+    DECISION,
+    PROCEDURE,
+    PROPOSAL,
+    TRAP,
+    Project,
+    assert_left_alone,
+)
 from tests.e2e.conftest import require
 
 
@@ -128,10 +136,5 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
         call("edit", filePath=charge, oldString="order.total", newString="order.amount"),
         Reply("Done."),
     ])  # fmt: skip
-    assert {c["argv"][1] for c in project.calls} >= {"UserPromptSubmit", "PreToolUse", "Stop"}
-    assert all(c["stdout"] == "" for c in project.calls)
-    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
-    after = project.tree()
-    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
-    assert after == before
-    assert not (project.root / ".cuecard").exists()
+    # the hooks ran, stayed silent and changed nothing
+    assert_left_alone(project, before, server, {"UserPromptSubmit", "PreToolUse", "Stop"})

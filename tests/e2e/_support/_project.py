@@ -8,9 +8,12 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.e2e._support._harnesses import base_env
+
+if TYPE_CHECKING:
+    from tests.e2e._support._server import ModelServer
 
 GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid",
        "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]  # fmt: skip
@@ -127,3 +130,19 @@ def make_project(base: Path, harness: str, *, opt_in: bool = True, user: bool = 
     options = [option.replace("{recorder}", shim) for option in install or []]
     project.cuecard("install", harness, *(["--user"] if user else []), *options)
     return project
+
+
+def assert_left_alone(
+    project: Project, before: dict[str, bytes], server: ModelServer, events: set[str]
+) -> None:
+    """What a session in a project that did not opt in must show: cuecard's hooks ran (at
+    ``events`` at least) and printed nothing, no request to the model held a memory, the agent's
+    edit of ``src/billing/charge.py`` is the only change to ``before`` (``project.tree()`` taken
+    before the session), and no ``.cuecard/`` appeared."""
+    assert {c["argv"][1] for c in project.calls} >= events
+    assert all(c["stdout"] == "" for c in project.calls)
+    assert all(r.count("<memory-data") == 0 for r in server.main_requests)
+    after = project.tree()
+    assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
+    assert after == before
+    assert not (project.root / ".cuecard").exists()
