@@ -146,3 +146,15 @@ def test_config_changes_go_through_the_transaction(project: Path) -> None:
         tx.put_config(store.config().model_copy(update={"auto_accept": False}))
     assert json.loads((project / ".cuecard/config.json").read_text())["auto_accept"] is False
     assert store.config().auto_accept is False
+
+
+def test_a_held_lock_makes_another_writer_give_up_then_frees_at_release(tmp_path: Path) -> None:
+    from cuecard.core._errors import StoreBusy
+    from cuecard.core._fsio import locked
+
+    path = tmp_path / ".lock"
+    busy = pytest.raises(StoreBusy, match=r"held the lock for 0 s")
+    with locked(path), busy, locked(path, timeout=0):  # the third waits for the first: none
+        pass
+    with locked(path, timeout=0):  # the holder left: taken at once
+        assert path.is_file()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cuecard.core._errors import StoreBusy
 
-__all__ = ["atomic_write", "crash_point", "exclusive_create", "fsync_dir", "locked"]
+__all__ = ["atomic_write", "crash_point", "exclusive_create", "flock_within", "fsync_dir", "locked"]
 
 try:
     import fcntl
@@ -81,6 +81,26 @@ def exclusive_create(path: Path, data: str | bytes) -> bool:
     return True
 
 
+def flock_within(fd: int, timeout: float, poll: float = 0.02) -> bool:
+    """Take an exclusive ``flock`` on the open file ``fd``, trying every ``poll`` seconds for up
+    to ``timeout`` seconds; ``False`` when another holder kept it all that time. The kernel drops
+    the lock when ``fd`` is closed or its process dies. Without ``fcntl`` (Windows) it takes
+    nothing and returns ``True``."""
+    if fcntl is None:
+        return True
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll)
+
+
 @contextlib.contextmanager
 def locked(path: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator[None]:
     """Hold an exclusive advisory lock on ``path`` (created if missing) for the ``with`` block.
@@ -91,21 +111,10 @@ def locked(path: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator
     """
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if fcntl is not None:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise StoreBusy(
-                        f"{path}: another cuecard process held the lock for {timeout:.0f} s; "
-                        "try again"
-                    ) from None
-                time.sleep(poll)
+        if not flock_within(fd, timeout, poll):
+            raise StoreBusy(
+                f"{path}: another cuecard process held the lock for {timeout:.0f} s; try again"
+            )
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.write(fd, json.dumps({"pid": os.getpid(), "token": uuid.uuid4().hex}).encode())

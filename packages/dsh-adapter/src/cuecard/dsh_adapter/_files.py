@@ -8,16 +8,14 @@ which deploy never replaces), so no ``<file>.lock`` is created next to the user'
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 from cuecard.core._errors import StoreBusy
-from cuecard.core._fsio import fsync_dir
+from cuecard.core._fsio import flock_within, fsync_dir
 
 __all__ = ["create_with_mode", "file_mode", "folder_lock", "replace_keeping_mode"]
 
@@ -70,24 +68,12 @@ def replace_keeping_mode(path: Path, text: str) -> None:
 def folder_lock(folder: Path, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator[None]:
     """Hold an exclusive advisory lock on ``folder`` itself for the ``with`` block; the kernel
     drops it when the holder dies. Nothing is created."""
-    import fcntl
-
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise StoreBusy(
-                        f"{folder}: another cuecard deploy held the lock for {timeout:.0f} s; "
-                        "try again"
-                    ) from None
-                time.sleep(poll)
+        if not flock_within(fd, timeout, poll):
+            raise StoreBusy(
+                f"{folder}: another cuecard deploy held the lock for {timeout:.0f} s; try again"
+            )
         yield
     finally:
         os.close(fd)

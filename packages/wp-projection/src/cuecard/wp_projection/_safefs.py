@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import stat
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from cuecard.core._fsio import flock_within
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
 from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
 
@@ -323,20 +322,11 @@ class SafeRoot:
         finally:
             os.close(dfd)
         try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise
-                    if time.monotonic() >= deadline:
-                        raise RootBusy(
-                            f"{self.managed_path}: another writer held the lock for "
-                            f"{timeout:.0f} s; try again"
-                        ) from None
-                    time.sleep(poll)
+            if not flock_within(fd, timeout, poll):
+                raise RootBusy(
+                    f"{self.managed_path}: another writer held the lock for {timeout:.0f} s; "
+                    "try again"
+                )
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
                 os.write(fd, json.dumps({"pid": os.getpid()}).encode())
