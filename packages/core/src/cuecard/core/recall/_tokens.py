@@ -12,7 +12,9 @@ token holds only word characters and the joiners ``. : - / @`` (never a space).
 - Plain English words (an a-z word, or one capitalised) lose their inflection through
   ``cuecard.core._words.stem``, the stemmer keyword triggers use (``Researching`` and
   ``research``, ``migrations`` and ``migration`` meet); identifiers, numbers and CJK text are
-  kept as written (lowercased), and the pieces of an identifier are stemmed as words.
+  kept as written (lowercased), and the pieces of an identifier are stemmed as words. An
+  inflected word also gives itself as written, so the form a query names ranks above the
+  word's other forms (a known-item query loses almost nothing to stemming).
 - A query may drop its English function words (``FUNCTION_WORDS``: how a question is asked,
   never what it is about); what is left is searched, or the whole query when nothing is.
 """
@@ -25,7 +27,7 @@ from cuecard.core._words import stem as _stem
 
 __all__ = ["FUNCTION_WORDS", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
 
-TOKENIZER_VERSION = "2"
+TOKENIZER_VERSION = "3"
 
 _JOINERS = frozenset(".:/@-")
 _OUTER = frozenset(":/@")
@@ -245,8 +247,9 @@ def _finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
 
 def tokens(text: str, *, stem: bool = True) -> list[str]:
     """Every token of ``text`` in order, repeated as often as it occurs (term frequency);
-    plain words stemmed unless ``stem`` is false."""
-    return _finish(_raw(text), stem)
+    plain words stemmed unless ``stem`` is false, an inflected word followed by itself as
+    written (so the form a query names ranks above its other forms)."""
+    return _finish(_raw(text), stem, whole=True)
 
 
 def query_tokens(text: str, *, content: bool = False, stem: bool = True) -> list[str]:

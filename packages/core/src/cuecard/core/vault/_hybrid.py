@@ -8,7 +8,9 @@ scan. The settings come from the ``[recall]`` table of the user config (``config
   or ``"auto"`` (hybrid when the extra is installed, BM25 otherwise); ``--mode`` overrides it.
 - ``weights``: a table of per-stream weights (``bm25``, ``graph``, ``vectors``), each a number
   from 0 to 10 (0 turns the stream off).
-- ``per_note``: at most this many results from one note (1-100, 3).
+- ``per_note``: at most this many results from one note (1-100, ``PER_NOTE``: 10; a cap of 3
+  cost recall when the answers cluster in one note, as a conversation's do, and bought nothing
+  on the paraphrase set: tools/bench/recall_quality.py --ablation).
 - ``rrf_k``: the RRF constant (1-1000, 60).
 """
 
@@ -38,6 +40,7 @@ __all__ = [
 MODES = ("auto", "bm25", "hybrid")
 STREAMS = ("bm25", "graph", "vectors")
 DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.5, "vectors": 2.0}
+PER_NOTE = 10
 
 
 class Settings:
@@ -49,7 +52,7 @@ class Settings:
         self,
         mode: str = "bm25",
         weights: dict[str, float] | None = None,
-        per_note: int = 3,
+        per_note: int = PER_NOTE,
         rrf_k: int = 60,
     ) -> None:
         self.mode = mode
@@ -92,7 +95,7 @@ def parse_settings(path: str, table: object) -> Settings:
                 f"{path}: key `recall.weights.{name}` is not a stream (bm25, graph, vectors)"
             )
         weights[name] = _number(path, f"weights.{name}", value, 0, 10, whole=False)
-    per_note = int(_number(path, "per_note", table.get("per_note", 3), 1, 100, whole=True))
+    per_note = int(_number(path, "per_note", table.get("per_note", PER_NOTE), 1, 100, whole=True))
     rrf_k = int(_number(path, "rrf_k", table.get("rrf_k", 60), 1, 1000, whole=True))
     return Settings(str(mode), weights, per_note, rrf_k)
 
