@@ -25,22 +25,24 @@ def payload(root: Path, event: str, **fields: Any) -> dict[str, Any]:
     return {"session_id": SESSION, "cwd": str(root), "hook_event_name": event, **fields}
 
 
-def shell(root: Path, command: str) -> dict[str, Any] | None:
-    """The PostToolUse of a Bash call that ran ``command``; the hook's answer."""
+def post_tool(root: Path, tool: str, args: dict[str, Any], response: dict[str, Any]) -> str:
+    """Claude Code's PostToolUse of a ``tool`` call; what the hook printed."""
     answer = run_hook(
         "claude",
         "PostToolUse",
-        payload(
-            root,
-            "PostToolUse",
-            tool_name="Bash",
-            tool_input={"command": command},
-            tool_response={"stdout": "", "stderr": "", "interrupted": False},
-        ),
+        payload(root, "PostToolUse", tool_name=tool, tool_input=args, tool_response=response),
         cwd=root,
     )
     assert answer.returncode == 0
-    return json.loads(answer.stdout) if answer.stdout.strip() else None
+    return answer.stdout
+
+
+def shell(root: Path, command: str) -> dict[str, Any] | None:
+    """The PostToolUse of a Bash call that ran ``command``; the hook's answer."""
+    out = post_tool(
+        root, "Bash", {"command": command}, {"stdout": "", "stderr": "", "interrupted": False}
+    )
+    return json.loads(out) if out.strip() else None
 
 
 def context(answer: dict[str, Any] | None) -> str:
@@ -115,19 +117,10 @@ def test_the_reply_never_holds_a_credential_key(fresh_repo: Path) -> None:
 
 
 def edit(root: Path, rel: str) -> None:
-    answer = run_hook(
-        "claude",
-        "PostToolUse",
-        payload(
-            root,
-            "PostToolUse",
-            tool_name="Edit",
-            tool_input={"file_path": str(root / rel), "old_string": "a", "new_string": "b"},
-            tool_response={"filePath": str(root / rel)},
-        ),
-        cwd=root,
+    path = str(root / rel)
+    post_tool(
+        root, "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, {"filePath": path}
     )
-    assert answer.returncode == 0
 
 
 def write_proposal(root: Path, name: str, proposal: dict[str, Any] | str) -> str:
@@ -135,19 +128,13 @@ def write_proposal(root: Path, name: str, proposal: dict[str, Any] | str) -> str
     text = proposal if isinstance(proposal, str) else json.dumps(proposal)
     target = root / ".cuecard/inbox" / name
     target.write_text(text, encoding="utf-8")
-    answer = run_hook(
-        "claude",
-        "PostToolUse",
-        payload(
-            root,
-            "PostToolUse",
-            tool_name="Write",
-            tool_input={"file_path": str(target), "content": text},
-            tool_response={"type": "create", "filePath": str(target)},
-        ),
-        cwd=root,
+    out = post_tool(
+        root,
+        "Write",
+        {"file_path": str(target), "content": text},
+        {"type": "create", "filePath": str(target)},
     )
-    return context(json.loads(answer.stdout))
+    return context(json.loads(out))
 
 
 def test_suggested_triggers_leave_out_cuecard_files(fresh_repo: Path) -> None:
