@@ -42,6 +42,7 @@ from tests.e2e._support._harnesses import (
 )
 from tests.e2e._support._project import FILES, GIT, PROPOSAL, Project
 from tests.e2e._support._recorder import calls, make_recorder
+from tests.hooks.test_fixtures import play, replace_all
 
 OUT = Path(__file__).resolve().parents[1] / "hooks" / "fixtures"
 CHECK = FILES["check.sh"]
@@ -175,18 +176,6 @@ def _grok(project: Project) -> None:
 SESSIONS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "grok": _grok}
 
 
-def _generalise(value: Any, mapping: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        for old, new in mapping.items():
-            value = value.replace(old, new)
-        return value
-    if isinstance(value, list):
-        return [_generalise(v, mapping) for v in value]
-    if isinstance(value, dict):
-        return {k: _generalise(v, mapping) for k, v in value.items()}
-    return value
-
-
 def _transcript_lines(path: str, mapping: dict[str, str]) -> str:
     """The rollout lines Stop reads (shell calls and their outputs), generalised."""
     kept = []
@@ -194,13 +183,12 @@ def _transcript_lines(path: str, mapping: dict[str, str]) -> str:
         record = json.loads(line)
         item = record.get("payload") if isinstance(record, dict) else None
         if isinstance(item, dict) and item.get("type") in ("function_call", "function_call_output"):
-            kept.append(json.dumps(_generalise(record, mapping)))
+            kept.append(json.dumps(replace_all(record, mapping)))
     return "\n".join(kept) + "\n"
 
 
 def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, Any]]]:
     from tests.hooks.conftest import build_repo
-    from tests.hooks.test_fixtures import play
 
     project = _project(base, harness)
     SESSIONS[harness](project)
@@ -215,7 +203,7 @@ def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, 
     outside.mkdir()
     for number, call in enumerate(recorded, 1):
         event = call["argv"][1]
-        payload = _generalise(call["payload"], mapping)
+        payload = replace_all(call["payload"], mapping)
         name = f"real-{number:02d}-{re.sub(r'(?<!^)(?=[A-Z])', '-', event).lower()}"
         spec: dict[str, Any] = {
             "event": event,

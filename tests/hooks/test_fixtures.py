@@ -21,18 +21,20 @@ CASES = sorted(FIXTURES.glob("*/*.json"))
 HARNESSES = ("claude", "codex", "opencode", "grok")
 
 
-def _expand(value: Any, mapping: dict[str, str]) -> Any:
+def replace_all(value: Any, mapping: dict[str, str]) -> Any:
+    """``value`` (JSON data) with each key of ``mapping`` replaced in every string (a fixture's
+    placeholders, or a recording's paths); ``{"$repeat": [text, count]}`` is ``text * count``."""
     if isinstance(value, str):
         for key, replacement in mapping.items():
             value = value.replace(key, replacement)
         return value
     if isinstance(value, list):
-        return [_expand(v, mapping) for v in value]
+        return [replace_all(v, mapping) for v in value]
     if isinstance(value, dict):
         if set(value) == {"$repeat"}:
             text, count = value["$repeat"]
-            return _expand(text, mapping) * count
-        return {k: _expand(v, mapping) for k, v in value.items()}
+            return replace_all(text, mapping) * count
+        return {k: replace_all(v, mapping) for k, v in value.items()}
     return value
 
 
@@ -49,11 +51,11 @@ def play(harness: str, name: str, spec: dict[str, Any], root: Path, outside: Pat
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     for event, payload in spec.get("setup", []):
-        respond(harness, event, _stdin(_expand(payload, mapping)))
+        respond(harness, event, _stdin(replace_all(payload, mapping)))
     if "raw" in spec:
         out = respond(harness, spec["event"], spec["raw"].encode("utf-8"))
     else:
-        out = respond(harness, spec["event"], _stdin(_expand(spec["payload"], mapping)))
+        out = respond(harness, spec["event"], _stdin(replace_all(spec["payload"], mapping)))
     return out.replace(str(root), "$ROOT")
 
 
