@@ -17,7 +17,13 @@ import httpx
 import pytest
 import uvicorn
 
-from cuecard.wp_projection import ReceiverSettings, build_app, signed_headers
+from cuecard.wp_projection import (
+    ReceiverSettings,
+    build_app,
+    render_settings,
+    signed_headers,
+    write_bridge,
+)
 
 SECRET = "test-secret-0123456789abcdef"
 HOME = "http://127.0.0.1:8089"
@@ -119,6 +125,11 @@ class Receiver:
                 out[rel] = path.read_bytes()
         return out
 
+    def site_files(self, applied: int) -> dict[str, bytes]:
+        """``files()`` once ``applied`` envelopes were applied, without the site's folder."""
+        self.wait_idle(applied=applied)
+        return {path.split("/", 1)[1]: body for path, body in self.files().items()}
+
 
 def start_server(app: Any, port: int) -> tuple[uvicorn.Server, threading.Thread]:
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="on")
@@ -156,6 +167,15 @@ def receiver(tmp_path: Path) -> Iterator[Receiver]:
 def shared_receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]:
     """One receiver for a module's tests that only check what does not change."""
     yield from _receiver(tmp_path_factory.mktemp("shared") / "runtime")
+
+
+@pytest.fixture
+def bridge(tmp_path: Path, receiver: Receiver, secret: str) -> Path:
+    """A bridge written into ``mu-plugins`` as the README says, sending to ``receiver``, with
+    no agent settings at all."""
+    out = tmp_path / "mu-plugins"
+    write_bridge(out, render_settings(endpoint=receiver.url + "/events", secret=secret))
+    return out
 
 
 @pytest.fixture

@@ -17,19 +17,9 @@ import subprocess
 import uuid
 from pathlib import Path
 
-import pytest
-
-from cuecard.wp_projection import render_settings, write_bridge
 from tests.wp_projection.bridge_harness import HOME, PHP, needs_php, run_php, scope
 
 pytestmark = needs_php
-
-
-@pytest.fixture
-def bridge(tmp_path: Path, receiver, secret) -> Path:
-    out = tmp_path / "mu-plugins"
-    write_bridge(out, render_settings(endpoint=receiver.url + "/events", secret=secret))
-    return out
 
 
 def test_bridge_writes_the_plugin_and_private_settings(bridge: Path, secret) -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from cuecard.core.cli import main
 from cuecard.wp_projection import render_settings, write_bridge
 from tests.wp_projection.bridge_harness import needs_php, run_php, scope, updated
@@ -18,25 +16,11 @@ from tests.wp_projection.bridge_harness import needs_php, run_php, scope, update
 pytestmark = needs_php
 
 
-@pytest.fixture
-def bridge(tmp_path: Path, receiver, secret) -> Path:
-    """A bridge written as the README says, with no agent settings at all."""
-    out = tmp_path / "mu-plugins"
-    write_bridge(out, render_settings(endpoint=receiver.url + "/events", secret=secret))
-    return out
-
-
-def _site_files(receiver, applied: int) -> dict[str, bytes]:
-    receiver.wait_idle(applied=applied)
-    files = receiver.files()
-    return {path.split("/", 1)[1]: body for path, body in files.items()}
-
-
 def test_the_default_agent_is_resolved_without_any_setting(tmp_path, bridge, receiver) -> None:
     out = run_php(tmp_path, bridge, [updated("MEMORY.md", "admin's memory\n", user=1, agent=0)])
     assert out["delivered"][0]["result"]["status"] == 202
     assert out["delivered"][0]["envelope"]["scope"]["agent_slug"] == "admin"
-    assert _site_files(receiver, 1) == {"agents/admin/MEMORY.md": b"admin's memory\n"}
+    assert receiver.site_files(1) == {"agents/admin/MEMORY.md": b"admin's memory\n"}
 
 
 def test_users_of_one_site_each_get_their_own_agents_files(tmp_path, bridge, receiver) -> None:
@@ -51,7 +35,7 @@ def test_users_of_one_site_each_get_their_own_agents_files(tmp_path, bridge, rec
     ]
     out = run_php(tmp_path, bridge, events)
     assert [d["result"]["status"] for d in out["delivered"]] == [202] * 7, out["log"]
-    assert _site_files(receiver, 7) == {
+    assert receiver.site_files(7) == {
         "agents/admin/MEMORY.md": b"admin, agent 0\n",
         "agents/bob/MEMORY.md": b"bob, agent 0\n",
         "agents/carol/MEMORY.md": b"carol, no agent row\n",
@@ -75,7 +59,7 @@ def test_without_data_machines_resolver_the_repository_answers(tmp_path, bridge,
         "cuecard bridge: event for the agent-layer MEMORY.md of user 3 (agent id 0) refused: "
         "Data Machine could not resolve its agent" in out["log"]
     )
-    assert _site_files(receiver, 2) == {
+    assert receiver.site_files(2) == {
         "agents/bob/MEMORY.md": b"bob\n",
         "agents/ops-bot/MEMORY.md": b"ops\n",
     }
@@ -97,7 +81,7 @@ def test_a_scope_nothing_resolves_is_refused_never_sent_as_another_agent(
     out = run_php(tmp_path, out_dir, events, datamachine="none")
     assert [d["envelope"]["scope"]["agent_slug"] for d in out["delivered"]] == ["ops-bot"]
     assert out["log"].count("Data Machine could not resolve its agent") == 2
-    assert _site_files(receiver, 1) == {"agents/ops-bot/MEMORY.md": b"ops\n"}
+    assert receiver.site_files(1) == {"agents/ops-bot/MEMORY.md": b"ops\n"}
 
 
 def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(

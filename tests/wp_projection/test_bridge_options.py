@@ -35,11 +35,6 @@ def _cli_bridge(
     return out, json.loads(captured.out), captured.err
 
 
-def _files(receiver: Any, applied: int) -> dict[str, bytes]:
-    receiver.wait_idle(applied=applied)
-    return {path.split("/", 1)[1]: body for path, body in receiver.files().items()}
-
-
 @pytest.fixture(autouse=True)
 def _secret_env(monkeypatch: pytest.MonkeyPatch, secret: str) -> None:
     monkeypatch.setenv("CUECARD_WP_SECRET", secret)
@@ -77,7 +72,7 @@ def test_agent_slug_names_the_one_users_agent_when_data_machine_cannot_be_asked(
     assert slugs == ["solo", "solo", "solo"], ran["log"]
     assert ran["log"].count("Data Machine could not resolve its agent") == 1
     assert "agent-layer MEMORY.md of user 1 (agent id 7)" in ran["log"]
-    assert _files(receiver, 3) == {
+    assert receiver.site_files(3) == {
         "agents/solo/MEMORY.md": b"the one user\n",
         "agents/solo/SOUL.md": b"default agent user\n",
         "agents/solo/users/1/USER_MEMORY.md": b"principal\n",
@@ -93,7 +88,7 @@ def test_agent_slug_never_overrides_what_data_machine_resolves(
         tmp_path, out, [updated("MEMORY.md", "dm\n", user=1, agent=0)], datamachine=datamachine
     )
     assert [d["envelope"]["scope"]["agent_slug"] for d in ran["delivered"]] == ["admin"]
-    assert _files(receiver, 1) == {"agents/admin/MEMORY.md": b"dm\n"}
+    assert receiver.site_files(1) == {"agents/admin/MEMORY.md": b"dm\n"}
 
 
 def test_agent_slug_is_not_used_where_data_machines_repository_answers_nothing(
@@ -127,7 +122,7 @@ def test_agent_slug_never_maps_a_second_user_onto_the_first_users_path(
         users=ONE_USER,
     )
     assert [d["result"]["status"] for d in first["delivered"]] == [202], first["log"]
-    assert _files(receiver, 1) == {"agents/admin/MEMORY.md": b"admin's\n"}
+    assert receiver.site_files(1) == {"agents/admin/MEMORY.md": b"admin's\n"}
     # Bob joins the site. Neither user's default agent can be told apart without Data Machine,
     # so both are refused, loudly; bob's memory never replaces admin's file.
     events = [
@@ -144,7 +139,7 @@ def test_agent_slug_never_maps_a_second_user_onto_the_first_users_path(
         "has several users); nothing sent" in second["log"]
     )
     assert second["log"].count("this site has several users") == 3
-    assert _files(receiver, 1) == {"agents/admin/MEMORY.md": b"admin's\n"}
+    assert receiver.site_files(1) == {"agents/admin/MEMORY.md": b"admin's\n"}
     status = receiver.status()
     assert status["queue"]["applied"] == 1
 
@@ -194,7 +189,7 @@ def test_blocking_delivers_at_the_end_of_the_write_after_the_response(
     ]
     assert [d["envelope"]["seq"] for d in ran["delivered"]] == [1, 2]
     assert ran["queue"] == []
-    assert _files(receiver, 2) == {
+    assert receiver.site_files(2) == {
         "agents/admin/MEMORY.md": b"now\n",
         "agents/admin/notes.md": b"n\n",
     }
@@ -208,7 +203,7 @@ def test_blocking_without_fastcgi_finish_request_delivers_before_the_response(
     out, _, _ = _cli_bridge(tmp_path, receiver.url, capsys, "--blocking")
     ran = run_php(tmp_path, out, [updated("MEMORY.md", "m\n")], run_queue=False)
     assert [(d["phase"], d["after_response"]) for d in ran["delivered"]] == [("request", False)]
-    assert _files(receiver, 1) == {"agents/admin/MEMORY.md": b"m\n"}
+    assert receiver.site_files(1) == {"agents/admin/MEMORY.md": b"m\n"}
 
 
 @pytest.mark.parametrize("scheduler", ["action_scheduler", "wp_cron"])

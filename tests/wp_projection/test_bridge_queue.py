@@ -8,7 +8,6 @@ then runs what Action Scheduler (or WP-Cron) has due, as a later request would, 
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,9 @@ import pytest
 
 from cuecard.wp_projection import ReceiverSettings, render_settings, write_bridge
 from tests.wp_projection.bridge_harness import HungReceiver, needs_php, run_php, updated
+from tests.wp_projection.conftest import free_port
 
 pytestmark = needs_php
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _bridge(tmp_path: Path, url: str, secret: str, timeout: float = 5.0) -> Path:
@@ -41,7 +35,7 @@ def _site_md(i: int) -> dict[str, Any]:
 def test_writes_made_while_the_receiver_is_down_all_land_in_order(
     tmp_path, secret, start_receiver, scheduler: str, writes: int
 ) -> None:
-    port = _free_port()  # nothing listens here yet: the receiver is down
+    port = free_port()  # nothing listens here yet: the receiver is down
     bridge = _bridge(tmp_path, f"http://127.0.0.1:{port}", secret)
     per_request = 10
     sent: list[dict[str, Any]] = []
