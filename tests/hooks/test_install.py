@@ -281,3 +281,15 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     refused = run_cli("install", "claude", "--profile", "web", cwd=tmp_path, env=env)
     assert refused.returncode == 2 and "only for `cuecard install dsh`" in refused.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def test_a_private_settings_file_keeps_its_mode_and_its_backup_too(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"env": {"API_TOKEN": "not-for-others"}}))
+    path.chmod(0o600)
+    install("claude", project=tmp_path / "p", user=True, home=home, hook_path="/x/cuecard-hook")
+    assert "cuecard-hook" in path.read_text()
+    backup = path.with_name("settings.json.cuecard.bak")
+    assert [oct(p.stat().st_mode & 0o777) for p in (path, backup)] == ["0o600", "0o600"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import tomllib
 from pathlib import Path
 
@@ -103,3 +104,14 @@ def test_codex_home_and_no_trust_and_a_broken_config(tmp_path: Path) -> None:
                      environ={"CODEX_HOME": str(codex_home)})  # fmt: skip
     assert (codex_home / "config.toml").read_text() == "[broken\n"
     assert any(n.startswith("Codex trust not recorded:") for n in report.notes)
+
+
+def test_a_private_config_stays_private_when_trust_is_recorded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('model = "gpt-5.5"\n\n[mcp_servers.db.env]\nDB_PASSWORD = "hunter2"\n')
+    config.chmod(0o600)
+    report = install("codex", project=tmp_path / "p", home=home, environ={})
+    assert str(config) in report.written and "hooks.state" in config.read_text()
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600

@@ -9,6 +9,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import time
 import uuid
 from collections.abc import Iterator
@@ -42,14 +43,29 @@ def fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+def _kept_mode(path: Path) -> int | None:
+    """The permission bits of the regular file at ``path``, or ``None`` when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+
+
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data``: a reader sees the old or the new file, never a part."""
+    """Replace ``path`` with ``data``: a reader sees the old or the new file, never a part.
+
+    A file that exists keeps its permission bits (a person's private 0600 config stays private);
+    a new one is created 0644 less the umask."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    mode = _kept_mode(path)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(handle.fileno(), mode)
             handle.write(payload)
             if durable:
                 handle.flush()
