@@ -17,14 +17,10 @@ from datetime import datetime
 from pathlib import Path
 
 from cuecard.core._errors import UsageError
+from cuecard.core._fsio import atomic_write
 from cuecard.dsh_adapter._deploy import render_block, replace_block, verify
 from cuecard.dsh_adapter._errors import DeployError
-from cuecard.dsh_adapter._files import (
-    create_with_mode,
-    file_mode,
-    folder_lock,
-    replace_keeping_mode,
-)
+from cuecard.dsh_adapter._files import create_with_mode, file_mode, folder_lock
 
 __all__ = ["TARGETS", "Deployer", "Outcome", "Target"]
 
@@ -163,10 +159,10 @@ class Deployer:
             if new == old:
                 return Outcome(target.agent, str(path), changed=False, written=False)
             backup = self._backup(path, old)
-            replace_keeping_mode(path, new)
+            atomic_write(path, new)
             problem = verify(path.read_text(encoding="utf-8"), block)
             if problem is not None:
-                replace_keeping_mode(path, old)
+                atomic_write(path, old)
                 raise DeployError(
                     f"{path}: verification after writing failed ({problem}); restored"
                 )
@@ -206,7 +202,7 @@ class Deployer:
                 text = found[-1].read_text(encoding="utf-8")
                 changed = path.read_text(encoding="utf-8") != text
                 if changed:
-                    replace_keeping_mode(path, text)
+                    atomic_write(path, text)
                 out.append(
                     Outcome(target.agent, str(path), changed, changed, backup=str(found[-1]))
                 )

@@ -1,5 +1,6 @@
-"""Writing a user's instruction file as the user left it: its mode kept (a 0600 file and its
-backups stay 0600), replaced atomically, and locked without leaving a lock file behind.
+"""Writing a user's instruction file as the user left it: its backups made with its mode (a 0600
+file's backups stay 0600; core's ``atomic_write`` keeps the file's own mode when it replaces it),
+and locked without leaving a lock file behind.
 
 The lock is an advisory ``flock`` on the file's folder (an allowlisted folder such as ``~/.dsh``,
 which deploy never replaces), so no ``<file>.lock`` is created next to the user's files.
@@ -10,14 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 from cuecard.core._errors import StoreBusy
 from cuecard.core._fsio import flock_within, fsync_dir
 
-__all__ = ["create_with_mode", "file_mode", "folder_lock", "replace_keeping_mode"]
+__all__ = ["create_with_mode", "file_mode", "folder_lock"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -49,19 +49,6 @@ def create_with_mode(path: Path, text: str, mode: int) -> bool:
         return False
     fsync_dir(path.parent)
     return True
-
-
-def replace_keeping_mode(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically; the new file has the old one's mode."""
-    mode = file_mode(path)
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        _write_new(temp, text.encode("utf-8"), mode)
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-    fsync_dir(path.parent)
 
 
 @contextlib.contextmanager
