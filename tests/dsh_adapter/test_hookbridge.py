@@ -205,3 +205,37 @@ def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> 
         assert done.returncode == 0, done.stderr
         assert "PWNED" not in done.stdout
     assert not marker.exists()
+
+
+def test_a_write_memory_reaches_the_model_when_the_write_tool_created_the_file(
+    project: Path,
+) -> None:
+    """The shim asks for the tool's memories after the tool ran, when the file exists: DSH's
+    ``Created file`` still makes the call a write (``Updated file`` an edit)."""
+    added = run_cli(
+        "add", "--topic", "docs/notes", "--kind", "procedure", "--title", "New notes",
+        "--body", "Every new note is listed in notes/INDEX.md.",
+        "--not-derivable", "a team habit", "--on", "write", "--paths", "notes/**",
+        cwd=project,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    (project / "notes").mkdir()
+
+    def write(name: str, result: str, session: str) -> str:
+        path = project / "notes" / name
+        path.write_text("hello\n")  # the tool ran before PostToolUse
+        envelope = f"<path>{path}</path>\n<type>file</type>\n<content>\n{result}\n</content>"
+        payload = {
+            "session_id": session,
+            "cwd": str(project),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "write",
+            "tool_input": {"file_path": str(path), "content": "hello\n"},
+            "tool_response": envelope,
+        }
+        done = dsh("hook", "PostToolUse", stdin=json.dumps(payload), cwd=project)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "Every new note is listed" in write("a.md", "Created file", "session-w1")
+    assert "Every new note is listed" not in write("b.md", "Updated file", "session-w2")

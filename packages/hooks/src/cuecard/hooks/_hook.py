@@ -105,8 +105,9 @@ def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | 
         return None
     paths = tuple(raw_of)
     kind = call.kind
-    if call.tool == "write":
-        kind = "edit" if os.path.exists(os.path.join(ctx.root, paths[0])) else "write"
+    if call.tool == "write":  # a payload with the tool's result says (DSH: after the tool ran)
+        on_disk = "edit" if os.path.exists(os.path.join(ctx.root, paths[0])) else "write"
+        kind = _write_kind(ctx.payload.get("tool_response"), on_disk)
     after: Mapping[str, Any] = {}
     before: Mapping[str, Any] = {}
     if contents and kind in ("edit", "write") and call.tool != "notebook":
@@ -270,9 +271,7 @@ def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
     event = build_event(ctx, call, contents=False)
     if event is None:
         return None
-    kind = event.kind
-    if call.tool == "write":  # the file exists by now: ask the harness whether it was new
-        kind = _write_kind(ctx.payload.get("tool_response"), kind)
+    kind = event.kind  # a Write's: the harness's word on whether it made the file (build_event)
     result, code = outcome(ctx)
     patterns = list(call.patterns)
     if call.tool == "shell":
