@@ -108,6 +108,22 @@ def test_an_edit_memory_reaches_the_model_after_the_edit(setup: Setup) -> None:
     assert "order.amount" in (setup.root / "src/billing/charge.py").read_text()
 
 
+def test_a_write_memory_reaches_the_model_after_the_write_made_the_file(setup: Setup) -> None:
+    setup.cuecard("add", "--title", "Notes are listed", "--not-derivable", "A team habit.",
+                  "--topic", "docs/notes", "--kind", "procedure",
+                  "--body", "List every new note in notes/INDEX.md.",
+                  "--on", "write", "--paths", "notes/**")  # fmt: skip
+    note = str(setup.root / "notes/release.md")
+    server = setup.turn("Write release notes.", [
+        Reply(tool_calls=[ToolCall("write", {"file_path": note, "content": "# Release\n"})]),
+        Reply("Done."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert asked[0].count("Notes are listed") == 0
+    # after the write the file exists, yet DSH's "Created file" makes it a write, not an edit
+    assert asked[1].count("Notes are listed") == 1, asked[1].text()[-3000:]
+
+
 def test_a_prompt_keyword_is_in_the_first_request(setup: Setup) -> None:
     server = setup.turn("How do we deploy this?", [Reply("Done.")])
     [first] = server.main_requests
