@@ -4,8 +4,9 @@ a tool call or a turn's recall does not start an interpreter.
 Protocol: one JSON object per line on stdin, one answer per line on stdout, in order, each with
 the request's ``id``:
 
-- ``{"id", "op": "hello"}`` -> ``{"id", "ok": true, "version", "python", "vault"}``: what the
-  plugin checks at startup (an interpreter that lacks cuecard never gets this far).
+- ``{"id", "op": "hello"}`` -> ``{"id", "ok": true, "version", "python", "vault",
+  "vault_problem"}``: what the plugin checks at startup (an interpreter that lacks cuecard never
+  gets this far); ``vault_problem`` says why the vault cannot serve the tools, or is null.
 - ``{"id", "op": "call", "tool", "request", "project"?}`` -> ``{"id", "code", "response"}``:
   what ``cuecard dsh call TOOL`` prints and its exit status.
 - ``{"id", "op": "recall", "text", "mode"?, "limit"?, "max_chars"?, "project"?, "session"?}``
