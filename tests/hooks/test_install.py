@@ -100,17 +100,22 @@ def test_a_path_of_this_machine_goes_to_the_git_ignored_local_settings(tmp_path:
     assert exclude.count("/.claude/settings.local.json") == 1
 
 
+def charge_edit(repo: Path, session: str) -> dict[str, object]:
+    """A PreToolUse payload of an Edit of ``src/billing/charge.py`` (the trap memory fires)."""
+    return {
+        "session_id": session,
+        "cwd": str(repo),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "src/billing/charge.py", "old_string": "a", "new_string": "b"},
+    }
+
+
 def test_the_portable_command_is_a_quiet_no_op_without_cuecard(tmp_path: Path) -> None:
     repo = build_repo(tmp_path / "repo")
     install("claude", project=repo, home=tmp_path / "home")
     config = settings(repo / ".claude/settings.json")
     command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
-    payload = {
-        "session_id": "portable",
-        "cwd": str(repo),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": "src/billing/charge.py", "old_string": "a", "new_string": "b"},
-    }
+    payload = charge_edit(repo, "portable")
     tools = tmp_path / "bin"
     tools.mkdir()
     os.symlink(HOOK, tools / "cuecard-hook")
@@ -164,12 +169,7 @@ def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> N
     install("claude", project=repo, home=tmp_path / "home", hook_path=str(tools / "cuecard-hook"))
     config = settings(repo / ".claude/settings.local.json")
     command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
-    payload = {
-        "session_id": "spaces",
-        "cwd": str(repo),
-        "tool_name": "Edit",
-        "tool_input": {"file_path": "src/billing/charge.py", "old_string": "a", "new_string": "b"},
-    }
+    payload = charge_edit(repo, "spaces")
     env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
     result = subprocess.run(
         ["bash", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
