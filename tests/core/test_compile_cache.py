@@ -208,6 +208,13 @@ def test_a_cache_that_is_not_a_regular_file_is_passed_over(
     cache.unlink()
     cache.symlink_to("/dev/zero")
     assert compiled(store)["validated"] == 3
+    victim = store.root.parent / "victim.txt"
+    victim.write_text("mine", encoding="utf-8")
+    cache.unlink()
+    cache.symlink_to(victim)  # the cache is written in its place, never through it
+    assert compiled(store)["validated"] == 3
+    assert victim.read_text(encoding="utf-8") == "mine"
+    assert not cache.is_symlink() and cache.read_bytes().startswith(MAGIC)
     cache.unlink()
     with cache.open("wb") as handle:  # larger than any cache is read (a sparse file)
         handle.truncate(300 * 1024 * 1024)

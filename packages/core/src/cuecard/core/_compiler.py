@@ -424,7 +424,19 @@ def write_cache(path: Path, files: dict[str, list[Any]], *, racy_from: int) -> N
             lines.append(line)
     body = "\n".join(lines).encode()
     head = _CACHE_MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n"
-    atomic_write(path, head + body, durable=False)
+    # Not a rename over the old cache: on ext4 that flushes the new file's ~10 MB to disk first
+    # (auto_da_alloc), which took longer than the rest of an incremental compile. The old one
+    # goes, then the new one is written in its place: a crash midway leaves no cache or a torn
+    # one, which the checksum catches. Never through a link planted there (O_NOFOLLOW, O_EXCL).
+    path.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileExistsError:  # another writer came first; the next compile writes it again
+        return
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(head)
+        handle.write(body)
 
 
 def compile_index(
