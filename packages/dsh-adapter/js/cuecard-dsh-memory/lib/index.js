@@ -21,7 +21,7 @@ const DOC_RE = /^(?!.*\.\.)[\p{L}\p{N}_][\p{L}\p{N}_ .\-]{0,199}$/u
 
 export const Config = z.object({
   python: z.union([...INTERPRETER_KEYS]).default('default')
-    .description('Interpreter key: `default` (recorded by `cuecard dsh install`) or `uv312` (`uv run --python 3.12 python`). Never an executable path.'),
+    .description('Interpreter key: `default` (recorded by `cuecard dsh install`) or `uv312` (`uv run --no-project --no-config --python 3.12 python`, which reads no project or uv settings). Never an executable path.'),
   vault: z.string().default('')
     .description('Vault folder passed to cuecard as CUECARD_VAULT; empty: cuecard finds it (CUECARD_VAULT, then the user config).'),
   agent: z.string().pattern(AGENT_RE).default('dsh')
