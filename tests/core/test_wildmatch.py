@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core._compiler import glob_regex
-from cuecard.core._wildmatch import Wildmatch, glob_matches
+from cuecard.core._wildmatch import Wildmatch, backtracks_linearly, glob_matches
 from tests.core.test_globs import CASES
 
 GLOB_PIECES = ["a", "b", ".", "-", "/", "*", "**", "?", "[ab]", "[!a]", "[^b]", "[a-c]", "[]a]",
@@ -71,3 +71,23 @@ def test_an_unreadable_glob_matches_nothing() -> None:
 )
 def test_globs_without_wildcards_take_the_string_path_and_agree(glob: str, path: str) -> None:
     assert glob_matches(glob, path) is reference(glob, path)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.sampled_from(GLOB_PIECES), min_size=1, max_size=8).map("".join),
+    st.lists(st.sampled_from(PATH_PIECES), max_size=10).map("".join),
+)
+def test_a_glob_set_agrees(glob: str, path: str) -> None:
+    """``GlobSet`` (health, import, ingestion) runs the globs that cannot backtrack on ``re``."""
+    from cuecard.core._repofiles import GlobSet
+
+    assert GlobSet([glob]).match(path) is reference(glob, path)
+
+
+def test_a_glob_set_never_hands_a_backtracking_glob_to_re() -> None:
+    from cuecard.core._repofiles import GlobSet
+
+    globs = ["*a*a*a*a*a*a*a*a*a*a*a*a*b", "a/**/b/**/c", "src/**", "**/*.py", "docs/*/x"]
+    assert [backtracks_linearly(g) for g in globs] == [False, False, True, True, True]
+    assert GlobSet(globs[:2]).match("a" * 100_000) is False

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import subprocess
-from collections.abc import Iterable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,7 +48,9 @@ def repository_files(root: Path) -> list[str]:
 
 
 class GlobSet:
-    """A set of trigger globs, each compiled by the linear matcher (``_wildmatch``).
+    """A set of trigger globs, matched in linear time: the globs whose regular expression cannot
+    backtrack (``_wildmatch.backtracks_linearly``: nearly all) as one expression, at C speed for
+    the long file lists of health and import, and the others by ``_wildmatch``.
 
     ``match(path)`` tells whether any glob covers ``path``; ``matching_sorted`` and ``any_in``
     search a sorted file list and look only at the files under each glob's literal folder
@@ -77,17 +81,27 @@ class GlobSet:
                 continue
         self._matchers = parts
         self._prefixes = None if floating else sorted(prefixes)
+        self._union, self._others = _regex_union(parts)
 
     def __bool__(self) -> bool:
         return bool(self._matchers)
 
     def match(self, path: str) -> bool:
-        return any(m.match(path) for m in self._matchers)
+        if self._union is not None and self._union.match(path) is not None:
+            return True
+        return any(m.match(path) for m in self._others)
+
+    def _test(self) -> Callable[[str], object]:
+        """The fastest test this set allows: the expression's own ``match`` when it holds every
+        glob (a per-file Python call less over long file lists)."""
+        return self._union.match if self._union is not None and not self._others else self.match
 
     def matching(self, paths: Iterable[str]) -> list[str]:
-        return [p for p in paths if self.match(p)]
+        test = self._test()
+        return [p for p in paths if test(p)]
 
     def _candidates(self, files: Sequence[str]) -> Iterator[str]:
+        """The files under the globs' literal prefixes (all of them for a floating glob)."""
         if self._prefixes is None:
             yield from files
             return
@@ -102,8 +116,40 @@ class GlobSet:
 
     def matching_sorted(self, files: Sequence[str]) -> list[str]:
         """The files of the sorted list ``files`` that a glob covers."""
-        return [f for f in self._candidates(files) if self.match(f)] if self._matchers else []
+        if not self._matchers:
+            return []
+        test = self._test()
+        return [f for f in self._candidates(files) if test(f)]
 
     def any_in(self, files: Sequence[str]) -> bool:
         """Whether a glob covers any file of the sorted list ``files``."""
-        return bool(self._matchers) and any(self.match(f) for f in self._candidates(files))
+        if not self._matchers:
+            return False
+        test = self._test()
+        return any(test(f) for f in self._candidates(files))
+
+
+def _regex_union(matchers: list[Wildmatch]) -> tuple[re.Pattern[str] | None, list[Wildmatch]]:
+    """One expression (Python's engine, C speed) for the globs it runs in linear time, and the
+    rest, which ``Wildmatch`` matches."""
+    from cuecard.core._compiler import glob_regex
+    from cuecard.core._wildmatch import backtracks_linearly
+
+    patterns: list[str] = []
+    others: list[Wildmatch] = []
+    for matcher in matchers:
+        if backtracks_linearly(matcher.glob):
+            try:
+                patterns.append(glob_regex(matcher.glob))
+                continue
+            except ValueError:
+                pass
+        others.append(matcher)
+    if not patterns:
+        return None, others
+    with warnings.catch_warnings():  # re warns of "[[" inside a class
+        warnings.simplefilter("ignore")
+        try:
+            return re.compile("|".join(f"(?:{p})" for p in patterns)), others
+        except re.error:
+            return None, matchers

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import warnings
 
-__all__ = ["Wildmatch", "glob_matches", "wildmatch"]
+__all__ = ["Wildmatch", "backtracks_linearly", "glob_matches", "wildmatch"]
 
 _CACHE_LIMIT = 4_096
 _DFA_LIMIT = 20_000
@@ -212,6 +212,23 @@ def _literal_match(floating: bool, literal: str, under: bool, path: str) -> bool
             return True
         at = path.find(needle, at + 1)
     return False
+
+
+def backtracks_linearly(glob: str) -> bool:
+    """Whether the regular expression pathspec makes of ``glob`` (``_compiler.glob_regex``)
+    runs in linear time on Python's backtracking engine too: at most one ``**`` that is not
+    the last segment, and at most one ``*`` in any other segment. Each ``*`` then stays inside
+    one path segment, whose ends are fixed by ``/``, so no two quantifiers compete for the same
+    characters; ``*a*a*b`` or ``a/**/b/**/c`` are left to ``Wildmatch``."""
+    try:
+        normal = _normalised(glob)
+    except ValueError:
+        return False
+    if normal is None:
+        return False
+    segments = normal[0]
+    crossing = sum(1 for s in segments[:-1] if s == "**")
+    return crossing <= 1 and all(s == "**" or s.count("*") <= 1 for s in segments)
 
 
 class Wildmatch:
