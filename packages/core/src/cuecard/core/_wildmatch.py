@@ -10,7 +10,10 @@ match. Here the glob becomes a small automaton (Thompson's construction) that is
 path once, keeping the set of states it may be in: each character costs at most the glob's
 length, never more, so a match is linear in the path's length for every glob. The state sets
 met are cached as the transitions of a lazily built deterministic automaton, so a glob matched
-against many paths pays one dictionary lookup per character.
+against many paths pays one dictionary lookup per character. A glob without wildcards (most of
+them) is answered by string searches instead. ``backtracks_linearly`` tells the globs whose
+regular expression Python's own engine also runs in linear time, which the cold paths use to
+match long file lists at C speed (``_repofiles.GlobSet``).
 """
 
 from __future__ import annotations
