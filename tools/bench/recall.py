@@ -212,6 +212,43 @@ def known_item_queries(lines: list[str], count: int, rng: random.Random) -> list
     return out
 
 
+_WARM = """
+import json, os, statistics, sys, time
+from cuecard.core.vault._facts import fact_id
+from cuecard.core.vault._vault import Vault
+job = json.load(sys.stdin)
+vault = Vault.open(job["root"])
+vault.index.sync()
+wall, cpu, ranks = [], [], []
+for line, query in job["queries"]:
+    start, c = time.perf_counter(), time.process_time()
+    vault.index.sync()
+    hits = vault.index.search(query, 10)
+    wall.append((time.perf_counter() - start) * 1000)
+    cpu.append((time.process_time() - c) * 1000)
+    keys = [h.key for h in hits]
+    want = fact_id(line)
+    ranks.append(keys.index(want) + 1 if want in keys else None)
+print(json.dumps({"wall": statistics.median(wall), "cpu": statistics.median(cpu),
+                  "mrr": sum(1 / r for r in ranks if r) / len(ranks)}))
+"""
+
+
+def warm_elsewhere(env: dict[str, str], root: Path, queries: list[tuple[str, str]]) -> object:
+    """Warm medians (wall, CPU) and MRR@10 of the known-item queries, in a process of its own
+    with ``env`` (another revision's source on its PYTHONPATH)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WARM],
+        input=json.dumps({"root": str(root), "queries": queries}),
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
+    return json.loads(done.stdout)
+
+
 def mrr(ranks: list[int | None]) -> float:
     return sum(1.0 / r for r in ranks if r is not None and r <= 10) / len(ranks)
 
@@ -314,6 +351,13 @@ def main() -> int:
             want = fact_id(lines[i])
             ranks.append(keys.index(want) + 1 if want in keys else None)
 
+        baseline_warm = None
+        if base_cmd_env is not None:
+            log("warm queries of the baseline revision")
+            baseline_warm = warm_elsewhere(
+                base_cmd_env, ours, [(lines[i], query) for i, query in quality]
+            )
+
         from rank_bm25 import BM25Okapi
 
         corpus = [[w.lower() for w in WORD.findall(x)] for x in lines]
@@ -346,6 +390,7 @@ def main() -> int:
             if baseline_ms
             else None,
             "baseline_build_s": None if build_base is None else round(build_base, 2),
+            "baseline_warm": baseline_warm,
             "peer_build_s": round(build_peer, 2),
             "peer": PEER_PACKAGE,
             "queries": len(queries),

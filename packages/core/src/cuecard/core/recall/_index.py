@@ -35,6 +35,8 @@ RACY_NS = 2_000_000_000
 # entries away, the share divided by the distance); tuned on tools/bench/recall_quality.py.
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_WINDOW = 1
+# The best entries whose neighbours are looked at (at least; three times the limit if more).
+POOL = 24
 
 
 class Ranking:
@@ -442,7 +444,7 @@ class RecallIndex:
         ranked = conn.execute(
             f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
             "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-            [*params, max(limit * 4, 40) if share > 0 else limit],
+            [*params, max(limit * 3, POOL) if share > 0 else limit],
         ).fetchall()
         if not ranked:
             return []
@@ -479,19 +481,11 @@ def _with_neighbours(
     """The best entries and the entries next to them, rescored: each gains ``share`` of the best
     score ``d`` entries away in its file, divided by ``d`` (up to ``NEIGHBOUR_WINDOW``)."""
     own = {int(d): float(s) for d, s in ranked}
-    marks = ",".join("?" * len(own))
-    places = conn.execute(
-        f"SELECT id, path, pos FROM entries WHERE id IN ({marks})",  # noqa: S608
-        list(own),
-    ).fetchall()
-    window = " UNION ALL ".join(["SELECT ? AS p, ? AS lo, ? AS hi"] * len(places))
-    bounds: list[object] = []
-    for _, path, pos in places:
-        bounds += [path, int(pos) - NEIGHBOUR_WINDOW, int(pos) + NEIGHBOUR_WINDOW]
     near = conn.execute(
-        f"SELECT DISTINCT e.id, e.path, e.pos FROM ({window}) w "  # noqa: S608
-        "JOIN entries e ON e.path = w.p AND e.pos BETWEEN w.lo AND w.hi",
-        bounds,
+        "SELECT DISTINCT e.id, e.path, e.pos FROM entries h JOIN entries e "  # noqa: S608
+        "ON e.path = h.path AND e.pos BETWEEN h.pos - ? AND h.pos + ? "
+        f"WHERE h.id IN ({','.join('?' * len(own))})",
+        [NEIGHBOUR_WINDOW, NEIGHBOUR_WINDOW, *own],
     ).fetchall()
     missing = [int(i) for i, _, _ in near if int(i) not in own]
     if missing:
