@@ -107,76 +107,129 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "eval"})
 
 def _walk(tokens: Sequence[Token], cwd: str | None, acc: _Acc) -> None:
     """Classify one token list into ``acc``; ``(…)`` subshells restore the cwd when they end."""
-    saved: list[str | None] = []
-    words: list[Token] = []
-    redirs: list[tuple[str, Token]] = []
-    before, mode, i, n = cwd, "", 0, len(tokens)
-    content = dangling = False  # something since the last operator; an operator awaits its right
-    while i < n:
-        t = tokens[i]
-        i += 1
-        if t.kind in ("word", "redir"):
-            content, dangling = True, False
-        if t.kind == "word":
-            if mode == "for":
-                _subs(t, cwd, acc)
-                mode = "" if t.raw == "do" else mode
-                continue
-            if mode == "[[":
-                words.append(t)
-                mode = "" if t.raw == "]]" else mode
-                continue
-            if not words and not redirs and t.raw == t.text:
-                if t.text in _KEYWORDS:
-                    continue
-                if t.text in ("for", "select"):
-                    mode = "for"
-                    continue
-                if t.text == "function":
-                    i += i < n and tokens[i].kind == "word"
-                    continue
-                acc.bad |= t.text == "case"  # case patterns are not parsed: a run
-                mode = "[[" if t.text == "[[" else mode
-            words.append(t)
-        elif t.kind == "redir":
-            if mode == "[[":
-                continue
-            if i < n and tokens[i].kind == "word":
-                redirs.append((t.text, tokens[i]))
-                i += 1
+    walker, steps, n = _Walker(tokens, cwd, acc), _STEPS, len(tokens)
+    while walker.i < n:
+        t = tokens[walker.i]
+        walker.i += 1
+        steps[t.kind](walker, t)
+    _finish(walker.words, walker.redirs, walker.cwd, acc)
+    acc.bad |= bool(walker.saved) or bool(walker.mode) or walker.dangling
+
+
+class _Walker:
+    """Where a walk over one token list is: the simple command being read and the cwd.
+
+    ``mode`` is ``for`` inside a ``for``/``select`` head, ``[[`` inside a test, else empty;
+    ``content`` says something came since the last operator, ``dangling`` that an operator
+    awaits its right-hand side; ``saved`` holds the cwd of each open ``(…)`` subshell.
+    """
+
+    __slots__ = (
+        "acc", "before", "content", "cwd", "dangling", "i", "mode", "redirs", "saved", "tokens",
+        "words",
+    )  # fmt: skip
+
+    def __init__(self, tokens: Sequence[Token], cwd: str | None, acc: _Acc) -> None:
+        self.tokens, self.cwd, self.acc = tokens, cwd, acc
+        self.saved: list[str | None] = []
+        self.words: list[Token] = []
+        self.redirs: list[tuple[str, Token]] = []
+        self.before, self.mode, self.i = cwd, "", 0
+        self.content = self.dangling = False
+
+    def _next(self, kind: str) -> Token | None:
+        """The token after the current one when it is of ``kind`` (not consumed)."""
+        i = self.i
+        return self.tokens[i] if i < len(self.tokens) and self.tokens[i].kind == kind else None
+
+    def word(self, t: Token) -> None:
+        self.content, self.dangling = True, False
+        mode = self.mode
+        if mode == "for":
+            _subs(t, self.cwd, self.acc)
+            self.mode = "" if t.raw == "do" else mode
+        elif mode == "[[":
+            self.words.append(t)
+            self.mode = "" if t.raw == "]]" else mode
+        elif self.words or self.redirs or t.raw != t.text or not self._reserved(t.text):
+            self.words.append(t)
+
+    def _reserved(self, text: str) -> bool:
+        """A reserved word opening a command: ``True`` when it is no word of the command."""
+        if text in _KEYWORDS:
+            return True
+        if text in ("for", "select"):
+            self.mode = "for"
+            return True
+        if text == "function":
+            self.i += self._next("word") is not None
+            return True
+        self.acc.bad |= text == "case"  # case patterns are not parsed: a run
+        if text == "[[":
+            self.mode = "[["
+        return False
+
+    def redir(self, t: Token) -> None:
+        self.content, self.dangling = True, False
+        if self.mode == "[[":
+            return
+        target = self._next("word")
+        if target is None:
+            self.acc.bad = True
+        else:
+            self.redirs.append((t.text, target))
+            self.i += 1
+
+    def heredoc(self, t: Token) -> None:
+        for sub in t.subs:
+            _nested(sub, self.cwd, self.acc)
+
+    def error(self, t: Token) -> None:
+        self.acc.bad = True
+
+    def op(self, t: Token) -> None:
+        if self.mode == "[[":
+            return
+        if t.text == "(":
+            self._open()
+        else:
+            self._operator(t.text)
+
+    def _open(self) -> None:
+        closing = self._next("op")
+        if len(self.words) == 1 and closing is not None and closing.text == ")":
+            self.words = []  # NAME() function definition: its body is classified
+            self.i += 1
+        elif self.words and any(w.raw not in ("time", "-p", "!") for w in self.words):
+            self.acc.bad = True
+        else:  # a subshell, perhaps timed (`time (…)`)
+            self.words = []
+            self.saved.append(self.cwd)
+            self.before, self.content = self.cwd, False
+
+    def _operator(self, text: str) -> None:
+        acc = self.acc
+        acc.bad |= text in _NEEDS_LEFT and not self.content
+        self.content, self.dangling = text == ")", text in _NEEDS_RIGHT
+        cwd = _finish(self.words, self.redirs, self.cwd, acc)
+        self.words, self.redirs = [], []
+        if text == ")":
+            if self.saved:
+                cwd = self.saved.pop()
             else:
                 acc.bad = True
-        elif t.kind == "heredoc":
-            for sub in t.subs:
-                _nested(sub, cwd, acc)
-        elif t.kind == "error":
-            acc.bad = True
-        elif mode == "[[":
-            continue
-        elif t.text == "(":
-            if len(words) == 1 and i < n and tokens[i].kind == "op" and tokens[i].text == ")":
-                words, i = [], i + 1  # NAME() function definition: its body is classified
-            elif words and any(w.raw not in ("time", "-p", "!") for w in words):
-                acc.bad = True
-            else:  # a subshell, perhaps timed (`time (…)`)
-                words = []
-                saved.append(cwd)
-                before, content = cwd, False
-        else:
-            acc.bad |= t.text in _NEEDS_LEFT and not content
-            content, dangling = t.text == ")", t.text in _NEEDS_RIGHT
-            cwd = _finish(words, redirs, cwd, acc)
-            words, redirs = [], []
-            if t.text == ")":
-                if saved:
-                    cwd = saved.pop()
-                else:
-                    acc.bad = True
-            elif t.text in ("|", "|&", "&"):
-                cwd = before  # a pipeline element or background job runs in a subshell
-            before = cwd
-    _finish(words, redirs, cwd, acc)
-    acc.bad |= bool(saved) or bool(mode) or dangling
+        elif text in ("|", "|&", "&"):
+            cwd = self.before  # a pipeline element or background job runs in a subshell
+        self.cwd = self.before = cwd
+
+
+_STEPS = {
+    "word": _Walker.word,
+    "redir": _Walker.redir,
+    "heredoc": _Walker.heredoc,
+    "error": _Walker.error,
+    "op": _Walker.op,
+}
 
 
 def _nested(tokens: Sequence[Token], cwd: str | None, acc: _Acc) -> None:
@@ -200,7 +253,27 @@ def _finish(
     if not words and not redirs:
         return cwd
     acc.commands += 1
-    result, redirected = _Result(), []
+    result = _Result()
+    redirected = _redirected(redirs, cwd, acc, result)
+    argv, forced = _unwrap(words)
+    if forced:
+        result.kind = "run"
+    if argv:
+        _program(argv, cwd, acc, result)
+    result.paths.extend(redirected)
+    for w in words:
+        _subs(w, cwd, acc)
+    _record(result, cwd, acc)
+    if argv and argv[0].text in ("cd", "pushd", "popd"):
+        return _cd(argv, cwd)
+    return cwd
+
+
+def _redirected(
+    redirs: list[tuple[str, Token]], cwd: str | None, acc: _Acc, result: _Result
+) -> list[_Candidate]:
+    """The paths the redirections name; one that writes (not to a sink) makes ``result`` a run."""
+    redirected: list[_Candidate] = []
     for op, target in redirs:
         base = op.lstrip("0123456789")
         if base in ("<<", "<<-", "<<<"):
@@ -212,25 +285,27 @@ def _finish(
         elif target.text not in _SINKS:
             result.kind = "run"
             redirected.append(_candidate(target))
-    argv, forced = _unwrap(words)
-    if forced:
-        result.kind = "run"
-    if argv:
-        acc.parts.append(tuple(w.text for w in argv))
-        name = argv[0].text
-        name = name if name.startswith("((") else name.rsplit("/", 1)[-1]
-        found = _command(name, argv)
-        result.paths.extend(found.paths)
-        result.patterns.extend(found.patterns)
-        if _RANK[found.kind] > _RANK[result.kind]:
-            result.kind = found.kind
-        if found.implicit_dir and not found.paths and cwd:
-            result.paths.append((".", "rel"))
-        if name in _SHELLS:
-            _shell_script(name, argv, cwd, acc)
-    result.paths.extend(redirected)
-    for w in words:
-        _subs(w, cwd, acc)
+    return redirected
+
+
+def _program(argv: list[Token], cwd: str | None, acc: _Acc, result: _Result) -> None:
+    """What the program ``argv`` runs does, into ``result``; a shell's script goes into ``acc``."""
+    acc.parts.append(tuple(w.text for w in argv))
+    name = argv[0].text
+    name = name if name.startswith("((") else name.rsplit("/", 1)[-1]
+    found = _command(name, argv)
+    result.paths.extend(found.paths)
+    result.patterns.extend(found.patterns)
+    if _RANK[found.kind] > _RANK[result.kind]:
+        result.kind = found.kind
+    if found.implicit_dir and not found.paths and cwd:
+        result.paths.append((".", "rel"))
+    if name in _SHELLS:
+        _shell_script(name, argv, cwd, acc)
+
+
+def _record(result: _Result, cwd: str | None, acc: _Acc) -> None:
+    """Add one simple command's kind, patterns and (resolved) paths to ``acc``."""
     acc.rank = max(acc.rank, _RANK[result.kind])
     for pattern in result.patterns:
         if pattern not in acc.patterns:
@@ -239,9 +314,6 @@ def _finish(
         path = _resolve(candidate, cwd)
         if path is not None and path not in acc.paths:
             acc.paths.append(path)
-    if argv and argv[0].text in ("cd", "pushd", "popd"):
-        return _cd(argv, cwd)
-    return cwd
 
 
 def _resolve(candidate: _Candidate, cwd: str | None) -> str | None:

@@ -132,22 +132,29 @@ class _Scanner:
                 start = self.i
                 self.i = self._arith_end(self.i + 2)
                 tokens.append(Token("word", src[start : self.i], src[start : self.i]))
-            elif m := _REDIR.match(src, self.i):
-                self.i = m.end()
-                tokens.append(Token("redir", m.group(), m.group()))
-                if m.group().endswith(("<<", "<<-")):
-                    self._delimiter(m.group(), tokens)
-            elif m := _OP.match(src, self.i):
-                self.i = m.end()
-                parens += {"(": 1, ")": -1}.get(m.group(), 0)
-                tokens.append(_OP_TOKENS[m.group()])
             else:
-                start = self.i
-                tokens.append(self._word())
-                if self.i == start:  # cannot happen for well-formed scanner states; never loop
-                    self.errors.append(f"unexpected {c!r}")
-                    self.i += 1
+                parens += self._operator(c, tokens)
         return tokens
+
+    def _operator(self, c: str, tokens: list[Token]) -> int:
+        """Scan a redirection, an operator or else a word; return how it changes the ``(`` depth."""
+        src = self.src
+        if m := _REDIR.match(src, self.i):
+            self.i = m.end()
+            tokens.append(Token("redir", m.group(), m.group()))
+            if m.group().endswith(("<<", "<<-")):
+                self._delimiter(m.group(), tokens)
+        elif m := _OP.match(src, self.i):
+            self.i = m.end()
+            tokens.append(_OP_TOKENS[m.group()])
+            return {"(": 1, ")": -1}.get(m.group(), 0)
+        else:
+            start = self.i
+            tokens.append(self._word())
+            if self.i == start:  # cannot happen for well-formed scanner states; never loop
+                self.errors.append(f"unexpected {c!r}")
+                self.i += 1
+        return 0
 
     def _word(self) -> Token:
         src, start = self.src, self.i

@@ -203,46 +203,66 @@ def tool_call(name: Any, args: Any) -> Call | None:
     tool = _TOOLS.get(name.strip().lower())
     if tool is None:
         return None
-    if tool == "patch":
-        patch = args if isinstance(args, str) else command_text(args)
-        if not patch and isinstance(args, Mapping):
-            patch = _first(args, "patch", "patchText", "input")
-        files = patch_files(patch)
-        if not files:
-            return None
-        kind = "write" if all(a in ("add", "move") for _, a, _ in files) else "edit"
-        added = {p: c for p, a, c in files if a == "add" and c is not None}
-        hunks = _update_hunks(patch) if any(a == "update" for _, a, _ in files) else {}
-        return Call("patch", kind, [p for p, _, _ in files], added=added, hunks=hunks)
-    if tool == "shell":
-        command = command_text(args)
-        return Call("shell", "run", command=command) if command.strip() else None
+    if tool in _COMMAND_READERS:  # the arguments may be the patch or command itself
+        return _COMMAND_READERS[tool](args)
     if not isinstance(args, Mapping):
         return None
     path = _first(args, "file_path", "filePath", "notebook_path", "notebookPath", "path",
                   "filename", "target_file")  # fmt: skip
-    if tool in ("read", "list"):
-        return Call(tool, "read", [path]) if path else None
-    if tool == "grep":
-        pattern = _first(args, "pattern", "query", "regex")
-        glob = _first(args, "glob", "include")
-        paths = [path] if path else []
-        if not path and glob and _glob_dir(glob):
-            paths = [_glob_dir(glob)]
-        return Call("grep", "search", paths, patterns=[p for p in (pattern, glob) if p],
-                    symbols=_symbols(pattern))  # fmt: skip
-    if tool == "glob":
-        pattern = _first(args, "pattern", "glob")
-        folder = _glob_dir(pattern)
-        joined = f"{path.rstrip('/')}/{folder}" if path and folder else path or folder
-        return Call("glob", "search", [joined] if joined else [], patterns=[pattern] if pattern
-                    else [])  # fmt: skip
+    return _READERS[tool](tool, args, path)
+
+
+def _patch_call(args: Any) -> Call | None:
+    patch = args if isinstance(args, str) else command_text(args)
+    if not patch and isinstance(args, Mapping):
+        patch = _first(args, "patch", "patchText", "input")
+    files = patch_files(patch)
+    if not files:
+        return None
+    kind = "write" if all(a in ("add", "move") for _, a, _ in files) else "edit"
+    added = {p: c for p, a, c in files if a == "add" and c is not None}
+    hunks = _update_hunks(patch) if any(a == "update" for _, a, _ in files) else {}
+    return Call("patch", kind, [p for p, _, _ in files], added=added, hunks=hunks)
+
+
+def _shell_call(args: Any) -> Call | None:
+    command = command_text(args)
+    return Call("shell", "run", command=command) if command.strip() else None
+
+
+def _read_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
+    return Call(tool, "read", [path]) if path else None
+
+
+def _grep_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
+    pattern = _first(args, "pattern", "query", "regex")
+    glob = _first(args, "glob", "include")
+    paths = [path] if path else []
+    if not path and glob and _glob_dir(glob):
+        paths = [_glob_dir(glob)]
+    return Call("grep", "search", paths, patterns=[p for p in (pattern, glob) if p],
+                symbols=_symbols(pattern))  # fmt: skip
+
+
+def _glob_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
+    pattern = _first(args, "pattern", "glob")
+    folder = _glob_dir(pattern)
+    joined = f"{path.rstrip('/')}/{folder}" if path and folder else path or folder
+    return Call("glob", "search", [joined] if joined else [], patterns=[pattern] if pattern
+                else [])  # fmt: skip
+
+
+def _notebook_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
+    return Call("notebook", "edit", [path]) if path else None
+
+
+def _write_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
+    return Call("write", "write", [path], content=_text(args.get("content"))) if path else None
+
+
+def _edit_call(tool: str, args: Mapping[str, Any], path: str) -> Call | None:
     if not path:
         return None
-    if tool == "notebook":
-        return Call("notebook", "edit", [path])
-    if tool == "write":
-        return Call("write", "write", [path], content=_text(args.get("content")))
     edits = args.get("edits") if tool == "multiedit" else [args]
     pairs: list[tuple[str, str, bool]] = []
     for edit in edits if isinstance(edits, list) else []:
@@ -255,10 +275,28 @@ def tool_call(name: Any, args: Any) -> Call | None:
     return Call(tool, "edit", [path], edits=pairs, symbols=symbols)
 
 
+# Normalised tool -> the reader of its arguments: a patch or shell command may be given bare;
+# the other tools take a mapping, whose path is read first.
+_COMMAND_READERS: dict[str, Callable[[Any], Call | None]] = {
+    "patch": _patch_call,
+    "shell": _shell_call,
+}
+_READERS: dict[str, Callable[[str, Mapping[str, Any], str], Call | None]] = {
+    "read": _read_call,
+    "list": _read_call,
+    "grep": _grep_call,
+    "glob": _glob_call,
+    "notebook": _notebook_call,
+    "write": _write_call,
+    "edit": _edit_call,
+    "multiedit": _edit_call,
+}
+
+
 def read_text(path: str) -> str | None:
     """A file's text, or ``None`` when it is missing, unreadable or not a regular file (a FIFO,
     a device). Of a file larger than 1 MB only the first 256 KB, the part a check judges."""
-    from cuecard.core._evidence import open_regular
+    from cuecard.core.engine import open_regular
 
     fd = open_regular(path, follow_links=True)  # never blocks on a FIFO or reads a device
     if fd is None:

@@ -29,11 +29,9 @@ def _parse(
             break
         name, eq, value = word.partition("=")
         if name in ("--limit", "--vault"):
-            if not eq:
-                if i + 1 >= len(words):
-                    return None
-                i += 1
-                value = words[i]
+            if (taken := _value(words, i, eq, value)) is None:
+                return None
+            i, value = taken
             if name == "--vault":
                 vault = value
             else:
@@ -43,13 +41,9 @@ def _parse(
         elif word == "--json":
             as_json = True
         elif extra is not None and name == "--mode":
-            if not eq:
-                if i + 1 >= len(words):
-                    return None
-                i += 1
-                value = words[i]
-            if value not in ("bm25", "hybrid"):
+            if (taken := _value(words, i, eq, value)) is None or taken[1] not in ("bm25", "hybrid"):
                 return None
+            i, value = taken
             extra["mode"] = value
         elif extra is not None and word == "--explain":
             extra["explain"] = True
@@ -61,6 +55,16 @@ def _parse(
     if not query:
         return None
     return query, limit, vault, as_json
+
+
+def _value(words: list[str], i: int, eq: str, value: str) -> tuple[int, str] | None:
+    """The value of the option at ``i`` (after its ``=``, else the next word) and the index of
+    the word it ends on; ``None`` when the value is missing."""
+    if eq:
+        return i, value
+    if i + 1 >= len(words):
+        return None
+    return i + 1, words[i + 1]
 
 
 def fast_command(argv: list[str]) -> Callable[[], int] | None:
