@@ -269,32 +269,9 @@ def _request(store: Store, proposal: RequestProposal, source: str) -> IngestResu
 def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -> IngestResult:
     root = store.root
     notes: list[str] = []
-    evidence = []
-    verified_file = unnamed_correction = False
-    for item in proposal.evidence:
-        entry: dict[str, Any] = item.model_dump(mode="json")
-        if item.kind == "file":
-            digest, rel = _verify_file(root, item.ref)
-            if digest is None:
-                notes.append(rel)
-                if ref_problem(item.ref) is not None:
-                    continue  # a ref out of the repository is not kept as evidence
-            else:
-                entry.update(ref=rel, sha256=digest, verified=True)
-                verified_file = True
-        elif item.kind == "correction" and session:
-            named = naming_correction(root, session, proposal.topic, proposal.title)
-            if named:
-                entry.update(verified=True)
-            elif named is False:
-                unnamed_correction = True
-        evidence.append(entry)
+    evidence, verified_file, unnamed_correction = _checked_evidence(root, proposal, session, notes)
     corrected = any(e.get("kind") == "correction" and e.get("verified") for e in evidence)
-    triggers = [t.model_dump(mode="json") for t in proposal.triggers]
-    suggested = False
-    if not triggers and session:
-        triggers = suggest_triggers(root, session)
-        suggested = bool(triggers)
+    triggers, suggested = _proposed_triggers(root, proposal, session)
     narrow = any(t.get("paths") or t.get("commands") or t.get("symbols") for t in triggers)
     generic = generic_reason(proposal.title, proposal.body, narrow and not suggested)
     if generic is not None:
@@ -315,6 +292,85 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
     memory = validate_memory(raw)
     memories = store.memories()
     live = [m for m in memories if m.live]
+    _refuse_duplicate(store, memory, live)
+    holder = next((m for m in live if m.topic == memory.topic), None)
+    if holder is not None:
+        memory = memory.model_copy(update={"revises": holder.id})
+        notes.append(f"topic {memory.topic} has live memory {holder.id[:8]}: this is its revision")
+    pending = [m for m in memories if m.status == Status.CANDIDATE and m.topic == memory.topic]
+    grounds = verified_file or corrected
+    dead = _dead_clauses(root, memory)
+    why_not = _why_not(
+        store.config().auto_accept, grounds, unnamed_correction, dead, memory, holder, notes
+    )
+    accept = not why_not
+    if accept:
+        memory = memory.model_copy(
+            update={
+                "status": Status.ACTIVE,
+                "review": memory.review.model_copy(update={"auto_accepted": True}),
+            }
+        )
+    saved = _save(store, memory, pending)
+    path = f".cuecard/memories/{saved.id}.json"
+    outcome = "active" if accept else ("replaced" if pending else "candidate")
+    if accept:
+        why = "its evidence file was verified" if verified_file else "a recorded correction"
+        said = f"cuecard activated memory {saved.id[:8]} ({path}): auto-accepted because {why}."
+    else:
+        said = f"cuecard stored candidate {saved.id[:8]} ({path}); a person will review it."
+    if pending:
+        said += f" It replaces pending candidate(s) {', '.join(m.id[:8] for m in pending)}."
+    if suggested:
+        said += f" Triggers were suggested from this session: {json.dumps(triggers)}."
+    if notes:
+        said += " Notes: " + "; ".join(notes) + "."
+    return IngestResult(outcome, saved.id, path, notes, said, codes=[outcome, *why_not])
+
+
+def _checked_evidence(
+    root: Path, proposal: MemoryProposal, session: str, notes: list[str]
+) -> tuple[list[dict[str, Any]], bool, bool]:
+    """The proposal's evidence as stored (files hashed, a correction checked against the
+    session), whether a file was verified and whether the session's correction names something
+    else; what cannot be verified goes to ``notes``."""
+    evidence = []
+    verified_file = unnamed_correction = False
+    for item in proposal.evidence:
+        entry: dict[str, Any] = item.model_dump(mode="json")
+        if item.kind == "file":
+            digest, rel = _verify_file(root, item.ref)
+            if digest is None:
+                notes.append(rel)
+                if ref_problem(item.ref) is not None:
+                    continue  # a ref out of the repository is not kept as evidence
+            else:
+                entry.update(ref=rel, sha256=digest, verified=True)
+                verified_file = True
+        elif item.kind == "correction" and session:
+            named = naming_correction(root, session, proposal.topic, proposal.title)
+            if named:
+                entry.update(verified=True)
+            elif named is False:
+                unnamed_correction = True
+        evidence.append(entry)
+    return evidence, verified_file, unnamed_correction
+
+
+def _proposed_triggers(
+    root: Path, proposal: MemoryProposal, session: str
+) -> tuple[list[dict[str, Any]], bool]:
+    """The proposal's triggers, else (with a session) ones suggested from it, and whether the
+    triggers were suggested."""
+    triggers = [t.model_dump(mode="json") for t in proposal.triggers]
+    if triggers or not session:
+        return triggers, False
+    triggers = suggest_triggers(root, session)
+    return triggers, bool(triggers)
+
+
+def _refuse_duplicate(store: Store, memory: Memory, live: list[Memory]) -> None:
+    """Refuse ``memory`` when it is as similar as a duplicate to a live memory."""
     similar = SimilarityIndex(store.local_dir / "similarity.json").refresh(live)
     twin = next(iter(similar.similar(f"{memory.title} {memory.body}", at_least=DUPLICATE_AT)), None)
     if twin is not None:
@@ -326,29 +382,47 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
                 "request for that memory instead"
             ],
         )
-    holder = next((m for m in live if m.topic == memory.topic), None)
+
+
+def _why_not(
+    auto_accept: bool,
+    grounds: bool,
+    unnamed_correction: bool,
+    dead: list[int],
+    memory: Memory,
+    holder: Memory | None,
+    notes: list[str],
+) -> list[str]:
+    """Why a candidate is not auto-accepted, as reason codes (none: it is), with the notes for
+    the agent appended to ``notes``."""
+    why_not: list[str] = []
+    if not auto_accept:
+        why_not.append("auto_accept_off")
+        notes.append("auto-accept is off in this project")
+    elif not grounds:
+        why_not.append("unnamed_correction" if unnamed_correction else "no_verified_evidence")
+        if unnamed_correction:
+            notes.append(
+                "the user's correction in this session does not name this memory (no word "
+                "of its topic or title), so it does not ground auto-accept"
+            )
+        notes.append("no evidence cuecard could verify (name a repository file as evidence)")
+    if dead:
+        why_not.append("dead_triggers")
+        notes.append(f"triggers {dead} match no file of the repository")
+    if memory.check is not None:
+        why_not.append("has_check")
+        notes.append("memories with a check always wait for a person")
     if holder is not None:
-        memory = memory.model_copy(update={"revises": holder.id})
-        notes.append(f"topic {memory.topic} has live memory {holder.id[:8]}: this is its revision")
-    pending = [m for m in memories if m.status == Status.CANDIDATE and m.topic == memory.topic]
-    grounds = verified_file or corrected
-    dead = _dead_clauses(root, memory)
-    config = store.config()
-    accept = (
-        config.auto_accept
-        and grounds
-        and not dead
-        and memory.check is None
-        and holder is None
-        and bool(memory.not_derivable)
-    )
-    if accept:
-        memory = memory.model_copy(
-            update={
-                "status": Status.ACTIVE,
-                "review": memory.review.model_copy(update={"auto_accepted": True}),
-            }
-        )
+        why_not.append("revises_live_memory")
+    if not memory.not_derivable:
+        why_not.append("no_not_derivable")
+        notes.append("not_derivable is missing: say why the code does not tell this")
+    return why_not
+
+
+def _save(store: Store, memory: Memory, pending: list[Memory]) -> Memory:
+    """Store ``memory``, archiving the pending candidates it replaces, in one transaction."""
     with store.transaction() as tx:
         saved = tx.put(memory)
         for old in pending:
@@ -360,43 +434,7 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
                     }
                 )
             )
-    path = f".cuecard/memories/{saved.id}.json"
-    outcome = "active" if accept else ("replaced" if pending else "candidate")
-    if accept:
-        why = "its evidence file was verified" if verified_file else "a recorded correction"
-        said = f"cuecard activated memory {saved.id[:8]} ({path}): auto-accepted because {why}."
-    why_not: list[str] = []
-    if not accept:
-        said = f"cuecard stored candidate {saved.id[:8]} ({path}); a person will review it."
-        if not config.auto_accept:
-            why_not.append("auto_accept_off")
-            notes.append("auto-accept is off in this project")
-        elif not grounds:
-            why_not.append("unnamed_correction" if unnamed_correction else "no_verified_evidence")
-            if unnamed_correction:
-                notes.append(
-                    "the user's correction in this session does not name this memory (no word "
-                    "of its topic or title), so it does not ground auto-accept"
-                )
-            notes.append("no evidence cuecard could verify (name a repository file as evidence)")
-        if dead:
-            why_not.append("dead_triggers")
-            notes.append(f"triggers {dead} match no file of the repository")
-        if memory.check is not None:
-            why_not.append("has_check")
-            notes.append("memories with a check always wait for a person")
-        if holder is not None:
-            why_not.append("revises_live_memory")
-        if not memory.not_derivable:
-            why_not.append("no_not_derivable")
-            notes.append("not_derivable is missing: say why the code does not tell this")
-    if pending:
-        said += f" It replaces pending candidate(s) {', '.join(m.id[:8] for m in pending)}."
-    if suggested:
-        said += f" Triggers were suggested from this session: {json.dumps(triggers)}."
-    if notes:
-        said += " Notes: " + "; ".join(notes) + "."
-    return IngestResult(outcome, saved.id, path, notes, said, codes=[outcome, *why_not])
+    return saved
 
 
 def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> IngestResult:

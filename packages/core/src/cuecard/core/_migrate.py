@@ -178,24 +178,9 @@ def _body(atom: dict[str, Any]) -> str:
     variants = [_text(v, 250) for v in _list(atom.get("trigger_variants")) if _text(v)]
     if variants:
         lines.append("Also when: " + "; ".join(variants))
-    for alt in _list(atom.get("alternatives")):
-        if isinstance(alt, dict) and _text(alt.get("option")):
-            lines.append(f"Alternative: {_text(alt['option'])}: {_text(alt.get('reason'))}")
-    for item in _list(atom.get("assumptions")):
-        if isinstance(item, str):
-            lines.append(f"Assumes: {_text(item)}")
-        elif isinstance(item, dict):
-            key = f" ({_text(item.get('key'))} = {item.get('equals')})" if item.get("key") else ""
-            lines.append(f"Assumes: {_text(item.get('description'))}{key}")
-    for item in _list(atom.get("revisit_when")):
-        if isinstance(item, str):
-            lines.append(f"Reconsider when: {_text(item)}")
-        elif isinstance(item, dict):
-            extra = _text(item.get("path") or item.get("date") or item.get("key"))
-            lines.append(
-                f"Reconsider when: {_text(item.get('description'))}"
-                + (f" ({_text(item.get('kind'))}: {extra})" if extra else "")
-            )
+    lines.extend(_alternatives(atom))
+    lines.extend(_assumptions(atom))
+    lines.extend(_revisit(atom))
     applies = _dict(atom, "applies_to")
     for key in ("components", "operations"):
         values = [_text(v, 100) for v in _list(applies.get(key)) if _text(v)]
@@ -212,6 +197,42 @@ def _body(atom: dict[str, Any]) -> str:
         lines.append("Tags: " + ", ".join(tags))
     body = "\n\n".join(line for line in lines if line).strip()
     return body[:BODY_LIMIT] if body else ""
+
+
+def _alternatives(atom: dict[str, Any]) -> list[str]:
+    """The body lines of the alternatives a decision weighed."""
+    return [
+        f"Alternative: {_text(alt['option'])}: {_text(alt.get('reason'))}"
+        for alt in _list(atom.get("alternatives"))
+        if isinstance(alt, dict) and _text(alt.get("option"))
+    ]
+
+
+def _assumptions(atom: dict[str, Any]) -> list[str]:
+    """The body lines of what a decision assumes (text, or a described key that equals a value)."""
+    lines: list[str] = []
+    for item in _list(atom.get("assumptions")):
+        if isinstance(item, str):
+            lines.append(f"Assumes: {_text(item)}")
+        elif isinstance(item, dict):
+            key = f" ({_text(item.get('key'))} = {item.get('equals')})" if item.get("key") else ""
+            lines.append(f"Assumes: {_text(item.get('description'))}{key}")
+    return lines
+
+
+def _revisit(atom: dict[str, Any]) -> list[str]:
+    """The body lines of when to reconsider a decision (text, or a described path, date or key)."""
+    lines: list[str] = []
+    for item in _list(atom.get("revisit_when")):
+        if isinstance(item, str):
+            lines.append(f"Reconsider when: {_text(item)}")
+        elif isinstance(item, dict):
+            extra = _text(item.get("path") or item.get("date") or item.get("key"))
+            lines.append(
+                f"Reconsider when: {_text(item.get('description'))}"
+                + (f" ({_text(item.get('kind'))}: {extra})" if extra else "")
+            )
+    return lines
 
 
 def _paths(atom: dict[str, Any], issues: list[str]) -> list[str]:
