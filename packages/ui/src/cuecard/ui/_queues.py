@@ -115,24 +115,12 @@ def _project_items(snap: Snapshot) -> dict[str, list[dict[str, Any]]]:
     for m in _sorted([m for m in mems if m.status == "candidate" and m.revises]):
         assert m.revises is not None
         items["requests"].append({"request": None, "target": by_id.get(m.revises), "memory": m})
-    if snap.health is not None and isinstance(snap.health.get("stale_evidence"), list):
-        stale: dict[str, list[str]] = {}
-        for entry in snap.health["stale_evidence"]:
-            if isinstance(entry, dict):
-                stale.setdefault(str(entry.get("id")), []).append(str(entry.get("ref", "")))
-    else:
-        stale = snap.stale
-    for ident, refs in sorted(stale.items()):
+    for ident, refs in sorted(_stale(snap).items()):
         if ident in by_id:
             items["stale-evidence"].append(_memory_item(by_id[ident], refs=refs))
-    if snap.health is not None:
-        dead: dict[str, list[str]] = {}
-        for entry in snap.health.get("dead_triggers", []) or []:
-            if isinstance(entry, dict):
-                dead.setdefault(str(entry.get("id")), []).append(str(entry.get("clause", "")))
-        for ident, clauses in sorted(dead.items()):
-            if ident in by_id:
-                items["dead-triggers"].append(_memory_item(by_id[ident], clauses=clauses))
+    for ident, clauses in sorted(_dead(snap).items()):
+        if ident in by_id:
+            items["dead-triggers"].append(_memory_item(by_id[ident], clauses=clauses))
     for m in _sorted(
         [
             m
@@ -144,6 +132,29 @@ def _project_items(snap: Snapshot) -> dict[str, list[dict[str, Any]]]:
     ):
         items["not-derivable"].append(_memory_item(m))
     return items
+
+
+def _stale(snap: Snapshot) -> dict[str, list[str]]:
+    """The refs of each memory whose evidence is stale: from the health report when it lists
+    them, else from the snapshot's own check."""
+    if snap.health is None or not isinstance(snap.health.get("stale_evidence"), list):
+        return snap.stale
+    stale: dict[str, list[str]] = {}
+    for entry in snap.health["stale_evidence"]:
+        if isinstance(entry, dict):
+            stale.setdefault(str(entry.get("id")), []).append(str(entry.get("ref", "")))
+    return stale
+
+
+def _dead(snap: Snapshot) -> dict[str, list[str]]:
+    """The dead trigger clauses of each memory, from the health report (none without one)."""
+    dead: dict[str, list[str]] = {}
+    if snap.health is None:
+        return dead
+    for entry in snap.health.get("dead_triggers", []) or []:
+        if isinstance(entry, dict):
+            dead.setdefault(str(entry.get("id")), []).append(str(entry.get("clause", "")))
+    return dead
 
 
 def build_queues(snap: Snapshot) -> list[Queue]:
