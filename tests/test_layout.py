@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
-import inspect
 import subprocess
 import sys
 import tomllib
@@ -51,20 +51,75 @@ def test_satellites_pin_core_with_a_range(folder: str) -> None:
     assert not [d for d in project["dependencies"] if d.startswith("cuecard-") and d not in core]
 
 
-@pytest.mark.parametrize("module", sorted(PACKAGES.values()))
-def test_all_lists_exactly_the_public_names(module: str) -> None:
-    package = importlib.import_module(f"cuecard.{module}")
-    assert package.__all__ == sorted(package.__all__)
-    for name in package.__all__:  # every listed name resolves (lazily or not)
-        assert getattr(package, name) is not None
-    own = {  # every public object the package itself defines or re-exports is listed
-        name
-        for name, value in vars(package).items()
-        if not name.startswith("_")
-        and not inspect.ismodule(value)
-        and getattr(value, "__module__", "").startswith("cuecard.")
-    }
-    assert own <= set(package.__all__)
+def public_modules() -> dict[str, Path]:
+    """Every module whose dotted name has no private part, by name (``__main__`` aside)."""
+    found = {}
+    for source in sorted(ROOT.glob("packages/*/src/cuecard/**/*.py")):
+        dotted = list(source.relative_to(_src(source)).with_suffix("").parts)
+        if dotted[-1] == "__init__":
+            dotted.pop()
+        if any(p.startswith("_") for p in dotted):
+            continue
+        found[".".join(dotted)] = source
+    return found
+
+
+def _src(source: Path) -> Path:
+    return next(p for p in source.parents if p.name == "src")
+
+
+def _type_checking_imports(tree: ast.Module) -> dict[str, str]:
+    """The cuecard names the module's ``if TYPE_CHECKING:`` block imports: name -> module."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith(
+                    "cuecard."
+                ):
+                    for alias in statement.names:
+                        found[alias.asname or alias.name] = statement.module or ""
+    return found
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    """Public names the module binds itself: functions, classes, assignments, ``X as X``."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.name for a in node.names if a.asname == a.name)
+    return {n for n in names if not n.startswith("_") and n != "TYPE_CHECKING"}
+
+
+def test_each_distribution_and_core_s_contract_modules_are_public() -> None:
+    names = set(public_modules())
+    assert {f"cuecard.{m}" for m in PACKAGES.values()} <= names
+    assert {"cuecard.core.engine", "cuecard.core.fs", "cuecard.core.cli"} <= names
+
+
+@pytest.mark.parametrize("name", sorted(public_modules()))
+def test_all_lists_exactly_the_public_names(name: str) -> None:
+    """``__all__`` is sorted and equals what the module defines plus what it exports lazily;
+    a lazy module's ``TYPE_CHECKING`` block imports exactly its lazy exports, from the module
+    each is exported from (so mypy and the runtime agree)."""
+    module = importlib.import_module(name)
+    public = module.__all__
+    assert public == sorted(public)
+    for each in public:  # every listed name resolves (lazily or not)
+        assert getattr(module, each) is not None
+    tree = ast.parse(public_modules()[name].read_text(encoding="utf-8"))
+    lazy: dict[str, str] = dict(vars(module).get("_EXPORTS", {}))
+    assert set(public) - {"__version__"} == _defined_names(tree) | set(lazy)
+    assert ("__version__" in public) == (name in {f"cuecard.{m}" for m in PACKAGES.values()})
+    assert _type_checking_imports(tree) == lazy
+    for each, where in lazy.items():  # each is defined where the table says, not passed along
+        assert getattr(importlib.import_module(where), each) is getattr(module, each)
 
 
 def test_root_pyproject_is_not_a_package() -> None:
@@ -82,3 +137,31 @@ def test_importing_core_pulls_in_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_contract_module_costs_nothing_until_a_name_is_used() -> None:
+    """``cuecard-hook`` imports ``cuecard.core.engine`` once per tool call: the module itself
+    imports nothing, and a name imports only the module that defines it (not even importlib)."""
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import cuecard.core.engine, cuecard.core.fs, cuecard.core.review, cuecard.core.harnesses\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+        "before = set(sys.modules)\n"
+        "from cuecard.core.engine import Event\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, used = (set(line.split()) for line in out.stdout.splitlines())
+    assert "importlib" not in loaded | used
+    assert {m for m in loaded if m.startswith("cuecard")} == {
+        "cuecard",
+        "cuecard.core",
+        "cuecard.core.__about__",
+        "cuecard.core._lazy",
+        "cuecard.core.engine",
+        "cuecard.core.fs",
+        "cuecard.core.harnesses",
+        "cuecard.core.review",
+    }
+    assert used == {"cuecard.core._event"}

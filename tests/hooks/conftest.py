@@ -104,8 +104,7 @@ def build_repo(root: Path) -> Path:
         (root / rel).write_text(text, encoding="utf-8")
     subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
     subprocess.run([*GIT, "commit", "-qm", "app"], cwd=root, check=True)
-    from cuecard.core._compiler import compile_index
-    from cuecard.core._store import Store
+    from cuecard.core import Store, compile_index
 
     store, _ = Store.init(root)
     for memory in MEMORIES:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cuecard.core._footprint import Footprint
+from cuecard.core.engine import Footprint
 from cuecard.hooks._hook import respond
 
 

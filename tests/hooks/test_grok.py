@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cuecard.core._groktrust import grok_findings, grok_folder_trust, read_trust
+from cuecard.core.harnesses import grok_findings, grok_folder_trust, read_trust
 from cuecard.hooks._groktrustwrite import trust_grok_folder
 from cuecard.hooks._harness import normalise
 from cuecard.hooks._hook import respond

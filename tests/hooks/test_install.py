@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._hookcheck import portable_command
+from cuecard.core.harnesses import portable_command
 from cuecard.hooks._install import SKILLS, install, merge_hooks, quote_path, uninstall
 from tests.conftest import run_cli
 from tests.hooks.conftest import HOOK, build_repo

@@ -7,12 +7,7 @@ import stat
 import tomllib
 from pathlib import Path
 
-from cuecard.core._hookcheck import (
-    codex_hash,
-    codex_hooks,
-    codex_trust_state,
-    portable_command,
-)
+from cuecard.core.harnesses import codex_hash, codex_hooks, codex_trust_state, portable_command
 from cuecard.hooks._install import install
 
 # (hooks.json, keys and hashes) as Codex 0.171.0's app-server reported them (hooks/list)

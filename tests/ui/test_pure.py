@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import validate_memory
-from cuecard.core._dryrun import dry_run, record_event, recorded_sessions
+from cuecard.core.review import dry_run, record_event, recorded_sessions
 from cuecard.ui._charts import bar_chart
 from cuecard.ui._edits import EditRefused, edited, field_errors, with_status
 from cuecard.ui._usage import deliveries_per_day, fires_by_dimension, usage

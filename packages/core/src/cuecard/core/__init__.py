@@ -6,11 +6,12 @@ Names are re-exported lazily, so importing a hot-path module never pulls in pyda
 from __future__ import annotations
 
 from cuecard.core.__about__ import __version__
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core._lazy import lazy_exports as lazy_exports
 
 # Not `from typing import ...`: typing costs the cold search path milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core._compiler import compile_index as compile_index
     from cuecard.core._config import ProjectConfig as ProjectConfig
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from cuecard.core._errors import TopicConflict as TopicConflict
     from cuecard.core._errors import UsageError as UsageError
     from cuecard.core._errors import ValidationError as ValidationError
+    from cuecard.core._ingest import ingest_file as ingest_file
     from cuecard.core._memory import Check as Check
     from cuecard.core._memory import Evidence as Evidence
     from cuecard.core._memory import Kind as Kind
@@ -58,8 +60,10 @@ _EXPORTS: dict[str, str] = {
     "Trigger": "cuecard.core._memory",
     "UsageError": "cuecard.core._errors",
     "ValidationError": "cuecard.core._errors",
+    "compile_index": "cuecard.core._compiler",
     "find_root": "cuecard.core._store",
     "find_secret": "cuecard.core._text",
+    "ingest_file": "cuecard.core._ingest",
     "neutralise": "cuecard.core._text",
     "redact": "cuecard.core._text",
     "unsafe_reason": "cuecard.core._text",
@@ -67,7 +71,7 @@ _EXPORTS: dict[str, str] = {
     "wrap_memory_data": "cuecard.core._text",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = sorted([*_EXPORTS, "__version__", "lazy_exports"])
 
 
-__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

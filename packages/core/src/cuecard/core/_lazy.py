@@ -30,9 +30,8 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        import importlib  # here, not at the top: importing it imports warnings
-
-        value = getattr(importlib.import_module(module), name)
+        __import__(module)  # not importlib.import_module: importing importlib imports warnings
+        value = getattr(sys.modules[module], name)
         setattr(sys.modules[package], name, value)
         return value
 

@@ -7,7 +7,7 @@ agent instruction files. Names are re-exported lazily: the per-call paths import
 
 from __future__ import annotations
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core import lazy_exports as _lazy_exports
 from cuecard.dsh_adapter.__about__ import __version__
 
 # Not `from typing import ...`: typing costs the per-call paths milliseconds.

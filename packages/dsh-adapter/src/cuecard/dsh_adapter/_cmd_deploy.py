@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import contextlib
     from dataclasses import asdict
 
-    from cuecard.core._errors import UsageError
+    from cuecard.core import UsageError
     from cuecard.dsh_adapter._deployer import Deployer
     from cuecard.dsh_adapter._errors import VaultNotConfigured
     from cuecard.dsh_adapter._vault import vault_location
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         outcomes = [asdict(o) for o in getattr(deployer, verb)(deployer.resolve(args.target))]
     failed = any(o.get("problem") for o in outcomes) and verb in ("rollback", "selfcheck")
     if args.json:
-        from cuecard.core.cli._output import emit_json
+        from cuecard.core.cli import emit_json
 
         emit_json({"verb": verb, "home": str(home), "targets": outcomes})
     else:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     import subprocess
     from pathlib import Path
 
-    from cuecard.core._fsio import atomic_write
+    from cuecard.core.fs import atomic_write
     from cuecard.dsh_adapter._errors import DshAdapterError
     from cuecard.dsh_adapter._hookbridge import (
         BRIDGE_PACKAGES,
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         "patch": None if patch_file is None else str(patch_file),
     }
     if args.json:
-        from cuecard.core.cli._output import emit_json
+        from cuecard.core.cli import emit_json
 
         emit_json(report)
     else:

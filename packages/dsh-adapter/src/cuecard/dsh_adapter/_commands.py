@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m cuecard.dsh_adapter …``: the same subcommands as ``cuecard dsh …``."""
-    from cuecard.core.cli._output import run_command
+    from cuecard.core.cli import run_command
 
     parser = argparse.ArgumentParser(prog="python -m cuecard.dsh_adapter", description=DESCRIPTION)
     _fill(parser)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from cuecard.core._errors import UsageError
-from cuecard.core._fsio import atomic_write
+from cuecard.core import UsageError
+from cuecard.core.fs import atomic_write
 from cuecard.dsh_adapter._deploy import render_block, replace_block, verify
 from cuecard.dsh_adapter._errors import DeployError
 from cuecard.dsh_adapter._files import create_with_mode, file_mode, folder_lock

@@ -12,7 +12,7 @@ CuecardError
 
 from __future__ import annotations
 
-from cuecard.core._errors import ConfigError, CuecardError, UsageError
+from cuecard.core import ConfigError, CuecardError, UsageError
 
 __all__ = ["BadRequest", "DeployError", "DshAdapterError", "VaultCallError", "VaultNotConfigured"]
 

@@ -35,7 +35,7 @@ def _recall_options(words: list[str]) -> dict[str, str | int] | None:
 
 def fast(argv: list[str]) -> int | None:
     """Run a per-call command line and return its exit status, or ``None`` for the full CLI."""
-    from cuecard.core._errors import CuecardError, UsageError
+    from cuecard.core import CuecardError, UsageError
 
     try:
         if len(argv) == 2 and argv[0] == "call" and not argv[1].startswith("-"):

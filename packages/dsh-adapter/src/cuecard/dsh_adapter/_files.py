@@ -14,8 +14,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from cuecard.core._errors import StoreBusy
-from cuecard.core._fsio import flock_within, fsync_dir
+from cuecard.core import StoreBusy
+from cuecard.core.fs import flock_within, fsync_dir
 
 __all__ = ["create_with_mode", "file_mode", "folder_lock"]
 

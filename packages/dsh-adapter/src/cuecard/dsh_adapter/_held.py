@@ -31,7 +31,7 @@ _EXTRA_STOPWORDS = frozenset(
 def candidate_words(text: str) -> list[str]:
     """The message's words worth looking up: the search's tokens of four letters or more (or a
     CJK pair), not numbers, not stop words; at most MAX_WORDS."""
-    from cuecard.core.recall._tokens import query_tokens
+    from cuecard.core.recall import query_tokens
 
     found = []
     for token in query_tokens(text):
@@ -47,8 +47,7 @@ def candidate_words(text: str) -> list[str]:
 
 
 def _index_path(vault: str) -> str | None:
-    from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import cache_dir, notes_index
+    from cuecard.core.vault import cache_dir, detect_layout, notes_index
 
     if "://" in vault or not os.path.isdir(vault):
         return None

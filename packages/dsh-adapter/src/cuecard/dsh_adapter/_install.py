@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.fs import atomic_write
 from cuecard.dsh_adapter.__about__ import __version__
 from cuecard.dsh_adapter._errors import DshAdapterError
 from cuecard.dsh_adapter._paths import interpreter_record

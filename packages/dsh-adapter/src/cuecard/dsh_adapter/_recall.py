@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Literal
 
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine import Ledger
 
 __all__ = ["MAX_QUERY_CHARS", "Recall", "recall", "recall_for", "recall_text", "render_recall"]
 
@@ -57,7 +57,7 @@ def render_recall(
     results: Sequence[Mapping[str, Any]], topics: Sequence[str], max_chars: int
 ) -> str:
     """One ``<memory-data>`` block of whole results that fit in ``max_chars``, closing tag kept."""
-    from cuecard.core._text import neutralise, redact  # only once there is something to show
+    from cuecard.core import neutralise, redact
 
     attrs = ' source="cuecard recall"'
     if topics:  # topic words come from the config: keep only what is safe in an attribute
@@ -169,7 +169,7 @@ def recall_for(
 def _ledger(project: Path | None, session: str | None) -> Ledger | None:
     if project is None or not session:
         return None
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine import Ledger
 
     return Ledger(str(project / ".cuecard" / "local"), session)
 
@@ -199,7 +199,7 @@ def recall_text(
     """Recall for one message; prints the block (or the JSON report); returns 0."""
     result = recall_for(text, mode=mode, limit=limit, max_chars=max_chars, vault=vault)
     if as_json:
-        from cuecard.core.cli._output import emit_json
+        from cuecard.core.cli import emit_json
 
         emit_json(result.as_dict())
     elif result.output:

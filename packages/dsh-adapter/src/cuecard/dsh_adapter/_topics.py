@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from cuecard.core._errors import ConfigError
+from cuecard.core import ConfigError
 
 __all__ = ["DEFAULT_TOPICS", "KNOWN", "TopicGate", "load_topics"]
 

@@ -67,7 +67,7 @@ def _vault_problem(where: str) -> str | None:
     """Why the vault folder ``where`` cannot serve the tools, or ``None`` (URLs pass)."""
     if "://" in where:
         return None
-    from cuecard.core.vault._layout import detect_layout
+    from cuecard.core.vault import detect_layout
 
     if not os.path.isdir(where):
         return f"the vault {where} does not exist: create it with `cuecard vault init --vault PATH`"
@@ -128,7 +128,7 @@ def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
             if saved is not None:
                 os.environ["CUECARD_PROJECT_DIR"] = saved
     except Exception as exc:  # one bad request never stops the worker
-        from cuecard.core._text import redact
+        from cuecard.core import redact
 
         return {"id": ident, "error": redact(f"{type(exc).__name__}: {exc}")[:2000]}
 

@@ -6,7 +6,7 @@ imports it does not use.
 
 from __future__ import annotations
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core import lazy_exports as _lazy_exports
 from cuecard.hooks.__about__ import __version__
 
 TYPE_CHECKING = False  # cuecard-hook imports this package: typing is not worth its import time

@@ -23,7 +23,7 @@ import os
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
-    from cuecard.core._event import Event
+    from cuecard.core.engine import Event
 
 __all__ = ["FILE", "INTRO", "REPLIES", "held", "hold", "hold_reply", "release", "replies"]
 
@@ -38,7 +38,7 @@ _MAX_BYTES = 1024 * 1024  # past this a session holds no more (about 10,000 even
 
 
 def _path(local: str, session: str, name: str = FILE) -> str:
-    from cuecard.core._ledger import safe_name
+    from cuecard.core.engine import safe_name
 
     return os.path.join(local, "sessions", safe_name(session), name)
 
@@ -57,8 +57,7 @@ def hold(root: str, local: str, event: Event) -> None:
     """Record the memories ``event`` matches, unclaimed, for the session's next Stop."""
     if not event.session:
         return
-    from cuecard.core._engine import matches
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine import Ledger, matches
 
     found = matches(root, event)
     if not found:
@@ -85,7 +84,7 @@ def hold_reply(local: str, session: str, text: str) -> None:
 
 def replies(local: str, session: str, agent: str, limit: int) -> str:
     """The answers not given yet, claimed now, within ``limit`` characters ("" for none)."""
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine import Ledger
 
     try:
         with open(_path(local, session, REPLIES), encoding="utf-8") as handle:
@@ -134,8 +133,7 @@ def held(local: str, session: str, agent: str, epoch: int) -> list[tuple[str, st
 def release(root: str, local: str, session: str, agent: str, limit: int) -> str:
     """The held memories not claimed since, claimed now, as the text for Stop's reason ("" for
     none). ``limit`` bounds the knowledge (wrapper and advisory line included)."""
-    from cuecard.core._engine import deliver_held
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine import Ledger, deliver_held
 
     items = held(local, session, agent, Ledger(local, session, agent).epoch())
     if not items or limit < 1_000:

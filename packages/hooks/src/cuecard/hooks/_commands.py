@@ -109,14 +109,14 @@ def register_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def _project(args: argparse.Namespace) -> Path:
     if args.project:
         return Path(args.project).resolve()
-    from cuecard.core._paths import locate_root
+    from cuecard.core.engine import locate_root
 
     found = locate_root(None)
     return Path(found) if found else Path.cwd()
 
 
 def _print(report_json: dict[str, object], as_json: bool, verb: str) -> None:
-    from cuecard.core.cli._output import emit_json
+    from cuecard.core.cli import emit_json
 
     if as_json:
         emit_json(report_json)
@@ -187,10 +187,10 @@ def run_install(args: argparse.Namespace) -> int:
 
         preflight(args.harness, project=project, user=args.user)
     if not args.user and args.plugin is None:
-        from cuecard.core._paths import locate_root
+        from cuecard.core.engine import locate_root
 
         if locate_root(str(project)) is None:
-            from cuecard.core._store import Store
+            from cuecard.core import Store
 
             Store.init(project)
             notes.append(f"initialised cuecard in {project}")
@@ -204,7 +204,7 @@ def run_install(args: argparse.Namespace) -> int:
     )
     report.notes[:0] = notes
     if not args.user and args.plugin is None:
-        from cuecard.core._hookfail import clear_failures
+        from cuecard.core.engine import clear_failures
 
         clear_failures(str(project))  # the hook commands are new: old failures are moot
     _print(report.as_json(), args.json, "install")

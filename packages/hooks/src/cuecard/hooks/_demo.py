@@ -76,9 +76,7 @@ def build_repository(root: Path) -> None:
     """A git repository at ``root`` with the demo files, opted in, with the demo memories."""
     import uuid
 
-    from cuecard.core._compiler import compile_index
-    from cuecard.core._store import Store
-    from cuecard.core._validate import validate_memory
+    from cuecard.core import Store, compile_index, validate_memory
 
     root.mkdir(parents=True)
     for rel, text in DEMO_FILES.items():
@@ -233,7 +231,7 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> int:
             for s in steps
         )
         if as_json:
-            from cuecard.core.cli._output import emit_json
+            from cuecard.core.cli import emit_json
 
             emit_json({"repository": str(root), "steps": steps, "delivered": delivered})
             return 0

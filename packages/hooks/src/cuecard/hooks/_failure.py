@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 
-from cuecard.core._hookfail import read_failures, record_failure
-from cuecard.core._paths import locate_root
+from cuecard.core.engine import locate_root, read_failures, record_failure
 
 __all__ = ["bad_command", "failed", "session_note"]
 
@@ -56,7 +55,7 @@ def bad_command(args: list[str], data: bytes) -> None:
 
 def failed(root: str, key: str, exc: BaseException) -> None:
     """A hook call raised ``exc``: record why (a cuecard error's message names the key)."""
-    from cuecard.core._errors import CuecardError
+    from cuecard.core import CuecardError
 
     reason = str(exc) if isinstance(exc, CuecardError) else f"{type(exc).__name__}: {exc}"
     record_failure(root, key, reason)

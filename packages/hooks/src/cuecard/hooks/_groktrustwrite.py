@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
-from cuecard.core._groktrust import (
+from cuecard.core.fs import atomic_write
+from cuecard.core.harnesses import (
     grok_folder_trust,
     grok_gate_off,
     grok_trust_file,

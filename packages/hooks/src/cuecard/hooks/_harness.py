@@ -8,7 +8,7 @@ wrapped in ``<user_query>``, and ``opencode run``'s prompt wrapped in double quo
 
 from __future__ import annotations
 
-from cuecard.core._limits import INLINE_LIMITS
+from cuecard.core.engine import INLINE_LIMITS
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:

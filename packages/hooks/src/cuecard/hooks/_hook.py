@@ -17,8 +17,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from cuecard.core._event import Event
-from cuecard.core._paths import locate_root, repo_relative
+from cuecard.core.engine import Event, locate_root, repo_relative
 from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
 from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_call
 
@@ -51,12 +50,12 @@ class _Context:
 
     def limit(self, event: str) -> int:
         """The knowledge limit that keeps the whole output within the harness's inline limit."""
-        from cuecard.core._limits import hook_limit
+        from cuecard.core.engine import hook_limit
 
         return hook_limit(self.harness.inline_limit, event)
 
     def footprint(self) -> Any:
-        from cuecard.core._footprint import Footprint
+        from cuecard.core.engine import Footprint
 
         return Footprint(self.local, self.session)
 
@@ -84,7 +83,7 @@ def _relative(ctx: _Context, raw: str) -> str | None:
 def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | None:
     """The trigger event of ``call``, or ``None`` when it touches nothing in the repository."""
     if call.tool == "shell":
-        from cuecard.core._shell import classify
+        from cuecard.core.engine import classify
 
         found = classify(call.command)
         shell_paths = [r for r in (_relative(ctx, p) for p in found.paths) if r]
@@ -138,7 +137,7 @@ def _deliver(ctx: _Context, event: Event) -> dict[str, Any] | None:
 
         hold(ctx.root, ctx.local, event)
         return None
-    from cuecard.core._engine import handle
+    from cuecard.core.engine import handle
 
     delivery = handle(ctx.root, event, limit=ctx.limit(ctx.event))
     return _context_output(ctx.event, delivery.text) if delivery.text else None
@@ -174,16 +173,16 @@ def on_prompt(ctx: _Context) -> dict[str, Any] | None:
 def on_session_start(ctx: _Context) -> dict[str, Any] | None:
     source = _string(ctx.payload, "source").lower()
     if source in ("compact", "clear") and ctx.session:
-        from cuecard.core._ledger import Ledger
+        from cuecard.core.engine import Ledger
 
         Ledger(ctx.local, ctx.session, ctx.agent).new_epoch(source)
         ctx.footprint().epoch(source)
     if source == "compact":
         return None
-    from cuecard.core._maintain import maintain_if_due
+    from cuecard.core.engine import maintain_if_due
 
     maintain_if_due(ctx.root)  # detached, at most once a day; never raises
-    from cuecard.core._engine import load_index
+    from cuecard.core.engine import load_index
 
     index = load_index(ctx.root)
     count = int(index.meta.get("memories", 0)) if index is not None else 0
@@ -197,7 +196,7 @@ def on_session_start(ctx: _Context) -> dict[str, Any] | None:
 def on_post_compact(ctx: _Context) -> dict[str, Any] | None:
     """Codex's PostCompact: a compaction starts a new epoch (Claude Code tells at SessionStart)."""
     if ctx.session:
-        from cuecard.core._ledger import Ledger
+        from cuecard.core.engine import Ledger
 
         Ledger(ctx.local, ctx.session, ctx.agent).new_epoch("compact")
         ctx.footprint().epoch("compact")
@@ -275,7 +274,7 @@ def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
     result, code = outcome(ctx)
     patterns = list(call.patterns)
     if call.tool == "shell":
-        from cuecard.core._shell import classify
+        from cuecard.core.engine import classify
 
         patterns = list(classify(call.command).patterns)
     ctx.footprint().tool(
@@ -303,9 +302,8 @@ def _ingested(ctx: _Context, proposals: Sequence[str]) -> list[str]:
     """Ingest each proposal; the messages for the agent."""
     if not proposals:
         return []
-    import importlib
+    from cuecard.core import ingest_file
 
-    ingest_file = importlib.import_module("cuecard.core._ingest").ingest_file
     messages = []
     for rel in proposals:
         result = ingest_file(ctx.root, rel, session=ctx.session, agent=ctx.agent)
@@ -346,7 +344,7 @@ def on_stop(ctx: _Context) -> dict[str, Any] | None:
 
     parts = _ingested(ctx, inbox_proposals(ctx.root))
     try:
-        from cuecard.core._engine import stop
+        from cuecard.core.engine import stop
 
         report = stop(ctx.root, ctx.session, changed, agent=ctx.agent, limit=ctx.limit("Stop"))
         if report.text:
@@ -441,7 +439,7 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
             raise
         answer = {"systemMessage": "cuecard: not working in this project." + session_note(root)}
     else:
-        from cuecard.core._hookfail import clear_failure
+        from cuecard.core.engine import clear_failure
 
         clear_failure(root, key)
     return json.dumps(answer, ensure_ascii=False) + "\n" if answer else ""

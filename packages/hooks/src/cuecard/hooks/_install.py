@@ -40,9 +40,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._errors import CuecardError, UsageError
-from cuecard.core._fsio import atomic_write
-from cuecard.core._hookcheck import portable_command
+from cuecard.core import CuecardError, UsageError
+from cuecard.core.fs import atomic_write
+from cuecard.core.harnesses import portable_command
 
 __all__ = [
     "EVENTS",

@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._fsio import atomic_write
-from cuecard.core._hookcheck import (
+from cuecard.core.fs import atomic_write
+from cuecard.core.harnesses import (
     CodexHook,
     codex_config_path,
     codex_hooks,

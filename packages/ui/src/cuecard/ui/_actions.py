@@ -173,7 +173,7 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         return _ok(f"memory {saved.id[:8]} marked reviewed", compile=compiled)
 
     def dryrun(request: Request, data: dict[str, Any]) -> JSONResponse:
-        from cuecard.core._dryrun import dry_run, recorded_sessions
+        from cuecard.core.review import dry_run, recorded_sessions
 
         memory = _memory(project, request)
         triggers = data.get("triggers")

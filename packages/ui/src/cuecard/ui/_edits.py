@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuecard.core import CuecardError, Memory, Status, ValidationError, validate_memory
-from cuecard.core._ingest import generic_reason
+from cuecard.core.review import generic_reason
 
 __all__ = [
     "EDITABLE",
@@ -84,7 +84,7 @@ def field_errors(refusals: Iterable[str]) -> list[FieldError]:
 
 
 def _duplicate(memory: Memory, others: Iterable[Memory]) -> FieldError | None:
-    from cuecard.core._similarity import DUPLICATE_AT, jaccard, words
+    from cuecard.core.review import DUPLICATE_AT, jaccard, words
 
     mine = words(f"{memory.title} {memory.body}")
     for other in others:

@@ -28,8 +28,8 @@ def _harness_limits(project: Project, delivery_limit: int) -> list[dict[str, Any
     """What each installed harness's hook delivers at one event (as ``cuecard doctor`` says)."""
     from pathlib import Path
 
-    from cuecard.core._doctor import installed_hooks
-    from cuecard.core._limits import limit_report
+    from cuecard.core.engine import limit_report
+    from cuecard.core.harnesses import installed_hooks
 
     hooks, _broken = installed_hooks(Path(project.store.root), Path.home())
     return limit_report(delivery_limit, (h["harness"] for h in hooks))
@@ -112,8 +112,7 @@ class Pages:
         return self._render("memories.html", snap, page="memories", shown=shown, status=status)
 
     async def memory(self, request: Request) -> Response:
-        from cuecard.core._dryrun import dry_run, recorded_sessions
-        from cuecard.core._similarity import SimilarityIndex
+        from cuecard.core.review import SimilarityIndex, dry_run, recorded_sessions
 
         snap = self.project.snapshot()
         store = self.project.store

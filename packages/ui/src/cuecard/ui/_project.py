@@ -17,7 +17,7 @@ from datetime import date
 from typing import Any
 
 from cuecard.core import Memory, ProjectConfig, Store
-from cuecard.core._fsio import atomic_write, locked
+from cuecard.core.fs import atomic_write, locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class Project:
         the sessions, the telemetry or the git index changed, or after ``health_ttl`` seconds
         (evidence files edited in the working tree show up then).
         """
-        from cuecard.core._health import health_report
+        from cuecard.core.review import health_report
 
         key = self._health_key()
         now = time.monotonic()
@@ -176,7 +176,7 @@ class Project:
 
     def stale_evidence(self, memories: list[Memory]) -> dict[str, list[str]]:
         """Memories (of any status) whose hashed evidence files changed or went away."""
-        from cuecard.core._health import stale_refs
+        from cuecard.core.review import stale_refs
 
         stale: dict[str, list[str]] = {}
         for memory in memories:
@@ -295,7 +295,7 @@ class Project:
 
     def recompile(self) -> dict[str, Any]:
         """Rebuild the trigger index after a change; what the compile reported."""
-        from cuecard.core._compiler import compile_index
+        from cuecard.core import compile_index
 
         report = compile_index(self.store)
         return {

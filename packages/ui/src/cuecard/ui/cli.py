@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _vault(explicit: str | None) -> str | None:
     from cuecard.core import UsageError
-    from cuecard.core.vault._location import resolve_vault_location
+    from cuecard.core.vault import resolve_vault_location
 
     try:
         return resolve_vault_location(explicit)

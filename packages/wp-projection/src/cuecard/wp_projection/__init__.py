@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core import lazy_exports as _lazy_exports
 from cuecard.wp_projection.__about__ import __version__
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._fsio import crash_point
+from cuecard.core.fs import crash_point
 from cuecard.wp_projection._errors import PathRefused
 
 __all__ = ["QUEUE_NAME", "DurableQueue", "QueuedEvent", "queue_counts", "recent_refusals"]

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from cuecard.core._fsio import crash_point
+from cuecard.core.fs import crash_point
 from cuecard.wp_projection._change import Change, change_from_envelope
 from cuecard.wp_projection._envelope import parse_envelope
 from cuecard.wp_projection._errors import (

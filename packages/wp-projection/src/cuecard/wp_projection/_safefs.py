@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from cuecard.core._fsio import flock_within
+from cuecard.core.fs import flock_within
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
 from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
 

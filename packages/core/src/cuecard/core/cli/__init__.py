@@ -12,13 +12,23 @@ import sys
 from collections.abc import Sequence
 
 from cuecard.core.__about__ import __version__
+from cuecard.core._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-__all__ = ["BUILTINS", "build_parser", "main"]
+    from cuecard.core.cli._output import emit_json as emit_json
+    from cuecard.core.cli._output import run_command as run_command
+
+# Satellites' commands print and exit through these, as the built-in commands do.
+_EXPORTS: dict[str, str] = {
+    "emit_json": "cuecard.core.cli._output",
+    "run_command": "cuecard.core.cli._output",
+}
+
+__all__ = sorted(["BUILTINS", "ENTRY_POINT_GROUP", "build_parser", "main", *_EXPORTS])
 
 # name -> module holding register(subparsers); one module per command.
 BUILTINS: dict[str, str] = {
@@ -127,3 +137,6 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return 2
     return run_command(args.run, args)
+
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)

@@ -28,10 +28,13 @@ if TYPE_CHECKING:
     from cuecard.core.vault._layout import UAM as UAM
     from cuecard.core.vault._layout import Layout as Layout
     from cuecard.core.vault._layout import detect_layout as detect_layout
+    from cuecard.core.vault._location import resolve_vault_location as resolve_vault_location
     from cuecard.core.vault._location import resolve_vault_path as resolve_vault_path
     from cuecard.core.vault._lock import vault_lock as vault_lock
     from cuecard.core.vault._promote import apply_pending as apply_pending
     from cuecard.core.vault._promote import review as review
+    from cuecard.core.vault._recall import cache_dir as cache_dir
+    from cuecard.core.vault._recall import notes_index as notes_index
     from cuecard.core.vault._submit import submit as submit
     from cuecard.core.vault._vault import Vault as Vault
 
@@ -53,10 +56,13 @@ _EXPORTS: dict[str, str] = {
     "apply_forget": "cuecard.core.vault._forget",
     "apply_pending": "cuecard.core.vault._promote",
     "archive_session": "cuecard.core.vault._archive",
+    "cache_dir": "cuecard.core.vault._recall",
     "candidates": "cuecard.core.vault._forget",
     "detect_layout": "cuecard.core.vault._layout",
     "init_vault": "cuecard.core.vault._init",
+    "notes_index": "cuecard.core.vault._recall",
     "queue": "cuecard.core.vault._conflicts",
+    "resolve_vault_location": "cuecard.core.vault._location",
     "resolve_vault_path": "cuecard.core.vault._location",
     "review": "cuecard.core.vault._promote",
     "submit": "cuecard.core.vault._submit",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cuecard.core.cli._output import emit_json
+from cuecard.core.cli import emit_json
 from cuecard.wp_projection.cli._common import add_secret, load_secret
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._output import emit_json
+from cuecard.core.cli import emit_json
 from cuecard.wp_projection.cli._common import add_root
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from cuecard.core.cli._output import emit_json
+from cuecard.core.cli import emit_json
 from cuecard.wp_projection.cli._common import add_root, add_sync_options
 
 

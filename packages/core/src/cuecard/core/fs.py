@@ -1,0 +1,33 @@
+"""Crash-consistent file primitives: atomic replace, exclusive create, advisory locks.
+
+Standard library only. ``crash_point(name)`` kills the process for real when the environment
+variable ``CUECARD_CRASH_AT`` names it: crash tests use it. Re-exported lazily.
+"""
+
+from __future__ import annotations
+
+from cuecard.core._lazy import lazy_exports as _lazy_exports
+
+# Not `from typing import ...`: importing this module must cost nothing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core._fsio import atomic_write as atomic_write
+    from cuecard.core._fsio import crash_point as crash_point
+    from cuecard.core._fsio import exclusive_create as exclusive_create
+    from cuecard.core._fsio import flock_within as flock_within
+    from cuecard.core._fsio import fsync_dir as fsync_dir
+    from cuecard.core._fsio import locked as locked
+
+_EXPORTS: dict[str, str] = {
+    "atomic_write": "cuecard.core._fsio",
+    "crash_point": "cuecard.core._fsio",
+    "exclusive_create": "cuecard.core._fsio",
+    "flock_within": "cuecard.core._fsio",
+    "fsync_dir": "cuecard.core._fsio",
+    "locked": "cuecard.core._fsio",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, __all__)
