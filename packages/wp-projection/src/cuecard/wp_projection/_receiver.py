@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from cuecard.core.fs import crash_point
 from cuecard.wp_projection._change import Change, change_from_envelope
-from cuecard.wp_projection._envelope import parse_envelope
+from cuecard.wp_projection._envelope import Envelope, parse_envelope
 from cuecard.wp_projection._errors import (
     EnvelopeRefused,
     PathRefused,
@@ -201,20 +201,38 @@ def _named(data: object) -> dict[str, object]:
 
 def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.time) -> Starlette:
     """The ASGI app; the queue and the worker start with the app's lifespan."""
-    root = SafeRoot(settings.root, settings.managed)
-    projector = Projector(root, on_change=refresh)
-    state: dict[str, Any] = {}
-    checked: dict[str, Change] = {}  # event id -> change checked at intake, for the worker
+    receiver = _Receiver(settings, clock)
+    return Starlette(
+        routes=[
+            Route("/events", receiver.post_event, methods=["POST"]),
+            Route("/status", receiver.get_status, methods=["GET"]),
+        ],
+        lifespan=receiver.lifespan,
+    )
+
+
+class _Receiver:
+    """The app's parts (the managed root, the projector, the queue and worker once started) and
+    its two routes."""
+
+    def __init__(self, settings: ReceiverSettings, clock: Callable[[], float]) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.root = SafeRoot(settings.root, settings.managed)
+        self.projector = Projector(self.root, on_change=refresh)
+        self.state: dict[str, Any] = {}
+        self.checked: dict[str, Change] = {}  # event id -> change checked at intake, for the worker
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        root, projector = self.root, self.projector
         with root.lock():
             pass  # creates the managed folder, refusing a planted symlink
         queue = DurableQueue(root.managed_path / QUEUE_NAME)
         queue.start()
-        worker = Worker(settings, queue, projector, checked=checked)
+        worker = Worker(self.settings, queue, projector, checked=self.checked)
         worker.start()
-        state.update(queue=queue, worker=worker)
+        self.state.update(queue=queue, worker=worker)
         try:
             yield
         finally:
@@ -224,13 +242,14 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             queue.close()
             projector.close()
 
-    def host_ok(request: Request) -> bool:
+    def host_ok(self, request: Request) -> bool:
         host = request.headers.get("host", "")
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        return name.lower() in settings.allowed_hosts
+        return name.lower() in self.settings.allowed_hosts
 
-    async def read_signed(request: Request) -> bytes | JSONResponse:
-        if not host_ok(request):
+    async def read_signed(self, request: Request) -> bytes | JSONResponse:
+        settings = self.settings
+        if not self.host_ok(request):
             return _refuse(421, "Host header names no address this receiver serves")
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > settings.max_body):
@@ -244,16 +263,20 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         body = b"".join(chunks)
         try:
             verify(
-                settings.secret, request.headers, body, now=clock(), max_skew=settings.max_skew_s
+                settings.secret,
+                request.headers,
+                body,
+                now=self.clock(),
+                max_skew=settings.max_skew_s,
             )
         except SignatureRefused as exc:
             return _refuse(401, str(exc))
         return body
 
-    async def refused(status: int, message: str, data: object = None) -> JSONResponse:
+    async def refused(self, status: int, message: str, data: object = None) -> JSONResponse:
         """Answer a refusal and remember it for ``cuecard wp status`` (what a signed envelope
         named; nothing from a request whose signature did not verify)."""
-        queue: DurableQueue | None = state.get("queue")
+        queue: DurableQueue | None = self.state.get("queue")
         if queue is not None:
             try:
                 await asyncio.wrap_future(queue.note_refusal(status, message, _named(data)))
@@ -262,20 +285,29 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         log.warning("refused an event (%s): %s", status, message)
         return _refuse(status, message)
 
-    async def post_event(request: Request) -> JSONResponse:
-        if not host_ok(request):
-            return await refused(421, "Host header names no address this receiver serves")
+    async def post_event(self, request: Request) -> JSONResponse:
+        if not self.host_ok(request):
+            return await self.refused(421, "Host header names no address this receiver serves")
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if ctype != "application/json":
-            return await refused(415, "content-type: must be application/json")
-        body = await read_signed(request)
+            return await self.refused(415, "content-type: must be application/json")
+        body = await self.read_signed(request)
         if isinstance(body, JSONResponse):
             error = json.loads(bytes(body.body)).get("error", "")
-            return await refused(body.status_code, str(error))
+            return await self.refused(body.status_code, str(error))
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return await refused(400, "body: not valid JSON")
+            return await self.refused(400, "body: not valid JSON")
+        checked = await self._checked(data)
+        if isinstance(checked, JSONResponse):
+            return checked
+        envelope, change = checked
+        return await self._enqueue(envelope, change, body)
+
+    async def _checked(self, data: object) -> tuple[Envelope, Change] | JSONResponse:
+        """The envelope and the change it asks for, or the refusal of a bad one."""
+        settings = self.settings
         try:
             envelope = parse_envelope(data)
             change = change_from_envelope(
@@ -283,21 +315,33 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             )
         except EnvelopeRefused as exc:
             if str(exc).startswith("hash:") and isinstance(data, dict):
-                home = str((data.get("site") or {}).get("home_url", "")).rstrip("/")
-                if home:
-                    await asyncio.to_thread(
-                        projector.request_reconcile,
-                        site_key(home, settings.aliases),
-                        home,
-                        "an event's content did not match its hash",
-                    )
-            return await refused(422, str(exc), data)
+                await self._reconcile_mismatch(data)
+            return await self.refused(422, str(exc), data)
         except PathRefused as exc:
-            return await refused(422, str(exc), data)
-        queue: DurableQueue = state["queue"]
+            return await self.refused(422, str(exc), data)
+        return envelope, change
+
+    async def _reconcile_mismatch(self, data: dict[str, Any]) -> None:
+        """Ask for a reconcile of the site whose event did not match its hash."""
+        home = str((data.get("site") or {}).get("home_url", "")).rstrip("/")
+        if home:
+            await asyncio.to_thread(
+                self.projector.request_reconcile,
+                site_key(home, self.settings.aliases),
+                home,
+                "an event's content did not match its hash",
+            )
+
+    async def _enqueue(self, envelope: Envelope, change: Change, body: bytes) -> JSONResponse:
+        """Store the event in the queue (202), refusing a replayed event id (409)."""
+        queue: DurableQueue = self.state["queue"]
+        checked = self.checked
         mine = checked.setdefault(envelope.event_id, change) is change
         future = queue.submit(
-            envelope.event_id, site_key(envelope.home_url, settings.aliases), envelope.seq, body
+            envelope.event_id,
+            site_key(envelope.home_url, self.settings.aliases),
+            envelope.seq,
+            body,
         )
         try:
             fresh = await asyncio.wrap_future(future)
@@ -311,18 +355,19 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
             {"queued": True, "event_id": envelope.event_id, "seq": envelope.seq}, status_code=202
         )
 
-    async def get_status(request: Request) -> JSONResponse:
-        body = await read_signed(request)
+    async def get_status(self, request: Request) -> JSONResponse:
+        body = await self.read_signed(request)
         if isinstance(body, JSONResponse):
             return body
-        worker: Worker = state["worker"]
+        worker: Worker = self.state["worker"]
         # Idle is read first: the state read after it already holds all the worker did, so an
         # idle report never shows a site sync or an apply that has not landed yet.
         idle = worker.idle.is_set()
+        projector = self.projector
         snapshot = projector.snapshot or projector.load()
-        queue: DurableQueue = state["queue"]
+        queue: DurableQueue = self.state["queue"]
         report = await asyncio.to_thread(
-            status_report, root, queue.counts(), snapshot, queue.refusals()
+            status_report, self.root, queue.counts(), snapshot, queue.refusals()
         )
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])
@@ -330,11 +375,3 @@ def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.t
         report["worker_error"] = "; ".join(errors) or None
         report["idle"] = idle and report["queue"]["waiting"] == 0
         return JSONResponse(report)
-
-    return Starlette(
-        routes=[
-            Route("/events", post_event, methods=["POST"]),
-            Route("/status", get_status, methods=["GET"]),
-        ],
-        lifespan=lifespan,
-    )
