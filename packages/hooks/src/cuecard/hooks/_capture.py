@@ -1,7 +1,7 @@
 """Capture: spotting a user correction, and the evidence that makes Stop ask for a memory.
 
-Pure functions over prompt text and footprint records (``cuecard.core._footprint``). A turn holds
-evidence when it has
+Pure functions over prompt text and footprint records (``cuecard.core.engine.Footprint``). A turn
+holds evidence when it has
 
 - a **failure followed by a fix**: a shell command that failed, and later in the same turn the
   same command (same program and subcommand) succeeded after an edit or with different arguments;

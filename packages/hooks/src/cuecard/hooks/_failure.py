@@ -1,6 +1,6 @@
 """What the hook records when it cannot work in an opted-in project (see
-``cuecard.core._hookfail``): the agent sees nothing, the person sees it in ``cuecard doctor``
-and in SessionStart's line. Stdlib only (the hot path)."""
+``cuecard.core.engine.record_failure``): the agent sees nothing, the person sees it in
+``cuecard doctor`` and in SessionStart's line. Stdlib only (the hot path)."""
 
 from __future__ import annotations
 

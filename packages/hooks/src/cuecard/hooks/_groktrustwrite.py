@@ -1,5 +1,5 @@
 """Recording Grok Build's folder trust for a project where ``cuecard install grok`` wrote hooks,
-as ``/hooks-trust`` records it (see ``cuecard.core._groktrust``): one table appended to
+as ``/hooks-trust`` records it (see ``cuecard.core.harnesses``): one table appended to
 ``~/.grok/trusted_folders.toml``, every other line kept; the result is parsed again before it is
 written. A folder the person marked untrusted is left so, with the step to change it.
 """

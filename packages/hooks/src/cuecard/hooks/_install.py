@@ -18,7 +18,7 @@ Merging keeps every hook that is not cuecard's and replaces cuecard's own (a com
 ``<file>.cuecard.bak``.
 
 A project's files are committed and shared, so they hold no path of this machine: the command
-there is ``cuecard.core._hookcheck.portable_command`` (``cuecard-hook`` from the PATH, a quiet
+there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
 no-op where cuecard is not installed). A path given with ``--hook-command`` is this machine's:
 for Claude Code it goes to the git-ignored ``.claude/settings.local.json``. The user's own files
 (``--user``) run the installed ``cuecard-hook`` by its path. A path is quoted, so spaces and

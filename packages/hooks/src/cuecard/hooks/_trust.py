@@ -1,6 +1,6 @@
 """Recording Codex's trust for the hooks ``cuecard install codex`` wrote, as Codex's own hook
 review records it: ``[hooks.state."<key>"] trusted_hash = "<hash>"`` in the user's
-``config.toml`` (keys and hashes: ``cuecard.core._hookcheck``).
+``config.toml`` (keys and hashes: ``cuecard.core.harnesses``).
 
 The file is edited as text, one table per hook, so that comments, order and every other setting
 stay as they are; the result is parsed again before it is written, and a file that does not parse
