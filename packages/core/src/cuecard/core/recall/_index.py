@@ -37,6 +37,9 @@ NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_WINDOW = 1
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
+# A query term in more than 1/COMMON of the entries is scored only on the rarer terms' best
+# entries when that provably leaves the top results unchanged (``_rare_first``).
+COMMON = 50
 
 
 class Ranking:
@@ -441,11 +444,14 @@ class RecallIndex:
             weights[term] = weight
             params += [weight, K1 * (1 - B), K1 * B / avgdl, term]
         share = ranking.neighbours
-        ranked = conn.execute(
-            f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
-            "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-            [*params, max(limit * 3, POOL) if share > 0 else limit],
-        ).fetchall()
+        pool = max(limit * 3, POOL) if share > 0 else limit
+        ranked = _rare_first(conn, present, dfs, docs, weights, avgdl, limit, pool)
+        if ranked is None:
+            ranked = conn.execute(
+                f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
+                "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
+                [*params, pool],
+            ).fetchall()
         if not ranked:
             return []
         if share > 0:
@@ -514,3 +520,62 @@ def _with_neighbours(
         scored.append((int(ident), own[int(ident)] + share * best))
     scored.sort(key=lambda pair: (-pair[1], pair[0]))
     return scored
+
+
+def _contributions(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    ids: list[int],
+    weights: dict[str, float],
+    avgdl: float,
+) -> dict[int, float]:
+    """The BM25 sum of ``terms`` for each of ``ids`` (read through the postings' primary key)."""
+    out: dict[int, float] = dict.fromkeys(ids, 0.0)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            "SELECT term, doc, tf, len FROM postings WHERE term IN "  # noqa: S608
+            f"({','.join('?' * len(terms))}) AND doc IN ({','.join('?' * len(chunk))})",
+            [*terms, *chunk],
+        )
+        for term, doc, tf, length in rows:
+            out[int(doc)] += weights[str(term)] * tf / (tf + K1 * (1 - B) + K1 * B / avgdl * length)
+    return out
+
+
+def _rare_first(
+    conn: sqlite3.Connection,
+    present: list[str],
+    dfs: dict[str, int],
+    docs: int,
+    weights: dict[str, float],
+    avgdl: float,
+    limit: int,
+    pool: int,
+) -> list[tuple[int, float]] | None:
+    """The best ``pool`` entries scored from the rare terms' postings alone, the common terms
+    (in more than 1/``COMMON`` of the entries) added to the candidates only; ``None`` (scan
+    everything) unless that provably gives the exact best ``limit``: no entry left out can reach
+    the ``limit``-th score, since a term adds less than its weight (MaxScore)."""
+    common = [t for t in present if dfs[t] * COMMON > docs]
+    rare = [t for t in present if t not in common]
+    if not common or not rare:
+        return None
+    part = "SELECT doc, ? * tf / (tf + ? + ? * len) AS w FROM postings WHERE term = ?"
+    params: list[object] = []
+    for term in rare:
+        params += [weights[term], K1 * (1 - B), K1 * B / avgdl, term]
+    take = max(pool * 2, 2 * limit)
+    partial = conn.execute(
+        f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(rare))}) "  # noqa: S608
+        "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
+        [*params, take + 1],
+    ).fetchall()
+    top = [(int(d), float(x)) for d, x in partial[:take]]
+    beyond = float(partial[take][1]) if len(partial) > take else 0.0
+    extra = _contributions(conn, common, [d for d, _ in top], weights, avgdl)
+    scored = sorted(((d, x + extra[d]) for d, x in top), key=lambda pair: (-pair[1], pair[0]))
+    bound = beyond + sum(weights[t] for t in common)
+    if len(scored) < limit or scored[limit - 1][1] <= bound:
+        return None
+    return scored[:pool]
