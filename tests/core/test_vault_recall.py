@@ -508,3 +508,61 @@ def test_a_fact_is_found_by_its_headings(cc: Run, tmp_path: Path) -> None:
     assert texts(search(cc, root, "Which race did Caroline run on 8 May?"))[0] == (
         "- Caroline: I ran a 5k race this morning."
     )
+
+
+def _reference_bm25(texts: list[str], query: str) -> list[float]:
+    """Okapi BM25 (the index's formula) over the same tokens, every fact scored."""
+    import math
+
+    docs = [tokens(t) for t in texts]
+    avgdl = sum(len(d) for d in docs) / len(docs)
+    terms = [t for t in query_tokens(query, content=True) if any(t in d for d in docs)]
+    scores = []
+    for doc in docs:
+        score = 0.0
+        for term in terms:
+            df = sum(1 for d in docs if term in d)
+            idf = max(math.log((len(docs) - df + 0.5) / (df + 0.5)), 1e-6)
+            tf = doc.count(term)
+            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / avgdl))
+        scores.append(score)
+    return scores
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_rare_terms_first_gives_the_exact_bm25_top(seed: int) -> None:
+    import random
+    import tempfile
+
+    from cuecard.core.recall import Entry, Ranking, RecallIndex
+
+    rng = random.Random(seed)
+    # A few words in most facts (common: scored on the rare words' candidates only), many rare.
+    common = ["service", "deploy", "cache"]
+    rare = [f"w{i}x" for i in range(200)]
+    texts = [
+        " ".join(
+            [w for w in common if rng.random() < 0.4]
+            + rng.sample(rare, rng.randint(1, 4))
+            + (["service"] if rng.random() < 0.2 else [])
+        )
+        for _ in range(1000)
+    ]
+    query = f"{rng.choice(common)} {rng.choice(rare)} {rng.choice(common)}"
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "facts.txt").write_text("\n".join(texts), encoding="utf-8")
+        index = RecallIndex(
+            Path(folder, "index.sqlite3"),
+            folder,
+            lambda: ["facts.txt"],
+            lambda _rel, text: [Entry(str(i), line) for i, line in enumerate(text.split("\n"))],
+            ranking=Ranking(neighbours=0.0),
+        )
+        index.sync()
+        hits = index.search(query, 5)
+        index.close()
+    reference = _reference_bm25(texts, query)
+    want = sorted(reference, reverse=True)[:5]
+    assert [round(h.score, 6) for h in hits] == [round(x, 6) for x in want if x > 0][: len(hits)]
+    assert len(hits) == min(5, sum(1 for x in reference if x > 0))

@@ -8,6 +8,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.recall._index import Entry as Entry
     from cuecard.core.recall._index import Hit as Hit
+    from cuecard.core.recall._index import Ranking as Ranking
     from cuecard.core.recall._index import RecallIndex as RecallIndex
     from cuecard.core.recall._index import SyncReport as SyncReport
     from cuecard.core.recall._project import project_index as project_index
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "Entry": "cuecard.core.recall._index",
     "Hit": "cuecard.core.recall._index",
+    "Ranking": "cuecard.core.recall._index",
     "RecallIndex": "cuecard.core.recall._index",
     "SyncReport": "cuecard.core.recall._index",
     "project_index": "cuecard.core.recall._project",
