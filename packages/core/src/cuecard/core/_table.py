@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import zlib
 
 TYPE_CHECKING = False
@@ -21,8 +20,10 @@ if TYPE_CHECKING:
 __all__ = ["Table", "json_string", "write_encoded_table", "write_table"]
 
 MAGIC = b"CUECARD-TABLE-1\n"
-_SLOT = struct.Struct("<QI")
-_COUNT = struct.Struct("<I")
+# A slot is (offset u64, length u32), the count a u32, all little-endian. Read with
+# int.from_bytes: the hook then needs no struct module (0.3 ms of its imports).
+_SLOT_SIZE = 12
+_COUNT_SIZE = 4
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
 
 
@@ -43,17 +44,20 @@ def write_table(path: str, items: Mapping[str, Any]) -> None:
     grouped: dict[int, dict[str, Any]] = {}
     for key, value in items.items():
         grouped.setdefault(_slot_of(key, slots), {})[key] = value
-    header = len(MAGIC) + _COUNT.size + slots * _SLOT.size
-    table = bytearray(slots * _SLOT.size)
+    import struct
+
+    slot_format = struct.Struct("<QI")
+    header = len(MAGIC) + _COUNT_SIZE + slots * _SLOT_SIZE
+    table = bytearray(slots * _SLOT_SIZE)
     blocks: list[bytes] = []
     offset = header
     for slot in sorted(grouped):
         block = json.dumps(grouped[slot], separators=(",", ":"), ensure_ascii=False).encode()
-        _SLOT.pack_into(table, slot * _SLOT.size, offset, len(block))
+        slot_format.pack_into(table, slot * _SLOT_SIZE, offset, len(block))
         blocks.append(block)
         offset += len(block)
     with open(path, "wb") as handle:
-        handle.write(MAGIC + _COUNT.pack(slots) + bytes(table))
+        handle.write(MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table))
         handle.writelines(blocks)
 
 
@@ -65,17 +69,20 @@ def write_encoded_table(path: str, items: Mapping[str, str]) -> None:
     for key, value in items.items():
         member = json_string(key) + ":" + value
         grouped.setdefault(_slot_of(key, slots), []).append(member)
-    header = len(MAGIC) + _COUNT.size + slots * _SLOT.size
-    table = bytearray(slots * _SLOT.size)
+    import struct
+
+    slot_format = struct.Struct("<QI")
+    header = len(MAGIC) + _COUNT_SIZE + slots * _SLOT_SIZE
+    table = bytearray(slots * _SLOT_SIZE)
     blocks: list[bytes] = []
     offset = header
     for slot in sorted(grouped):
         block = ("{" + ",".join(grouped[slot]) + "}").encode()
-        _SLOT.pack_into(table, slot * _SLOT.size, offset, len(block))
+        slot_format.pack_into(table, slot * _SLOT_SIZE, offset, len(block))
         blocks.append(block)
         offset += len(block)
     with open(path, "wb") as handle:
-        handle.write(MAGIC + _COUNT.pack(slots) + bytes(table))
+        handle.write(MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table))
         handle.writelines(blocks)
 
 
@@ -90,22 +97,22 @@ class Table:
             raise ValueError(f"{path} is not a regular file")
         self._fd = fd
         self._size = os.fstat(fd).st_size
-        head = os.pread(self._fd, len(MAGIC) + _COUNT.size, 0)
-        if head[: len(MAGIC)] != MAGIC or len(head) < len(MAGIC) + _COUNT.size:
+        head = os.pread(self._fd, len(MAGIC) + _COUNT_SIZE, 0)
+        if head[: len(MAGIC)] != MAGIC or len(head) < len(MAGIC) + _COUNT_SIZE:
             self.close()
             raise ValueError(f"{path} is not a cuecard table")
-        (self._slots,) = _COUNT.unpack(head[len(MAGIC) :])
+        self._slots = int.from_bytes(head[len(MAGIC) :], "little")
         if not self._slots:
             self.close()
             raise ValueError(f"{path} has no slots")
-        self._base = len(MAGIC) + _COUNT.size
+        self._base = len(MAGIC) + _COUNT_SIZE
 
     def get(self, key: str) -> Any:
         slot = _slot_of(key, self._slots)
-        raw = os.pread(self._fd, _SLOT.size, self._base + slot * _SLOT.size)
-        if len(raw) != _SLOT.size:
+        raw = os.pread(self._fd, _SLOT_SIZE, self._base + slot * _SLOT_SIZE)
+        if len(raw) != _SLOT_SIZE:
             return None
-        offset, length = _SLOT.unpack(raw)
+        offset, length = int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little")
         if not length or offset + length > self._size:  # a block is never longer than the file
             return None
         block = json.loads(os.pread(self._fd, length, offset))
