@@ -13,6 +13,7 @@ from cuecard.dsh_adapter._hookbridge import (
     PATCH_BEGIN,
     hooks_config,
     merge,
+    own_prompt,
     patch_rows,
     put_patch_rows,
     translate,
@@ -83,11 +84,12 @@ def test_hooks_config_anchors_matchers_quotes_paths_and_runs_nothing_at_pre_tool
     prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
     assert prompt == {
         "type": "command",
-        "command": (
-            "'/opt/my env/bin/python' -I '/opt/my env/bin/cuecard-hook' claude UserPromptSubmit"
-        ),
+        "command": "'/opt/my env/bin/python' -I -m cuecard.dsh_adapter hook UserPromptSubmit",
         "timeout": 30,
     }
+    assert hooks["Stop"][0]["hooks"][0]["command"] == (
+        "'/opt/my env/bin/python' -I '/opt/my env/bin/cuecard-hook' claude Stop"
+    )
     [after] = hooks["PostToolUse"]
     for name in ("read", "write", "edit", "bash", "grep", "glob", "str_replace_editor"):
         assert re.search(after["matcher"], name)
@@ -152,6 +154,76 @@ def test_after_a_tool_call_the_shim_delivers_its_memories_as_post_tool_use_conte
     again = dsh("hook", "PostToolUse", stdin=json.dumps(payload), cwd=project)
     assert "Applied migrations are immutable" not in again.stdout
     assert dsh("hook", "PostToolUse", stdin="{not json", cwd=project).stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("response", "args", "code"),
+    [
+        ("(no output)\n[exit code: 1]", {}, 1),
+        ("out\n[stderr]\nboom\n[exit code: 127]\n", {}, 127),
+        ("(no output)", {}, 0),
+        ("ok\nprinted [exit code: 3] itself\n", {}, 0),  # only DSH's last-line marker counts
+        ("partial\n[timed out after 1000ms]", {}, None),
+        ("partial\n[killed by signal: SIGTERM]", {}, None),
+        ("x\n[sandbox: file access denied under workspace-write mode]", {}, None),
+        ("Error: invalid command: expected a non-empty string", {}, None),
+        ("job-1 started", {"run_in_background": True}, None),
+        ({"stdout": "?"}, {}, None),
+    ],
+)
+def test_a_bash_result_gives_its_exit_code_as_dsh_marks_it(
+    response: object, args: dict[str, object], code: int | None
+) -> None:
+    payload = {"tool_name": "bash", "tool_input": {"command": "x", **args},
+               "tool_response": response}  # fmt: skip
+    assert translate(payload).get("exit_code") == code
+    assert "exit_code" not in translate({**payload, "tool_name": "read"})
+
+
+def test_a_prompt_of_only_handed_contexts_is_cuecards_own() -> None:
+    memory, reply = "<memory-data>a</memory-data>\nadvice", "cuecard: stored"
+    assert own_prompt(memory, [memory])
+    assert own_prompt(f"{memory}\n{reply}\n", [memory, reply])
+    assert not own_prompt(f"{memory}\nno, use the other table", [memory])
+    assert not own_prompt("deploy it", [memory])
+    assert not own_prompt("", [memory])
+    assert not own_prompt(memory, [])
+
+
+def test_a_step_that_claims_only_what_post_tool_use_handed_dsh_is_no_prompt(
+    project: Path,
+) -> None:
+    """DSH turns a PostToolUse context into a message and runs UserPromptSubmit on it: the shim
+    hands that text to no one, so cuecard's turn goes on; a real prompt still goes through."""
+    added = run_cli(
+        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
+        "--body", "Applied migrations are immutable; add a new one.",
+        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
+        cwd=project,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    (project / "migrations").mkdir()
+    target = project / "migrations" / "0001.sql"
+    target.write_text("create table t (id bigint);\n")
+    base = {"session_id": "session-p", "cwd": str(project)}
+    edit = {**base, "hook_event_name": "PostToolUse", "tool_name": "edit",
+            "tool_input": {"file_path": str(target), "old_string": "int", "new_string": "bigint"},
+            "tool_response": "The file has been updated successfully."}  # fmt: skip
+    done = dsh("hook", "PostToolUse", stdin=json.dumps(edit), cwd=project)
+    handed = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    def prompt(text: str) -> str:
+        body = {**base, "hook_event_name": "UserPromptSubmit", "prompt": text}
+        answer = dsh("hook", "UserPromptSubmit", stdin=json.dumps(body), cwd=project)
+        assert answer.returncode == 0, answer.stderr
+        return answer.stdout
+
+    assert prompt(handed) == ""
+    footprint = next((project / ".cuecard" / "local" / "sessions").glob("*/footprint.jsonl"))
+    events = [json.loads(line)["e"] for line in footprint.read_text().splitlines()]
+    assert events == ["tool"]  # no prompt started a new turn
+    assert prompt(handed) == ""  # once claimed, the same text is forwarded as a prompt
+    assert [json.loads(line)["e"] for line in footprint.read_text().splitlines()][-1] == "prompt"
 
 
 def test_merge_keeps_each_context_in_order_under_post_tool_use() -> None:

@@ -17,7 +17,16 @@ import pytest
 from tests.dsh_adapter.host import DSH, hmr_patch, host_env, require_host, session_events
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import VENV_BIN, base_env
-from tests.e2e._support._project import DECISION, FILES, GIT, MEMORIES, PROCEDURE, TRAP
+from tests.e2e._support._project import (
+    ASK,
+    DECISION,
+    FILES,
+    GIT,
+    MEMORIES,
+    PROCEDURE,
+    PROPOSAL,
+    TRAP,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -122,6 +131,37 @@ def test_a_write_memory_reaches_the_model_after_the_write_made_the_file(setup: S
     assert asked[0].count("Notes are listed") == 0
     # after the write the file exists, yet DSH's "Created file" makes it a write, not an edit
     assert asked[1].count("Notes are listed") == 1, asked[1].text()[-3000:]
+
+
+def bash(command: str) -> Reply:
+    return Reply(tool_calls=[ToolCall("bash", {"command": command, "description": "check"})])
+
+
+def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
+    setup: Setup,
+) -> None:
+    charge = setup.root / "src/billing/charge.py"
+    charge.write_text(FILES["src/billing/charge.py"], encoding="utf-8")  # the edit test fixed it
+    inbox = setup.root / ".cuecard/inbox/check.json"
+    server = setup.turn("Make check.sh pass.", [
+        bash("sh check.sh"),
+        read(str(charge)),
+        Reply(tool_calls=[ToolCall("edit", {"file_path": str(charge), "old_string": "order.total",
+                                            "new_string": "order.amount"})]),
+        bash("sh check.sh"),
+        Reply("Fixed."),
+        Reply(tool_calls=[ToolCall("write", {"file_path": str(inbox),
+                                             "content": json.dumps(PROPOSAL, indent=1)})]),
+        Reply("Saved."),
+    ])  # fmt: skip
+    asked = server.main_requests
+    assert server.first_with(ASK) == 5, [r.text()[-2000:] for r in asked[4:]]
+    folder = setup.root / ".cuecard" / "memories"
+    stored = [m for m in (json.loads(p.read_text("utf-8")) for p in folder.glob("*.json"))
+              if m["title"] == PROPOSAL["title"]]  # fmt: skip
+    assert len(stored) == 1
+    assert server.first_with("cuecard activated memory") == 6
+    assert asked[-1].count("cuecard activated memory") == 1
 
 
 def test_a_prompt_keyword_is_in_the_first_request(setup: Setup) -> None:

@@ -18,8 +18,9 @@ unanchored regexes, so they are written anchored.
 from __future__ import annotations
 
 import json
+import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "PATCH_END",
     "hooks_config",
     "merge",
+    "own_prompt",
     "patch_rows",
     "put_patch_rows",
     "translate",
@@ -60,12 +62,36 @@ def _write_response(response: Any) -> Any:
     return response
 
 
+def _bash_exit_code(args: Any, response: Any) -> int | None:
+    """The exit code of a finished DSH ``bash`` call, read from its result text: DSH appends
+    ``[exit code: N]`` after a non-zero exit and nothing after a zero one; a timeout, a signal
+    or a sandbox denial ends in a bracketed marker of its own (unknown here), and a call run in
+    the background has not finished."""
+    if not isinstance(response, str) or not response:
+        return None
+    if isinstance(args, Mapping) and args.get("run_in_background") is True:
+        return None
+    last = response.rstrip("\n").rsplit("\n", 1)[-1]
+    found = re.fullmatch(r"\[exit code: (-?\d+)\]", last)
+    if found:
+        return int(found.group(1))
+    if re.match(r"\[(timed out|killed by signal|sandbox)", last) or response.startswith("Error:"):
+        return None
+    return 0
+
+
 def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """``payload`` with a ``str_replace_editor`` call turned into read, write or edit, and a
-    ``write`` result in the shape cuecard reads."""
+    """``payload`` with a ``str_replace_editor`` call turned into read, write or edit, a
+    ``write`` result in the shape cuecard reads, and a ``bash`` call's exit code (``exit_code``)
+    when its result text tells it: DSH marks only a failure, so without this a passing command
+    is of unknown outcome and a fixed failure is never evidence worth asking about at Stop."""
     out = dict(payload)
     if out.get("tool_name") == "write" and "tool_response" in out:
         out["tool_response"] = _write_response(out["tool_response"])
+    if out.get("tool_name") == "bash" and "exit_code" not in out:
+        code = _bash_exit_code(out.get("tool_input"), out.get("tool_response"))
+        if code is not None:
+            out["exit_code"] = code
     if out.get("tool_name") != "str_replace_editor":
         return out
     args = out.get("tool_input")
@@ -82,10 +108,26 @@ def translate(payload: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def own_prompt(prompt: str, handed: Sequence[str]) -> bool:
+    """Whether ``prompt`` holds nothing but contexts cuecard handed the bridge at PostToolUse.
+
+    DSH puts a PostToolUse ``additionalContext`` in the agent's inbox as a message, and the
+    bridge runs UserPromptSubmit at every step that claims a message, with the claimed text as
+    the prompt. Such a "prompt" is cuecard's own delivery, not the user's: taken as one, it
+    would start a new turn in the middle of the agent's work (so a failure fixed across it is
+    never evidence at Stop) and be read for corrections and keywords."""
+    rest = prompt
+    for text in handed:
+        if text:
+            rest = rest.replace(text, "", 1)
+    return bool(prompt.strip()) and not rest.strip()
+
+
 def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
-    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` at SessionStart,
-    UserPromptSubmit and Stop; ``python -m cuecard.dsh_adapter hook PostToolUse`` after each tool
-    call (which delivers the tool's memories too); nothing at PreToolUse (see the module).
+    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` at SessionStart
+    and Stop; ``python -m cuecard.dsh_adapter hook EVENT`` at UserPromptSubmit (which skips a
+    step whose messages are only cuecard's own, see ``own_prompt``) and after each tool call
+    (which delivers the tool's memories too); nothing at PreToolUse (see the module).
 
     The bridge runs each command through a shell in the session folder, a repository the agent
     works in: Python always starts in isolated mode (``-I``), so nothing there is importable."""
@@ -94,15 +136,18 @@ def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
         command = f"{shlex.quote(str(python))} -I {shlex.quote(str(hook))} claude {event}"
         return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
-    after_tool = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook PostToolUse"
+    def adapter(event: str) -> dict[str, Any]:
+        command = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook {event}"
+        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
+
     return {
         "hooks": {
             "SessionStart": [{"hooks": [direct("SessionStart")]}],
-            "UserPromptSubmit": [{"hooks": [direct("UserPromptSubmit")]}],
+            "UserPromptSubmit": [{"hooks": [adapter("UserPromptSubmit")]}],
             "PostToolUse": [
                 {
                     "matcher": TOOLS,
-                    "hooks": [{"type": "command", "command": after_tool, "timeout": TIMEOUT_S}],
+                    "hooks": [adapter("PostToolUse")],
                 }
             ],
             "Stop": [{"hooks": [direct("Stop")]}],
