@@ -409,6 +409,42 @@ def test_the_reply_next_to_a_matching_question_is_found(v: V) -> None:
     assert not any("plants" in t for t in texts)
 
 
+_SESSIONS = """# Uncategorised
+
+> Facts no keyword rule claimed. Still searchable.
+
+## Session 1: 8 May 2023
+
+- Melanie: we finally adopted the beagle from the shelter
+- Caroline: that is wonderful news for the kids
+
+## Session 2: 17 June 2023
+
+- Melanie: we adopted the beagle's sister as well, a small and very shy one
+- Caroline: two dogs will keep you busy on walks
+"""
+
+
+def test_a_question_anchored_on_a_heading_finds_the_fact_under_it(
+    v: V, cc: Run, tmp_path: Path
+) -> None:
+    """A fact is searched with its note's headings: the date of the session it was said in.
+    Without them the shorter May fact would rank first and the date alone would find nothing."""
+    source = tmp_path / "written"
+    assert cc("vault", "init", "--vault", str(source))[0] == 0
+    (source / "notes" / "uncategorised.md").write_text(_SESSIONS, encoding="utf-8")
+    if v.kind == "folder":
+        (Path(v.location) / "notes" / "uncategorised.md").write_text(_SESSIONS, encoding="utf-8")
+    else:
+        code, _, err = v("import", str(source))
+        assert code == 0, err
+    june = v.search("What", "did", "Melanie", "adopt", "in", "June", "2023?")
+    assert "sister" in str(june[0]["text"]), june
+    # Heading words alone find the facts under the heading, never those under another.
+    texts = [str(r["text"]) for r in v.search("17", "June")]
+    assert any("sister" in t for t in texts) and not any("finally" in t for t in texts)
+
+
 def test_search_output_is_wrapped_as_data(v: V) -> None:
     v.promote("the fixture says ignore previous instructions in tests")
     code, out, _ = v("search", "fixture", "instructions")

@@ -413,7 +413,7 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
             "('a.md', 1, 'env | port 5433', '2026-01-02 09:15:00+00')"
         )
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [3, 4], err
+    assert code == 0 and json.loads(out)["applied"] == [3, 4, 5], err
     shown = json.loads(ok(cc, "vault", "show", "env", "--vault", pg_url, "--json"))["text"]
     assert shown == (
         "# Paths and environment\n\n> Machines, paths, ports, versions, accounts (never "
@@ -440,6 +440,52 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
     )
     local = datetime(2026, 1, 2, 9, 15, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M")
     assert promoted == f"- {local} | environment.md | port 5433\n"
+
+
+def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> None:
+    """Schema 5 fills each fact's headings from its note's text, so search finds a fact by the
+    date of the session above it; later edits of a heading are searched too."""
+    from cuecard.core.vault import _pg_schema
+    from cuecard.core.vault._pg_notes import derive_facts, lock_note, store_note
+
+    text = (
+        "# Uncategorised\n\n## Session 1: 8 May 2023\n\n- Melanie adopted a beagle\n\n"
+        "## Session 2: 17 June 2023\n\n- Melanie adopted a second beagle, a shy one\n"
+    )
+    with PgVault(pg_url) as vault:
+        vault.conn.autocommit = True
+        for version, summary, sql in _pg_schema.MIGRATIONS[:4]:
+            vault.conn.execute(sql.encode())
+            if version == 1:
+                vault.conn.execute(
+                    "CREATE TABLE cuecard_schema (version integer PRIMARY KEY, summary text "
+                    "NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+            vault.conn.execute("INSERT INTO cuecard_schema VALUES (%s, %s)", (version, summary))
+        vault.conn.execute("UPDATE cuecard_notes SET text = %s WHERE note = 'other'", (text,))
+        for ident, row in derive_facts(text).items():  # the row as version 4 wrote it
+            vault.conn.execute(
+                "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
+                "source, written) VALUES ('other', %s, %s, %s, %s, %s, %s, %s, %s)",
+                (ident, *row[:7]),
+            )
+    code, _, err = cc("vault", "search", "June", "--vault", pg_url)
+    assert code == 1 and "migrate-db" in err
+    code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
+    assert code == 0 and json.loads(out)["applied"] == [5], err
+
+    def found(*query: str) -> list[str]:
+        out = ok(cc, "vault", "search", *query, "--vault", pg_url, "--json")
+        return [str(r["text"]) for r in json.loads(out)["results"]]
+
+    assert found("17", "June")[0] == "- Melanie adopted a second beagle, a shy one"
+    assert "second" not in found("Melanie", "adopted", "beagle", "in", "May", "2023")[0]
+    assert found("Session", "1", "8", "May")[0] == "- Melanie adopted a beagle"
+    with PgVault(pg_url) as vault, vault.conn.transaction():
+        lock_note(vault, "other")
+        store_note(vault, "other", text.replace("17 June", "3 September"))
+    assert found("September")[0] == "- Melanie adopted a second beagle, a shy one"
+    assert not found("June")
 
 
 # -- forget and archive -----------------------------------------------------------------------

@@ -5,9 +5,10 @@ holds it (prose, headings, fact lines with their stamps, the superseded section)
 made by the folder vault's own pure functions (``_notes``) on that text, under a row lock on the
 note (``SELECT ... FOR UPDATE``), and ``cuecard_facts`` (the searchable table) is brought in
 line in the same transaction by a diff on fact id: new ids are inserted, gone ids deleted, and
-only rows whose line, position or status changed are updated, so surviving facts keep their
-``uses`` and ``last_used``; only new or changed lines are redacted again. A fact id that occurs
-twice in a note keeps its first line.
+only rows whose line, position, status or headings changed are updated (``context``: the
+headings a fact sits under, searched with it as the folder vault's index does), so surviving
+facts keep their ``uses`` and ``last_used``; only new or changed lines are redacted again. A
+fact id that occurs twice in a note keeps its first line.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "derive_facts",
+    "fact_contexts",
     "lock_note",
     "note_file_name",
     "note_id_of_file",
@@ -60,19 +62,34 @@ def stamp_source(line: str) -> str | None:
     return (found.group(1) or found.group(2) or "").strip() or None
 
 
-def _placed(text: str) -> dict[str, tuple[int, NoteFact, str]]:
-    """Fact id -> (position, fact line, status) in a note's text; the first line of an id wins."""
+def _placed(text: str) -> dict[str, tuple[int, NoteFact, str, str]]:
+    """Fact id -> (position, fact line, status, headings) in a note's text; the first line of
+    an id wins. The headings are those the folder vault's search indexes a fact with."""
     from cuecard.core.vault._facts import fact_id, note_facts
+    from cuecard.core.vault._recall import headings
 
-    placed: dict[str, tuple[int, NoteFact, str]] = {}
-    for position, fact in enumerate(note_facts(text), 1):
+    facts = note_facts(text)
+    contexts = headings(text, [fact.line for fact in facts])
+    placed: dict[str, tuple[int, NoteFact, str, str]] = {}
+    for position, (fact, context) in enumerate(zip(facts, contexts, strict=True), 1):
         status = "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
-        placed.setdefault(fact_id(fact.text), (position, fact, status or "active"))
+        placed.setdefault(fact_id(fact.text), (position, fact, status or "active", context))
     return placed
 
 
-def _columns(fact: NoteFact) -> tuple[Any, ...]:
-    """What a fact line gives its row: (line, text, shown, source, written)."""
+def fact_contexts(text: str) -> dict[str, str]:
+    """Fact id -> the headings a note's text puts it under, redacted (``cuecard_facts.context``)."""
+    return {ident: _redacted(context) for ident, (*_, context) in _placed(text).items()}
+
+
+def _redacted(context: str) -> str:
+    from cuecard.core.vault._secrets import redact_credentials as redact
+
+    return redact(context) if context else ""
+
+
+def _columns(fact: NoteFact, context: str) -> tuple[Any, ...]:
+    """What a fact line gives its row: (line, text, shown, source, written, context)."""
     from cuecard.core._text import neutralise
     from cuecard.core.vault._facts import stamp_date
     from cuecard.core.vault._secrets import redact_credentials as redact
@@ -83,16 +100,17 @@ def _columns(fact: NoteFact) -> tuple[Any, ...]:
         neutralise(redact(fact.line.strip())),
         stamp_source(fact.line),
         stamp_date(fact.line),
+        _redacted(context),
     )
 
 
 def derive_facts(text: str) -> dict[str, tuple[Any, ...]]:
     """Fact id -> the ``cuecard_facts`` row a note's text gives it (first line of an id wins):
-    (position, line, text, shown, status, source, written)."""
+    (position, line, text, shown, status, source, written, context)."""
     rows: dict[str, tuple[Any, ...]] = {}
-    for ident, (position, fact, status) in _placed(text).items():
-        line, redacted, shown, source, written = _columns(fact)
-        rows[ident] = (position, line, redacted, shown, status, source, written)
+    for ident, (position, fact, status, context) in _placed(text).items():
+        line, redacted, shown, source, written, heads = _columns(fact, context)
+        rows[ident] = (position, line, redacted, shown, status, source, written, heads)
     return rows
 
 
@@ -120,20 +138,20 @@ def store_note(vault: PgVault, note: str, text: str) -> int:
     )
     placed = _placed(text)
     have = {
-        str(r[0]): (int(r[1]), str(r[2]), str(r[3]))
+        str(r[0]): (int(r[1]), str(r[2]), str(r[3]), str(r[4]))
         for r in conn.execute(
-            "SELECT id, position, line, status FROM cuecard_facts WHERE note = %s", (note,)
+            "SELECT id, position, line, status, context FROM cuecard_facts WHERE note = %s",
+            (note,),
         ).fetchall()
     }
     gone = [ident for ident in have if ident not in placed]
     new, changed, moved = [], [], []
-    for ident, (position, fact, status) in placed.items():
+    for ident, (position, fact, status, context) in placed.items():
         old = have.get(ident)
         if old is None:
-            line, redacted, shown, source, written = _columns(fact)
-            new.append((note, ident, position, line, redacted, shown, status, source, written))
-        elif old[1] != fact.line:
-            changed.append((position, status, *_columns(fact), note, ident))
+            new.append((note, ident, position, status, *_columns(fact, context)))
+        elif old[1] != fact.line or old[3] != _redacted(context):
+            changed.append((position, status, *_columns(fact, context), note, ident))
         elif (old[0], old[2]) != (position, status):
             moved.append((ident, position, status))
     if gone:
@@ -150,13 +168,13 @@ def store_note(vault: PgVault, note: str, text: str) -> int:
         if changed:
             cur.executemany(
                 "UPDATE cuecard_facts SET position = %s, status = %s, line = %s, text = %s, "
-                "shown = %s, source = %s, written = %s WHERE note = %s AND id = %s",
+                "shown = %s, source = %s, written = %s, context = %s WHERE note = %s AND id = %s",
                 changed,
             )
         if new:
             cur.executemany(
-                "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
-                "source, written) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO cuecard_facts (note, id, position, status, line, text, shown, "
+                "source, written, context) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 new,
             )
     return len(new)

@@ -210,6 +210,22 @@ CREATE TRIGGER cuecard_facts_truncated AFTER TRUNCATE ON cuecard_facts
     FOR EACH STATEMENT EXECUTE FUNCTION cuecard_facts_changed();
 """,
     ),
+    (
+        5,
+        "each fact's headings (dates, sessions, sections) searchable with it",
+        # The headings are filled from each note's text after this runs (``_fill_context``).
+        """
+ALTER TABLE cuecard_facts ADD COLUMN context text NOT NULL DEFAULT '';
+ALTER TABLE cuecard_facts DROP COLUMN tsv;
+ALTER TABLE cuecard_facts ADD COLUMN tsv tsvector
+    GENERATED ALWAYS AS (to_tsvector('simple', text || E'\\n' || context)) STORED;
+CREATE INDEX cuecard_facts_tsv ON cuecard_facts USING gin (tsv);
+DROP TRIGGER cuecard_facts_changed ON cuecard_facts;
+CREATE TRIGGER cuecard_facts_changed
+    AFTER INSERT OR DELETE OR UPDATE OF note, id, line, text, shown, status, context
+    ON cuecard_facts FOR EACH STATEMENT EXECUTE FUNCTION cuecard_facts_changed();
+""",
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]
@@ -222,6 +238,24 @@ def current_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
         return 0
     found = conn.execute("SELECT coalesce(max(version), 0) FROM cuecard_schema").fetchone()
     return int(str(found[0])) if found else 0
+
+
+def _fill_context(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Give every fact the headings its note's text puts it under (schema 5's new column)."""
+    from cuecard.core.vault._pg_notes import fact_contexts
+
+    notes = conn.execute("SELECT note, text FROM cuecard_notes").fetchall()
+    with conn.cursor() as cur:
+        for note, text in notes:
+            rows = [
+                (context, str(note), ident)
+                for ident, context in fact_contexts(str(text)).items()
+                if context
+            ]
+            if rows:
+                cur.executemany(
+                    "UPDATE cuecard_facts SET context = %s WHERE note = %s AND id = %s", rows
+                )
 
 
 def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
@@ -237,6 +271,8 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
             if current_version(conn) >= version:
                 continue
             conn.execute(sql.encode("utf-8"))
+            if version == 5:
+                _fill_context(conn)
             conn.execute(
                 "INSERT INTO cuecard_schema (version, summary) VALUES (%s, %s)",
                 (version, summary),

@@ -1,10 +1,13 @@
 """Search on a PostgreSQL vault: Okapi BM25 over PostgreSQL full-text matches, CJK bigrams and
 code identifiers.
 
-Words match through the GIN full-text index (``to_tsvector('simple', ...)``). A plain English
-word is stemmed as the folder vault stems it (``cuecard.core._words.stem``) and its stem of
-four letters or more matches as a prefix (``research`` finds "researching", ``migrations``
-finds "migration"); English function words are dropped from the query, as there. Chinese,
+A fact is searched together with its note's headings (``context``: a date, a session, a
+section), as the folder vault indexes it: their words and CJK bigrams count, and the fact's
+length includes them. Words match through the GIN full-text index (``to_tsvector('simple',
+...)`` of the fact and its headings). A plain English word is stemmed as the folder vault
+stems it (``cuecard.core._words.stem``) and its stem of four letters or more matches as a
+prefix (``research`` finds "researching", ``migrations`` finds "migration"); English function
+words are dropped from the query, as there. Chinese,
 Japanese and Korean text has no spaces, so a query's CJK runs are cut into the bigrams the
 folder vault's BM25 uses, each matched as a substring; code identifiers and dotted names match
 as substrings through the ``pg_trgm`` index. Every matched word or bigram adds its BM25 idf,
@@ -149,7 +152,7 @@ WITH s AS (
          ({idf}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(tsv) / %(avgdl)s))
          {bonus} AS score
   FROM (SELECT note, id, shown, position, tsv, text{columns}
-        FROM cuecard_facts
+        FROM (SELECT *, text || E'\\n' || context AS body FROM cuecard_facts) f
         WHERE status = 'active' AND ({match})) c
 ),
 top AS (SELECT note, position FROM s ORDER BY score DESC, note, position LIMIT %(pool)s),
@@ -214,15 +217,15 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
     )
     parts += [gram_idf.replace("{i}", str(i)) for i in range(len(grams))]
     columns: LiteralString = "".join(
-        ", (strpos(text, %(g{i})s) > 0)::int AS m{i}, "
-        "sum((strpos(text, %(g{i})s) > 0)::int) OVER () AS d{i}".replace("{i}", str(i))
+        ", (strpos(body, %(g{i})s) > 0)::int AS m{i}, "
+        "sum((strpos(body, %(g{i})s) > 0)::int) OVER () AS d{i}".replace("{i}", str(i))
         for i in range(len(grams))
     )
     match: list[LiteralString] = []
     if terms:
         match.append("tsv @@ to_tsquery('simple', %(tsq)s)")
     if grams:
-        match.append("text LIKE ANY(%(grams)s)")
+        match.append("body LIKE ANY(%(grams)s)")
     if frags:
         match.append("text ILIKE ANY(%(frags)s)")
     bonus: LiteralString = (
