@@ -168,3 +168,32 @@ def _keys(path: Path) -> list[str]:
         block, index = decoder.raw_decode(text, index)
         keys.extend(block)
     return keys
+
+
+def test_a_linked_local_folder_is_never_written_through(
+    fresh_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``.cuecard/local`` is this machine's git-ignored state; a commit holding it as a link
+    (``git add -f``) would send the ledger, the sessions and the index elsewhere. The hook stays
+    silent and writes nothing; the commands refuse with the reason."""
+    (fresh_repo / "hostile").mkdir()
+    commit_memory(fresh_repo, [], ["hostile/**"])
+    assert "Hostile evidence memory" in context(read(fresh_repo, "hostile/notes.md"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    local = fresh_repo / ".cuecard" / "local"
+    subprocess.run(["rm", "-rf", str(local)], check=True)
+    local.symlink_to(elsewhere)
+    for event, payload in (
+        ("SessionStart", {"source": "startup"}),
+        ("UserPromptSubmit", {"prompt": "what about hostile notes?"}),
+        ("PreToolUse", {"tool_name": "Read", "tool_input": {"file_path": "hostile/notes.md"}}),
+        ("Stop", {"stop_hook_active": False}),
+    ):
+        assert call_hook(fresh_repo, {"session_id": "linked", **payload}, event) == {}
+    assert list(elsewhere.iterdir()) == []
+    os.chdir(fresh_repo)
+    for argv in (["list"], ["status"], ["init"], ["compile"]):
+        assert cli(argv) == 1, argv
+        assert f"{local} is a symbolic link" in capsys.readouterr().err
+    assert list(elsewhere.iterdir()) == []

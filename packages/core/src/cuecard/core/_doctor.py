@@ -257,12 +257,7 @@ def diagnose(
     ran: float | None = None
     if root is None:
         where = (start or Path.cwd()).resolve()
-        out.problem(
-            "opt_in",
-            f"{where}: this project has not opted in to cuecard (no .cuecard/config.json and no "
-            "memory in .cuecard/memories/)",
-            "run `cuecard init` at the project root; doctor created nothing",
-        )
+        _opt_in_problem(where, out)
     else:
         ran = _store_checks(root, out, counts, clock)
         _nested_findings(root, out)
@@ -299,6 +294,22 @@ def diagnose(
         "notes": out.notes,
         "dsh": dsh,
     }
+
+
+def _opt_in_problem(where: Path, out: _Findings) -> None:
+    """Why no project was found at ``where``: a linked ``.cuecard/local``, or no opt-in."""
+    from cuecard.core._paths import linked_local_problem
+
+    linked = linked_local_problem(str(where))
+    if linked is not None:
+        out.problem("opt_in", linked, "doctor created nothing and wrote nothing through the link")
+        return
+    out.problem(
+        "opt_in",
+        f"{where}: this project has not opted in to cuecard (no .cuecard/config.json and no "
+        "memory in .cuecard/memories/)",
+        "run `cuecard init` at the project root; doctor created nothing",
+    )
 
 
 def _dsh(home: Path | None, out: _Findings) -> dict[str, Any] | None:

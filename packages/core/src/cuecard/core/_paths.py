@@ -10,7 +10,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["STORE_DIR", "find_root", "locate_root", "opted_in", "repo_relative"]
+__all__ = [
+    "STORE_DIR",
+    "find_root",
+    "linked_local",
+    "linked_local_problem",
+    "locate_root",
+    "opted_in",
+    "repo_relative",
+]
 
 STORE_DIR = ".cuecard"
 
@@ -28,6 +36,32 @@ def opted_in(folder: str) -> bool:
         return False
 
 
+def linked_local(folder: str) -> bool:
+    """Whether ``folder``'s ``.cuecard/local`` is a symbolic link. That folder is git-ignored
+    state of this machine (ledger, index, sessions); a commit that holds it as a link would send
+    every write of the hook and the CLI elsewhere, so such a project is not used at all."""
+    return os.path.islink(os.path.join(folder, STORE_DIR, "local"))
+
+
+def linked_local_problem(start: str) -> str | None:
+    """Why ``locate_root`` gave ``None`` for ``start`` when the nearest opted-in folder at or
+    above it has a linked ``.cuecard/local``; ``None`` otherwise."""
+    here = os.path.abspath(start)
+    while not opted_in(here):
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    if not linked_local(here):
+        return None
+    local = os.path.join(here, STORE_DIR, "local")
+    return (
+        f"{local} is a symbolic link: cuecard never writes this machine's state through a link "
+        f"a commit could hold, so the hook and the commands leave this project alone; remove it "
+        f"(`rm {local}`) and run the command again"
+    )
+
+
 def find_root(start: Path | str | None = None) -> Path | None:
     """The nearest folder at or above ``start`` that opted in (see ``opted_in``).
 
@@ -40,13 +74,14 @@ def find_root(start: Path | str | None = None) -> Path | None:
 
 
 def locate_root(start: str | None = None) -> str | None:
-    """``find_root`` for the hot path: strings only, no pathlib."""
+    """``find_root`` for the hot path: strings only, no pathlib. The nearest opted-in folder
+    whose ``.cuecard/local`` is a link gives ``None`` (see ``linked_local``)."""
     if start is None:
         start = os.environ.get("CUECARD_PROJECT_DIR") or os.getcwd()
     here = os.path.abspath(start)
     while True:
         if opted_in(here):
-            return here
+            return None if linked_local(here) else here
         parent = os.path.dirname(here)
         if parent == here:
             return None

@@ -34,7 +34,7 @@ from cuecard.core._errors import (
 )
 from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
 from cuecard.core._memory import LIVE, Memory, Status
-from cuecard.core._paths import STORE_DIR, find_root
+from cuecard.core._paths import STORE_DIR, find_root, linked_local, linked_local_problem
 from cuecard.core._validate import schema_messages, validate_memory, validate_memory_text
 
 __all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
@@ -148,6 +148,9 @@ class Store:
         root = find_root(start)
         if root is None:
             where = (start or Path.cwd()).resolve()
+            problem = linked_local_problem(str(where))
+            if problem is not None:
+                raise StoreError(problem)
             raise NotOptedIn(
                 f"{where}: this project has not opted in to cuecard (no .cuecard/config.json "
                 "and no memory in .cuecard/memories/); run `cuecard init` at its root"
@@ -161,6 +164,11 @@ class Store:
     def init(cls, root: Path, *, clock: Clock | None = None) -> tuple[Store, bool]:
         """Opt ``root`` in; returns the store and whether anything was created."""
         store = cls(root.resolve(), clock=clock)
+        if linked_local(str(store.root)):
+            raise StoreError(
+                f"{store.local_dir} is a symbolic link: cuecard never writes this machine's state "
+                f"through a link a commit could hold; remove it (`rm {store.local_dir}`) first"
+            )
         created = False
         for folder in (store.memories_dir, store.inbox_dir):
             if not folder.is_dir():

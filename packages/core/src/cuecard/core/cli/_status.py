@@ -28,6 +28,13 @@ def run(args: argparse.Namespace) -> int:
 
     root = find_root()
     if root is None:
+        from cuecard.core._paths import linked_local_problem
+        from cuecard.core.cli._output import error
+
+        linked = linked_local_problem(".")
+        if linked is not None:
+            error(linked)
+            return 1
         if args.json:
             emit_json({"opted_in": False, "root": None})
         else:
