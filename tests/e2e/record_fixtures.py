@@ -68,12 +68,14 @@ def _project(base: Path, harness: str) -> Project:
     return project
 
 
+def call(name: str, **args: Any) -> Reply:
+    """A scripted reply that calls one tool with ``args``."""
+    return Reply(tool_calls=[ToolCall(name, args)])
+
+
 def _claude(project: Project) -> None:
     root = project.root
     charge = str(root / "src/billing/charge.py")
-
-    def call(name: str, **args: Any) -> Reply:
-        return Reply(tool_calls=[ToolCall(name, args)])
 
     script = [
         call("Read", file_path=str(root / "docs/adr/0001-provider.md")),
@@ -128,9 +130,6 @@ def _opencode(project: Project) -> None:
     root = project.root
     charge = str(root / "src/billing/charge.py")
 
-    def call(name: str, **args: Any) -> Reply:
-        return Reply(tool_calls=[ToolCall(name, args)])
-
     script = [
         call("read", filePath=str(root / "docs/adr/0001-provider.md")),
         call("bash", command="./check.sh", description="check"),
@@ -151,9 +150,6 @@ def _opencode(project: Project) -> None:
 
 
 def _grok(project: Project) -> None:
-    def call(name: str, **args: Any) -> Reply:
-        return Reply(tool_calls=[ToolCall(name, args)])
-
     check = {"command": "./check.sh", "description": "check"}
     script = [
         call("read_file", target_file="docs/adr/0001-provider.md"),
