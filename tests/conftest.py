@@ -1,33 +1,19 @@
-"""Fixtures shared by every test folder."""
+"""Fixtures shared by every test folder: the CLI, an opted-in project, a PostgreSQL server."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent
+# the shared helpers' assertions report their values as a test's own do
+pytest.register_assert_rewrite("tests._support")
 
-
-def run_cli(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``cuecard`` console script as a user would."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("CUECARD_PROJECT_DIR", None)
-    return subprocess.run(
-        [str(BIN / "cuecard"), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=120,
-    )
+from tests._support.cli import run_cli  # noqa: E402
+from tests._support.postgres import PgServer, running_server  # noqa: E402
 
 
 @pytest.fixture
@@ -44,3 +30,24 @@ def project(tmp_path: Path) -> Iterator[Path]:
     result = run_cli("init", cwd=root)
     assert result.returncode == 0, result.stderr
     yield root
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A throwaway PostgreSQL server for the session (see ``tests._support.postgres``); skips
+    when no PostgreSQL binaries exist."""
+    yield from running_server()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh empty database on the test server; ``PGPASSWORD`` set for this test."""
+    import psycopg
+
+    name = "t_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(
+        pg_server.url("postgres"), password=pg_server.password, autocommit=True
+    ) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    monkeypatch.setenv("PGPASSWORD", pg_server.password)
+    return pg_server.url(name)

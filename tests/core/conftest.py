@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from cuecard.core.cli import main
-
-Run = Callable[..., tuple[int, str, str]]
+from tests._support.cli import Run
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BIN, run_cli
+from tests._support.cli import BIN, run_cli
 
 GOOD: dict[str, Any] = {
     "topic": "billing/refunds",

@@ -17,9 +17,9 @@ import pytest
 from cuecard.core import Store
 from cuecard.core._health import health_report
 from cuecard.core._maintain import maintain, maintain_if_due
-from tests.conftest import BIN
-from tests.core.engine_helpers import add, make_project
-from tests.core.lifecycle_helpers import DAY, cli, record_session
+from tests._support.cli import BIN
+from tests._support.lifecycle import DAY, cli, record_session
+from tests._support.project import add, make_project
 
 NOW = time.time()
 

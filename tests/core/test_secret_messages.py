@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.core.conftest import Run
+from tests._support.cli import Run, run_cli
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BIN, run_cli
+from tests._support.cli import BIN, run_cli
 
 ADD = ["add", "--kind", "trap", "--title", "T", "--body", "B", "--not-derivable", "N"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dsh_adapter.helpers import Home, vault_cli
+from tests._support.dsh import Home, vault_cli
 
 FACTS = [
     "The staging server listens on port 8443",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dsh_adapter.helpers import Home, call, dsh, vault_cli
+from tests._support.dsh import Home, call, dsh, vault_cli
 
 
 def inbox(home: Home) -> list[Path]:
@@ -195,7 +195,7 @@ def test_the_vault_comes_from_the_user_config_too(
 
 
 def test_cuecard_dsh_is_the_same_command(seeded: Home) -> None:
-    from tests.conftest import run_cli
+    from tests._support.cli import run_cli
 
     done = run_cli("dsh", "call", "search", cwd=seeded.root, stdin='{"query": "8443"}')
     assert done.returncode == 0, done.stderr
@@ -241,7 +241,7 @@ def test_the_names_the_model_sees_are_accepted(seeded: Home, name: str) -> None:
     assert "unknown" not in str(response.get("error", "")), response
     if name in ("memory_search", "memory_status"):
         assert (code, response["ok"]) == (0, True), response
-    from tests.conftest import run_cli
+    from tests._support.cli import run_cli
 
     done = run_cli("dsh", "call", name, cwd=seeded.root, stdin=json.dumps(requests[name]))
     assert "unknown" not in done.stdout, done.stdout

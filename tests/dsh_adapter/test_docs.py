@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.dsh_adapter._commands import SUBCOMMANDS
-from tests.dsh_adapter.helpers import dsh
+from tests._support.dsh import dsh
 
 PACKAGE = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter"
 README = (PACKAGE / "README.md").read_text()

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.dsh_adapter.helpers import Home, dsh
+from tests._support.cli import run_cli
+from tests._support.dsh import Home, dsh
 
 
 def doctor(home: Home) -> tuple[dict[str, Any], list[str], list[str]]:

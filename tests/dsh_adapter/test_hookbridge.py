@@ -18,8 +18,8 @@ from cuecard.dsh_adapter._hookbridge import (
     put_patch_rows,
     translate,
 )
-from tests.conftest import run_cli
-from tests.dsh_adapter.helpers import dsh
+from tests._support.cli import run_cli
+from tests._support.dsh import dsh
 
 DSH_DEFAULT = "# Your patch layer for this dsh profile\n# comments\n[]\n"
 

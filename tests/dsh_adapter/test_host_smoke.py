@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.dsh_adapter.host import DSH, HOST, NODE22, require_host, session_events, text_of
+from tests._support.cli import run_cli
+from tests._support.dsh_host import DSH, HOST, NODE22, require_host, session_events, text_of
 
 
 @pytest.mark.slow

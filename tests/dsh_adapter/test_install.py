@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.dsh_adapter import PLUGINS, pack, plugin_dir
-from tests.dsh_adapter.helpers import Home, dsh
+from tests._support.dsh import Home, dsh
 
 JS = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter" / "js"
 

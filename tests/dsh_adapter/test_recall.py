@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cuecard.dsh_adapter import DEFAULT_TOPICS, TopicGate, load_topics
 from cuecard.dsh_adapter._topics import KNOWN
-from tests.dsh_adapter.helpers import Home, dsh
+from tests._support.dsh import Home, dsh
 
 GATE = TopicGate(DEFAULT_TOPICS)
 
@@ -136,7 +136,7 @@ def test_invalid_utf8_on_stdin_does_not_crash(seeded: Home) -> None:
 
 
 def test_a_question_about_what_is_known_recalls_in_auto_mode(home: Home) -> None:
-    from tests.dsh_adapter.helpers import vault_cli
+    from tests._support.dsh import vault_cli
 
     vault_cli("vault", "submit", "--agent", "seed",
               stdin="Billing retries use exponential backoff capped at 5 tries\n")  # fmt: skip

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dsh_adapter.helpers import Home
+from tests._support.dsh import Home
 
 
 def serve(lines: list[bytes], cwd: Path | None = None) -> list[dict[str, object]]:
@@ -96,7 +96,7 @@ def test_stray_output_cannot_break_the_protocol(seeded: Home) -> None:
 def test_recall_in_a_session_gives_each_project_memory_once_per_epoch(
     seeded: Home, project: Path
 ) -> None:
-    from tests.conftest import run_cli
+    from tests._support.cli import run_cli
 
     added = run_cli(
         "add", "--topic", "ops/staging", "--kind", "fact", "--title", "Staging port",

@@ -6,7 +6,6 @@ test skips, saying how to install them; in CI (``CI`` set) a missing harness fai
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,19 +14,7 @@ import pytest
 # the shared assertions of the harness tests report their values as a test's own do
 pytest.register_assert_rewrite("tests.e2e._support._project")
 
-from tests.e2e._support._harnesses import BINARIES  # noqa: E402
 from tests.e2e._support._project import Project, make_project  # noqa: E402
-
-
-def require(harness: str) -> Path:
-    """The harness's binary, or a skip (a failure in CI) when it is not installed."""
-    binary = BINARIES[harness]
-    if binary.exists():
-        return binary
-    reason = f"{harness} is not installed in {binary.parent}: run scripts/deps/harnesses.sh"
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tests._support.hooks import play, replace_all
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import (
     claude_command,
@@ -42,7 +43,6 @@ from tests.e2e._support._harnesses import (
 )
 from tests.e2e._support._project import FILES, GIT, PROPOSAL, Project
 from tests.e2e._support._recorder import calls, make_recorder
-from tests.hooks.test_fixtures import play, replace_all
 
 OUT = Path(__file__).resolve().parents[1] / "hooks" / "fixtures"
 CHECK = FILES["check.sh"]
@@ -50,7 +50,7 @@ LINE = "    return provider.charge(order.total)"
 
 
 def _project(base: Path, harness: str) -> Project:
-    from tests.hooks.conftest import build_repo
+    from tests._support.hooks import build_repo
 
     root = build_repo(base / "proj")
     (root / "check.sh").write_text(CHECK, encoding="utf-8")
@@ -184,7 +184,7 @@ def _transcript_lines(path: str, mapping: dict[str, str]) -> str:
 
 
 def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, Any]]]:
-    from tests.hooks.conftest import build_repo
+    from tests._support.hooks import build_repo
 
     project = _project(base, harness)
     SESSIONS[harness](project)

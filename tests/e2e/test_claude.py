@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
-from tests.e2e._support._harnesses import VENV_BIN, claude_command, claude_env, run
+from tests.e2e._support._harnesses import VENV_BIN, claude_command, claude_env, require, run
 from tests.e2e._support._project import (
     ASK,
     DECISION,
@@ -21,7 +21,6 @@ from tests.e2e._support._project import (
     Project,
     assert_left_alone,
 )
-from tests.e2e.conftest import require
 
 TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
 

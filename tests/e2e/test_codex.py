@@ -14,6 +14,7 @@ from tests.e2e._support._harnesses import (
     codex_env,
     codex_hooks_list,
     codex_prepare,
+    require,
     run,
 )
 from tests.e2e._support._project import (
@@ -25,7 +26,6 @@ from tests.e2e._support._project import (
     Project,
     assert_left_alone,
 )
-from tests.e2e.conftest import require
 
 
 @pytest.fixture(autouse=True)

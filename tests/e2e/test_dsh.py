@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dsh_adapter.host import DSH, hmr_patch, host_env, require_host, session_events
+from tests._support.dsh_host import DSH, hmr_patch, host_env, require_host, session_events
 from tests.e2e._support import ModelServer, Reply, ToolCall
 from tests.e2e._support._harnesses import VENV_BIN, base_env
 from tests.e2e._support._project import (

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
-from tests.e2e._support._harnesses import grok_command, grok_env, run
+from tests.e2e._support._harnesses import grok_command, grok_env, require, run
 from tests.e2e._support._project import (
     ASK,
     DECISION,
@@ -23,7 +23,6 @@ from tests.e2e._support._project import (
     Project,
     assert_left_alone,
 )
-from tests.e2e.conftest import require
 
 FEEDBACK = "Stop hook feedback:"
 

@@ -13,7 +13,13 @@ from functools import partial
 import pytest
 
 from tests.e2e._support import ModelServer, Reply, ToolCall
-from tests.e2e._support._harnesses import opencode_command, opencode_env, opencode_seed, run
+from tests.e2e._support._harnesses import (
+    opencode_command,
+    opencode_env,
+    opencode_seed,
+    require,
+    run,
+)
 from tests.e2e._support._project import (
     ASK,
     DECISION,
@@ -23,7 +29,6 @@ from tests.e2e._support._project import (
     Project,
     assert_left_alone,
 )
-from tests.e2e.conftest import require
 
 
 @pytest.fixture(autouse=True)

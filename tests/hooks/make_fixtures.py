@@ -17,8 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.conftest import build_repo
-from tests.hooks.test_fixtures import FIXTURES, play
+from tests._support.hooks import FIXTURES, build_repo, play
 
 OUT = FIXTURES
 R = "$ROOT"

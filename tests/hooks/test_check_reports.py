@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.conftest import BIN, GIT, run_hook
+from tests._support.hooks import BIN, GIT, run_hook
 
 LONG = "x" * 190
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from cuecard.hooks._demo import render
-from tests.conftest import run_cli
+from tests._support.cli import run_cli
 
 
 def test_demo_replays_the_session(tmp_path: Path) -> None:

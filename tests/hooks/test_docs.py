@@ -10,8 +10,8 @@ import pytest
 from cuecard.hooks._harness import EVENTS, HARNESSES
 from cuecard.hooks._hook import USAGE
 from cuecard.hooks._install import EVENTS as INSTALLED
-from tests.conftest import run_cli
-from tests.hooks.conftest import HOOK
+from tests._support.cli import run_cli
+from tests._support.hooks import HOOK
 
 README = (Path(__file__).parents[2] / "packages" / "hooks" / "README.md").read_text()
 

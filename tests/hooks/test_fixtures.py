@@ -10,53 +10,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from cuecard.hooks._hook import respond
+from tests._support.hooks import FIXTURES, play
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(FIXTURES.glob("*/*.json"))
 HARNESSES = ("claude", "codex", "opencode", "grok")
-
-
-def replace_all(value: Any, mapping: dict[str, str]) -> Any:
-    """``value`` (JSON data) with each key of ``mapping`` replaced in every string (a fixture's
-    placeholders, or a recording's paths); ``{"$repeat": [text, count]}`` is ``text * count``."""
-    if isinstance(value, str):
-        for key, replacement in mapping.items():
-            value = value.replace(key, replacement)
-        return value
-    if isinstance(value, list):
-        return [replace_all(v, mapping) for v in value]
-    if isinstance(value, dict):
-        if set(value) == {"$repeat"}:
-            text, count = value["$repeat"]
-            return replace_all(text, mapping) * count
-        return {k: replace_all(v, mapping) for k, v in value.items()}
-    return value
-
-
-def _stdin(value: Any) -> bytes:
-    return json.dumps(value).encode("utf-8")
-
-
-def play(harness: str, name: str, spec: dict[str, Any], root: Path, outside: Path) -> str:
-    """Run one fixture against ``root`` and return the hook's stdout, paths put back as
-    ``$ROOT``. It runs in this process (``respond`` is what ``cuecard-hook`` prints), from the
-    repository's folder; test_hook_command.py runs the real command as a subprocess."""
-    mapping = {"$ROOT": str(root), "$OUTSIDE": str(outside), "$SESSION": f"{harness}-{name}"}
-    for rel, text in spec.get("files", {}).items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    for event, payload in spec.get("setup", []):
-        respond(harness, event, _stdin(replace_all(payload, mapping)))
-    if "raw" in spec:
-        out = respond(harness, spec["event"], spec["raw"].encode("utf-8"))
-    else:
-        out = respond(harness, spec["event"], _stdin(replace_all(spec["payload"], mapping)))
-    return out.replace(str(root), "$ROOT")
 
 
 @pytest.fixture(scope="module")

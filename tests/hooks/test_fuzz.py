@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from cuecard.hooks._hook import main, respond
-from tests.hooks.conftest import run_hook
+from tests._support.hooks import run_hook
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
           "Stop", "Notification"]  # fmt: skip
@@ -303,7 +303,7 @@ def test_hostile_project_contents_never_hang_or_break_the_hook(
     import shutil
     import subprocess
 
-    from tests.hooks.conftest import HOOK
+    from tests._support.hooks import HOOK
 
     @settings(
         max_examples=12,

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.conftest import HOOK, run_hook
+from tests._support.hooks import HOOK, run_hook
 
 TRAP = "charge() is not idempotent"
 

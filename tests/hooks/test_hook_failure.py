@@ -8,8 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.conftest import run_cli
-from tests.hooks.conftest import HOOK, run_hook
+from tests._support.cli import run_cli
+from tests._support.hooks import HOOK, run_hook
 
 RECORD = Path(".cuecard/local/hook-failure.json")
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cuecard.core.cli import main as cli
-from tests.hooks.conftest import HOOK, _memory
+from tests._support.hooks import HOOK, memory
 
 LIVENESS = 10  # seconds: not a timing assertion, a bound that only a hang reaches
 HOSTILE = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
@@ -51,11 +51,11 @@ def read(root: Path, path: str) -> dict[str, Any]:
 
 def commit_memory(root: Path, evidence: list[dict[str, Any]], paths: list[str]) -> None:
     """Write a memory file as a teammate's commit would: no validation on the way in."""
-    memory = _memory(HOSTILE, "hostile/evidence", "trap", "Hostile evidence memory",
-                     "The body of a memory whose evidence is hostile.",
-                     [{"on": ["read"], "paths": paths}], evidence=evidence)  # fmt: skip
+    record = memory(HOSTILE, "hostile/evidence", "trap", "Hostile evidence memory",
+                    "The body of a memory whose evidence is hostile.",
+                    [{"on": ["read"], "paths": paths}], evidence=evidence)  # fmt: skip
     target = root / ".cuecard" / "memories" / f"{HOSTILE}.json"
-    target.write_text(json.dumps(memory), encoding="utf-8")
+    target.write_text(json.dumps(record), encoding="utf-8")
 
 
 ZEROS = "0" * 64

@@ -11,8 +11,8 @@ import pytest
 
 from cuecard.core.harnesses import portable_command
 from cuecard.hooks._install import SKILLS, install, merge_hooks, quote_path, uninstall
-from tests.conftest import run_cli
-from tests.hooks.conftest import HOOK, build_repo
+from tests._support.cli import run_cli
+from tests._support.hooks import HOOK, build_repo
 
 FOREIGN = {
     "permissions": {"allow": ["Bash(npm test)"]},

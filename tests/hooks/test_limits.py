@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.hooks.conftest import BIN, build_repo, run_hook
+from tests._support.hooks import BIN, build_repo, run_hook
 
 HOOK = {"type": "command", "command": "'/opt/cuecard/bin/cuecard-hook' claude", "timeout": 10}
 

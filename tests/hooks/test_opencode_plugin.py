@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.hooks._install import install
-from tests.hooks.conftest import HOOK, build_repo
+from tests._support.hooks import HOOK, build_repo
 
 TEST = Path(__file__).parent / "js" / "opencode_plugin.test.mjs"
 

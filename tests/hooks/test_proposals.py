@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.conftest import run_hook
+from tests._support.hooks import run_hook
 
 SESSION = "proposals"
 PROPOSAL: dict[str, Any] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.hooks.conftest import run_hook
+from tests._support.hooks import run_hook
 
 
 def payload(source: str) -> dict[str, str]:

@@ -10,10 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.core.pg_fixture import pg_server, pg_url
-from tests.ui.conftest import Seeded, Server
-
-__all__ = ["pg_server", "pg_url"]  # the fixtures, used by name
+from tests._support.ui import Seeded, Server
 
 
 @pytest.fixture
@@ -408,7 +405,7 @@ def test_a_pending_vault_item_is_left_out_of_the_promotion(
 
 
 def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
-    from tests.ui.conftest import InThread
+    from tests._support.ui import InThread
 
     running = InThread(seeded, vault=False)
     c = Server(running.served.url, None).client()
@@ -426,7 +423,7 @@ def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
 ) -> None:
     from cuecard.core.cli import main
     from cuecard.core.vault import open_backend
-    from tests.ui.conftest import InThread
+    from tests._support.ui import InThread
 
     assert main(["vault", "migrate-db", "--vault", pg_url]) == 0
     with open_backend(pg_url) as vault:

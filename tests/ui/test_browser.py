@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.ui.conftest import Seeded, Server
+from tests._support.ui import Seeded, Server
 
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 expect.set_options(timeout=20_000)  # a bound on waiting for the page, not a speed assertion

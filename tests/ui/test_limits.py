@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import Seeded, Server
+from tests._support.ui import Seeded, Server
 
 HOOK = {"type": "command", "command": "'/opt/cuecard/bin/cuecard-hook' claude", "timeout": 10}
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.ui.conftest import Seeded, Server
+from tests._support.ui import Seeded, Server
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.ui.conftest import Seeded, Server
+from tests._support.ui import Seeded, Server
 
 
 @pytest.fixture
@@ -247,7 +247,7 @@ def test_other_apps_cookies_on_the_same_host_do_not_hide_the_key(ui: Server) -> 
 def test_ui_serves_until_interrupted_and_a_port_in_use_is_a_usage_error(
     seeded: Seeded, ui: Server, cli
 ) -> None:
-    from tests.ui.conftest import start_ui, stop_ui
+    from tests._support.ui import start_ui, stop_ui
 
     second = start_ui(seeded.root, None)
     assert second.key != ui.key, "every start makes a fresh key"

@@ -17,7 +17,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from tests.wp_projection.bridge_harness import HOME, PHP, needs_php, run_php, scope
+from tests._support.wp_bridge import HOME, PHP, needs_php, run_php, scope
 
 pytestmark = needs_php
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cuecard.core.cli import main
 from cuecard.wp_projection import render_settings, write_bridge
-from tests.wp_projection.bridge_harness import needs_php, run_php, scope, updated
+from tests._support.wp_bridge import needs_php, run_php, scope, updated
 
 pytestmark = needs_php
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from cuecard.core.cli import main
-from tests.wp_projection.bridge_harness import HungReceiver, needs_php, run_php, scope, updated
+from tests._support.wp_bridge import HungReceiver, needs_php, run_php, scope, updated
 
 pytestmark = needs_php
 

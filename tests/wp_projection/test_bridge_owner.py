@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.wp_projection.bridge_harness import needs_php, run_php, updated
+from tests._support.wp_bridge import needs_php, run_php, updated
 
 pytestmark = needs_php
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cuecard.wp_projection import ReceiverSettings, render_settings, write_bridge
-from tests.wp_projection.bridge_harness import HungReceiver, needs_php, run_php, updated
-from tests.wp_projection.conftest import free_port
+from tests._support.wp import free_port
+from tests._support.wp_bridge import HungReceiver, needs_php, run_php, updated
 
 pytestmark = needs_php
 

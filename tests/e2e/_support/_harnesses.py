@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 CACHE = ROOT / ".cache" / "harnesses"
 VENV_BIN = Path(sys.executable).parent
@@ -44,6 +46,17 @@ def versions() -> dict[str, str]:
     if stamp.is_file():
         out["grok"] = stamp.read_text("utf-8").split()[-1]
     return out
+
+
+def require(harness: str) -> Path:
+    """The harness's binary, or a skip (a failure in CI) when it is not installed."""
+    binary = BINARIES[harness]
+    if binary.exists():
+        return binary
+    reason = f"{harness} is not installed in {binary.parent}: run scripts/deps/harnesses.sh"
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def base_env(home: Path, *, path_extra: list[Path] | None = None) -> dict[str, str]:

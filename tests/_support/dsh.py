@@ -1,0 +1,55 @@
+"""Helpers of the DSH adapter tests: run the adapter as the plugins do, and the vault CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests._support.cli import run_cli
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+    config: Path
+    cache: Path
+    vault: Path
+
+
+def dsh(
+    *args: str, stdin: str | bytes = "", cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m cuecard.dsh_adapter ARGS`` as the plugins do (no shell)."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    done = subprocess.run(
+        [sys.executable, "-m", "cuecard.dsh_adapter", *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+def call(tool: str, request: object, **kwargs: object) -> tuple[int, dict[str, object]]:
+    """One tool call; returns the exit status and the parsed JSON response."""
+    stdin = request if isinstance(request, str | bytes) else json.dumps(request)
+    done = dsh("call", tool, stdin=stdin, **kwargs)  # type: ignore[arg-type]
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, (done.stdout, done.stderr)  # exactly one JSON line
+    return done.returncode, json.loads(lines[0])
+
+
+def vault_cli(*args: str, stdin: str | None = None) -> str:
+    """Run the real ``cuecard`` CLI (its public interface) and return stdout."""
+    done = run_cli(*args, cwd=Path.cwd(), stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

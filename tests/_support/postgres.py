@@ -1,0 +1,138 @@
+"""A throwaway PostgreSQL server for the PostgreSQL vault tests.
+
+``running_server`` (behind the session fixture ``pg_server`` of tests/conftest.py) runs
+``initdb`` and ``pg_ctl`` from /usr/lib/postgresql/*/bin (or ``$PG_BIN``) in a fresh folder
+under the system temp folder, on a free loopback port, and stops it and removes the folder at
+the end. initdb refuses to run as root, so as root the server runs as the ``postgres`` user (or
+``nobody``) through ``runuser``. Password authentication over TCP (scram-sha-256): the tests
+hand the password through ``PGPASSWORD``, as a person would. The fixture ``pg_url`` (function
+scope) creates an empty database per test and gives its ``postgresql://`` URL (no password in
+it). Tests skip only when no PostgreSQL binaries exist.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+__all__ = ["PASSWORD", "PgServer", "pg_bin", "running_server"]
+
+PASSWORD = "cuecard-test-password"
+SUPERUSER = "cuecard"
+
+
+def pg_bin() -> str | None:
+    """The folder holding initdb and pg_ctl, newest version first; None when none is installed."""
+    explicit = os.environ.get("PG_BIN")
+    if explicit and os.path.isfile(os.path.join(explicit, "initdb")):
+        return explicit
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
+    )
+    if found:
+        return os.path.dirname(found[-1])
+    initdb = shutil.which("initdb")
+    return os.path.dirname(initdb) if initdb else None
+
+
+@dataclass(frozen=True)
+class PgServer:
+    host: str
+    port: int
+    user: str
+    password: str
+
+    def url(self, database: str) -> str:
+        return f"postgresql://{self.user}@{self.host}:{self.port}/{database}"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _runner() -> tuple[list[str], int | None, int | None]:
+    """The command prefix, uid and gid the server runs as."""
+    if os.geteuid() != 0:
+        return [], None, None
+    for name in ("postgres", "nobody"):
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return ["runuser", "-u", name, "--"], entry.pw_uid, entry.pw_gid
+    pytest.skip("running as root and neither a postgres nor a nobody user exists to run PostgreSQL")
+
+
+def running_server() -> Iterator[PgServer]:
+    """Start the server, yield it, stop it and remove its folder (the ``pg_server`` fixture)."""
+    bindir = pg_bin()
+    if bindir is None:
+        pytest.skip("no PostgreSQL binaries (initdb, pg_ctl); scripts/deps/postgresql.sh installs")
+    prefix, uid, gid = _runner()
+    base = tempfile.mkdtemp(prefix="cuecard-pg-")
+    os.chmod(base, 0o700)
+    data = os.path.join(base, "data")
+    pwfile = os.path.join(base, "pwfile")
+    with open(pwfile, "w", encoding="utf-8") as handle:
+        handle.write(PASSWORD + "\n")
+    if uid is not None and gid is not None:
+        os.chown(base, uid, gid)
+        os.chown(pwfile, uid, gid)
+    port = _free_port()
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+    subprocess.run(
+        [
+            *prefix,
+            os.path.join(bindir, "initdb"),
+            "-D",
+            data,
+            "-U",
+            SUPERUSER,
+            f"--pwfile={pwfile}",
+            "--auth-host=scram-sha-256",
+            "--auth-local=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
+    log = os.path.join(base, "server.log")
+    pg_ctl = os.path.join(bindir, "pg_ctl")
+    started = subprocess.run(
+        [*prefix, pg_ctl, "-D", data, "-o", options, "-l", log, "-w", "start"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if started.returncode != 0:
+        detail = ""
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as handle:
+                detail = handle.read()
+        shutil.rmtree(base, ignore_errors=True)
+        raise RuntimeError(f"pg_ctl start failed: {started.stderr}\n{detail}")
+    try:
+        yield PgServer("127.0.0.1", port, SUPERUSER, PASSWORD)
+    finally:
+        subprocess.run(
+            [*prefix, os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            env=env,
+        )
+        shutil.rmtree(base, ignore_errors=True)
