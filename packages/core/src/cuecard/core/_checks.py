@@ -8,12 +8,9 @@ given) does not. Over files only violations the change introduced count: lines t
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from cuecard.core._memory import Check
-
-__all__ = ["JUDGED_BYTES", "introduced", "pattern_problem", "verify_check", "violates"]
+__all__ = ["JUDGED_BYTES", "introduced", "pattern_problem", "violates"]
 
 JUDGED_BYTES = 256 * 1024
 
@@ -62,22 +59,3 @@ def introduced(
         old = {line for line in before[:JUDGED_BYTES].splitlines() if pattern.search(line)}
         return [line.strip() for line in hits if line not in old]
     return [line.strip() for line in hits] or ["(the file as a whole matches)"]
-
-
-def verify_check(check: Check) -> str | None:
-    """Why ``check`` fails its own examples (or RE2 refuses it), or ``None`` when it holds."""
-    is_command = bool(check.if_command or check.unless_command)
-    if_pattern = check.if_command if is_command else check.if_content
-    unless_pattern = check.unless_command if is_command else check.unless_content
-    for name, pattern in (("if", if_pattern), ("unless", unless_pattern)):
-        if pattern is not None:
-            problem = pattern_problem(pattern)
-            if problem is not None:
-                return f"{name} pattern {problem}"
-    for i, example in enumerate(check.violates):
-        if not violates(if_pattern, unless_pattern, example):
-            return f"violates[{i}] is not reported by the check"
-    for i, example in enumerate(check.passes):
-        if violates(if_pattern, unless_pattern, example):
-            return f"passes[{i}] is reported by the check"
-    return None

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from cuecard.core.__about__ import __version__
-from cuecard.core._checks import verify_check
 from cuecard.core._errors import ValidationError
 from cuecard.core._evidence import read_regular
 from cuecard.core._fsio import atomic_write, locked
@@ -33,7 +32,7 @@ from cuecard.core._index import INDEX_VERSION, command_words, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
 from cuecard.core._table import json_string, write_encoded_table
-from cuecard.core._validate import validate_memory_text
+from cuecard.core._validate import validate_memory_text, verify_check
 from cuecard.core._words import words
 
 __all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]

@@ -1,7 +1,8 @@
 """Credential detection and redaction: every write refuses secrets, every output redacts them.
 
 Standard library only (RE2 is used when installed for the one-pass prefilter). Kept apart from
-``_text`` so that the hook's hot path, which only neutralises and wraps, never compiles these.
+``_text`` so that the hook's hot path, which only neutralises and wraps, never compiles these;
+``_text`` calls in here, never the other way round.
 """
 
 from __future__ import annotations
@@ -10,9 +11,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from cuecard.core._text import _WRAPPER_TAG, _invisible
-
-__all__ = ["find_secret", "needs_scrutiny", "redact", "redact_json", "redact_text_copy"]
+__all__ = ["find_secret", "may_hold_secret", "redact", "redact_json", "redact_text_copy"]
 
 # Credential shapes, each with the name a refusal gives it (never the value).
 _SECRET_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -148,10 +147,8 @@ def _loose() -> Callable[[str], object]:
     return re2.compile(_LOOSE, options).search  # type: ignore[no-any-return]
 
 
-def needs_scrutiny(text: str) -> bool:
-    """A quick test over a whole text: could any rule (secret or unsafe content) apply?"""
-    if _invisible().search(text) or _WRAPPER_TAG.search(text):
-        return True
+def may_hold_secret(text: str) -> bool:
+    """A quick test over a whole text: could any credential shape be in it? ``False`` is sure."""
     return _loose()(text) is not None
 
 

@@ -110,10 +110,12 @@ def redact(text: str) -> str:
 
 
 def needs_scrutiny(text: str) -> bool:
-    """Whether any write rule could apply to ``text`` (see ``_secrets``)."""
-    from cuecard.core._secrets import needs_scrutiny as scrutinise
+    """A quick test over a whole text: could any write rule (a secret or unsafe content) apply?"""
+    if _invisible().search(text) or _WRAPPER_TAG.search(text):
+        return True
+    from cuecard.core._secrets import may_hold_secret
 
-    return scrutinise(text)
+    return may_hold_secret(text)
 
 
 def strip_invisibles(text: str) -> str:

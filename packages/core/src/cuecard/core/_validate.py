@@ -16,7 +16,7 @@ import pydantic
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
-from cuecard.core._memory import TOPIC_PATTERN, Memory, Trigger
+from cuecard.core._memory import TOPIC_PATTERN, Check, Memory, Trigger
 from cuecard.core._text import (
     find_secret,
     needs_scrutiny,
@@ -32,6 +32,7 @@ __all__ = [
     "schema_messages",
     "validate_memory",
     "validate_memory_text",
+    "verify_check",
 ]
 
 MAX_MEMORY_JSON = 32_000
@@ -254,6 +255,29 @@ def _check_refusals(label: str, memory: Memory) -> list[str]:
             if problem is not None:
                 refusals.append(f"{label}: check.{name} {problem}")
     return refusals
+
+
+def verify_check(check: Check) -> str | None:
+    """Why ``check`` fails its own examples (or RE2 refuses it), or ``None`` when it holds.
+
+    The compiler asks this of each check: a check that fails it is left out of the index."""
+    from cuecard.core._checks import pattern_problem, violates
+
+    is_command = bool(check.if_command or check.unless_command)
+    if_pattern = check.if_command if is_command else check.if_content
+    unless_pattern = check.unless_command if is_command else check.unless_content
+    for name, pattern in (("if", if_pattern), ("unless", unless_pattern)):
+        if pattern is not None:
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                return f"{name} pattern {problem}"
+    for i, example in enumerate(check.violates):
+        if not violates(if_pattern, unless_pattern, example):
+            return f"violates[{i}] is not reported by the check"
+    for i, example in enumerate(check.passes):
+        if violates(if_pattern, unless_pattern, example):
+            return f"passes[{i}] is reported by the check"
+    return None
 
 
 def _taken_in(value: Any) -> Any:

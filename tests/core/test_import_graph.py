@@ -1,0 +1,243 @@
+"""No import cycle inside ``cuecard.core``: every module of core is parsed with ``ast``.
+
+The graph holds every import that runs: those at module level and those inside functions (a
+lazy import is still a dependency, only a later one). It leaves out what never runs, an import
+under ``if TYPE_CHECKING:``, and the lazy re-export tables (``_EXPORTS``) of the public modules,
+which name modules as strings. ``from a import b`` is an edge to ``a.b`` when that is a module
+of core, else to ``a``; a module's own package (imported implicitly first) is not an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "packages" / "core" / "src"
+PACKAGE = "cuecard.core"
+
+# The vault still has import cycles of its own; the vault split (issue 20, item 3) removes them
+# and this exclusion with them. A cycle that leaves the vault subtree is reported all the same.
+CYCLES_EXCUSED_INSIDE = "cuecard.core.vault"
+
+
+def module_names(source: Path) -> dict[str, Path]:
+    """Every module under ``source`` (a ``src`` folder), by dotted name."""
+    found = {}
+    for path in sorted(source.rglob("*.py")):
+        parts = list(path.relative_to(source).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) in (
+        "TYPE_CHECKING",
+        "typing.TYPE_CHECKING",
+    )
+
+
+def imports_of(
+    name: str, tree: ast.Module, modules: set[str], *, is_package: bool = False
+) -> dict[str, int]:
+    """The modules of ``modules`` that module ``name`` imports, each with its first line
+    (``is_package``: the module is a package's ``__init__``, for relative imports)."""
+    found: dict[str, int] = {}
+
+    def add(target: str, line: int) -> None:
+        if target in modules and target != name:
+            found.setdefault(target, line)
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _is_type_checking(child):
+                assert isinstance(child, ast.If)
+                for statement in child.orelse:
+                    walk(statement)
+                continue
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    add(alias.name, child.lineno)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    anchor = name.split(".")
+                    anchor = anchor[: len(anchor) - child.level + (1 if is_package else 0)]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                for alias in child.names:
+                    full = f"{base}.{alias.name}"
+                    add(full if full in modules else base, child.lineno)
+            walk(child)
+
+    walk(tree)
+    return found
+
+
+def import_graph(source: Path, package: str) -> dict[str, dict[str, int]]:
+    """``module -> {imported module: line}`` for every module of ``package`` under ``source``."""
+    modules = {
+        n: p for n, p in module_names(source).items() if n == package or n.startswith(package + ".")
+    }
+    return {
+        name: imports_of(
+            name,
+            ast.parse(path.read_text(encoding="utf-8")),
+            set(modules),
+            is_package=path.name == "__init__.py",
+        )
+        for name, path in modules.items()
+    }
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(start: str) -> None:  # iterative: the graph may be deeper than the recursion limit
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def one_loop(graph: dict[str, dict[str, int]], component: list[str]) -> str:
+    """A readable loop through ``component``: ``a -> b (line 3) -> a (line 9)``."""
+    members = set(component)
+    start = component[0]
+    previous: dict[str, str] = {}
+    queue = [start]
+    while queue:  # breadth first from start, back to start: the shortest loop through it
+        node = queue.pop(0)
+        for nxt in sorted(graph[node]):
+            if nxt not in members:
+                continue
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(previous[path[-1]])
+                path.reverse()
+                path.append(start)
+                steps = [path[0]]
+                for a, b in itertools.pairwise(path):
+                    steps.append(f"{b} (line {graph[a][b]} of {a})")
+                return " -> ".join(steps)
+            if nxt not in previous:
+                previous[nxt] = node
+                queue.append(nxt)
+    raise AssertionError(f"no loop through {component}")  # a component always has one
+
+
+def _excused(component: list[str]) -> bool:
+    return all(
+        m == CYCLES_EXCUSED_INSIDE or m.startswith(CYCLES_EXCUSED_INSIDE + ".") for m in component
+    )
+
+
+def test_core_has_no_import_cycle() -> None:
+    graph = import_graph(SOURCE, PACKAGE)
+    assert len(graph) > 50, "core's modules were not found"
+    found = [one_loop(graph, c) for c in cycles(graph) if not _excused(c)]
+    assert found == [], "import cycles in cuecard.core:\n" + "\n".join(found)
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"p/__init__.py": "", "p/a.py": "import p.b\n", "p/b.py": "from p import a\n"},
+            ["p.a -> p.b (line 1 of p.a) -> p.a (line 1 of p.b)"],
+        ),
+        (
+            {
+                "p/__init__.py": "",
+                "p/a.py": "def f():\n    from p.b import x\n",
+                "p/b.py": "x = 1\nfrom p.c import y\n",
+                "p/c.py": "y = 2\n\n\nclass C:\n    def m(self):\n        from p.a import f\n",
+            },
+            ["p.a -> p.b (line 2 of p.a) -> p.c (line 2 of p.b) -> p.a (line 6 of p.c)"],
+        ),
+        (
+            {
+                "p/__init__.py": "",
+                "p/a.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from p.b import x\n",
+                "p/b.py": "from p.a import TYPE_CHECKING\n",
+            },
+            [],
+        ),
+        (
+            {
+                "p/__init__.py": "",
+                "p/a.py": "from p.b import x\n",
+                "p/b.py": "import os\nx = os.sep\n",
+            },
+            [],
+        ),
+        (
+            {
+                "p/__init__.py": "",
+                "p/s/__init__.py": "from . import t\n",
+                "p/s/t.py": "import p.s\n",
+            },
+            ["p.s -> p.s.t (line 1 of p.s) -> p.s (line 1 of p.s.t)"],
+        ),
+    ],
+    ids=[
+        "module-level",
+        "function-level-through-three",
+        "type-checking-only",
+        "acyclic",
+        "relative",
+    ],
+)
+def test_the_walk_finds_each_cycle(
+    tmp_path: Path, files: dict[str, str], expected: list[str]
+) -> None:
+    graph = import_graph(_write(tmp_path, files), "p")
+    assert [one_loop(graph, c) for c in cycles(graph)] == expected
