@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cuecard.core import Store
-from cuecard.core._engine import handle
-from cuecard.core._event import Event
-from cuecard.core._footprint import Footprint
 from cuecard.core.cli import main
+from cuecard.core.engine._engine import handle
+from cuecard.core.engine._event import Event
+from cuecard.core.engine._footprint import Footprint
 
 DAY = 24 * 3600
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._footprint import (
+from cuecard.core.engine._footprint import (
     MAX_BYTES,
     PREVIEW_CHARS,
     Footprint,

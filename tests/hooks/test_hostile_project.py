@@ -133,7 +133,7 @@ def test_every_delivered_field_is_escaped_whatever_the_index_holds(
 ) -> None:
     """A tampered ``.cuecard/local/index/`` (fresh by its stamps) cannot close the wrapper or
     smuggle control characters through the topic, kind, title, body or evidence marks."""
-    from cuecard.core._table import Table, write_table
+    from cuecard.core.engine._table import Table, write_table
 
     base = fresh_repo / ".cuecard" / "local" / "index"
     folder = base / (base / "CURRENT").read_text().strip()
@@ -155,7 +155,7 @@ def test_every_delivered_field_is_escaped_whatever_the_index_holds(
 
 def _keys(path: Path) -> list[str]:
     """Every key of a table file (its blocks are JSON objects after the slot table)."""
-    from cuecard.core._table import MAGIC
+    from cuecard.core.engine._table import MAGIC
 
     raw = path.read_bytes()
     slots = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 4], "little")

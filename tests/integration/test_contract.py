@@ -84,7 +84,7 @@ def test_a_satellite_imports_only_public_core_names(path: Path) -> None:
     ("source", "found"),
     [
         ("from cuecard.core._fsio import atomic_write", ["1: from cuecard.core._fsio import …"]),
-        ("import cuecard.core._engine as e", ["1: import cuecard.core._engine"]),
+        ("import cuecard.core.engine._engine as e", ["1: import cuecard.core.engine._engine"]),
         (
             "def f():\n    from cuecard.core.vault._x import y",
             ["2: from cuecard.core.vault._x import …"],
@@ -96,7 +96,7 @@ def test_a_satellite_imports_only_public_core_names(path: Path) -> None:
         ("from cuecard.core import CuecardError, __version__", []),
         ("from cuecard.hooks._hook import main", []),
         ("from .._x import y", []),
-        ('"""See cuecard.core._footprint for the format."""', []),
+        ('"""See cuecard.core.engine._footprint for the format."""', []),
     ],
     ids=[
         "private-module",

@@ -54,7 +54,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from cuecard.core._checks import JUDGED_BYTES, introduced, pattern_problem, violates
+    from cuecard.core.engine._checks import JUDGED_BYTES, introduced, pattern_problem, violates
 
     cases = []
     for name, pattern in PATTERNS.items():

@@ -41,8 +41,8 @@ def _files(root: Path, count: int, rng: random.Random) -> list[str]:
 
 
 def _sessions(root: Path, files: list[str], count: int, calls: int, rng: random.Random) -> None:
-    from cuecard.core._footprint import Footprint
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine._footprint import Footprint
+    from cuecard.core.engine._ledger import Ledger
 
     local = str(root / ".cuecard" / "local")
     ids = [p.stem for p in (root / ".cuecard" / "memories").glob("*.json")]

@@ -22,7 +22,7 @@ from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
 
 
 def events(count: int, seed: int = 11) -> list[object]:
-    from cuecard.core._event import Event
+    from cuecard.core.engine._event import Event
 
     rng = random.Random(seed)
     out: list[object] = []
@@ -50,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     from cuecard.core import Store
     from cuecard.core._compiler import compile_index
-    from cuecard.core._index import Index
+    from cuecard.core.engine._index import Index
 
     with tempfile.TemporaryDirectory() as tmp:
         root = build_project(Path(tmp) / "repo", args.memories)

@@ -114,7 +114,7 @@ def stdlib_lines(count: int) -> list[str]:
     """Distinct sentences of the standard library's docstrings and comments (then of the
     installed packages'), 20-200 characters, at least four words, secret-free and safe (the
     distractors of tools/bench/recall_quality.py)."""
-    from cuecard.core._text import find_secret, unsafe_reason
+    from cuecard.core.engine._text import find_secret, unsafe_reason
 
     roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
     seen: set[str] = set()

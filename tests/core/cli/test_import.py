@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import Status, Store
-from cuecard.core._engine import handle
-from cuecard.core._event import Event
 from cuecard.core._import import import_rules
 from cuecard.core._rules import BODY_LIMIT, FORMATS, parse_rule, split_globs
+from cuecard.core.engine._engine import handle
+from cuecard.core.engine._event import Event
 from tests._support.lifecycle import cli, snapshot
 from tests._support.project import add, make_project
 from tests._support.rules_corpus import CORPUS, EXPECT, write_corpus

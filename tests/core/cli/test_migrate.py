@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._engine import handle
-from cuecard.core._event import Event
 from cuecard.core._migrate import FIELDS, migrate, new_id
+from cuecard.core.engine._engine import handle
+from cuecard.core.engine._event import Event
 from tests._support.deltadictum import (
     ACTIVE,
     ARCHIVED,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cuecard.core._compiler import compile_index
-from cuecard.core._engine import handle, stop
-from cuecard.core._event import Event
+from cuecard.core.engine._engine import handle, stop
+from cuecard.core.engine._event import Event
 from tests._support.project import add, make_project
 
 PRINT_CHECK: dict[str, Any] = {

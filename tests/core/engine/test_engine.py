@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._engine import handle
-from cuecard.core._event import Event
-from cuecard.core._ledger import Ledger
-from cuecard.core._text import ADVISORY
+from cuecard.core.engine._engine import handle
+from cuecard.core.engine._event import Event
+from cuecard.core.engine._ledger import Ledger
+from cuecard.core.engine._text import ADVISORY
 from tests._support.cli import run_cli
 from tests._support.project import add, make_project
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cuecard.core._text import neutralise
+from cuecard.core.engine._text import neutralise
 
 ASCII = st.text(st.characters(max_codepoint=0x7F), max_size=200)
 SPICE = st.sampled_from(["", "<memory-data>", "</ memory-data", "\r\n", "\x00\x1b[31m", "\x7f"])

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuecard.core._shell import Classified, Token, classify, tokenize
+from cuecard.core.engine.shell._classifier import Classified, Token, classify, tokenize
 
 
 def case(
@@ -538,7 +538,8 @@ def test_a_run_anywhere_makes_the_whole_command_a_run(parts: list[str], sep: str
 
 def test_the_module_imports_only_the_standard_library() -> None:
     code = (
-        "import sys; import cuecard.core._shell as s; s.classify('cat a | grep b');"
+        "import sys; import cuecard.core.engine.shell._classifier as s;"
+        "s.classify('cat a | grep b');"
         "heavy = {'pydantic', 'numpy', 'httpx', 're2', 'yaml'} & set(sys.modules);"
         "print(sorted(heavy))"
     )

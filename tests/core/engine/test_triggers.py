@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cuecard.core._words import normalise_word, words
+from cuecard.core.engine._words import normalise_word, words
 from tests._support.cli import run_cli
 
 MEMORY = ["--kind", "trap", "--body", "Body of a trigger test memory.", "--not-derivable", "test"]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core._compiler import glob_regex
-from cuecard.core._wildmatch import Wildmatch, backtracks_linearly, glob_matches
+from cuecard.core.engine._wildmatch import Wildmatch, backtracks_linearly, glob_matches
 from tests._support.globs import CASES
 
 GLOB_PIECES = ["a", "b", ".", "-", "/", "*", "**", "?", "[ab]", "[!a]", "[^b]", "[a-c]", "[]a]",

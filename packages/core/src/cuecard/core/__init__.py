@@ -33,12 +33,12 @@ if TYPE_CHECKING:
     from cuecard.core._memory import Trigger as Trigger
     from cuecard.core._store import Store as Store
     from cuecard.core._store import find_root as find_root
-    from cuecard.core._text import find_secret as find_secret
-    from cuecard.core._text import neutralise as neutralise
-    from cuecard.core._text import redact as redact
-    from cuecard.core._text import unsafe_reason as unsafe_reason
-    from cuecard.core._text import wrap_memory_data as wrap_memory_data
     from cuecard.core._validate import validate_memory as validate_memory
+    from cuecard.core.engine._text import find_secret as find_secret
+    from cuecard.core.engine._text import neutralise as neutralise
+    from cuecard.core.engine._text import redact as redact
+    from cuecard.core.engine._text import unsafe_reason as unsafe_reason
+    from cuecard.core.engine._text import wrap_memory_data as wrap_memory_data
 
 _EXPORTS: dict[str, str] = {
     "Check": "cuecard.core._memory",
@@ -62,13 +62,13 @@ _EXPORTS: dict[str, str] = {
     "ValidationError": "cuecard.core._errors",
     "compile_index": "cuecard.core._compiler",
     "find_root": "cuecard.core._store",
-    "find_secret": "cuecard.core._text",
+    "find_secret": "cuecard.core.engine._text",
     "ingest_file": "cuecard.core._ingest",
-    "neutralise": "cuecard.core._text",
-    "redact": "cuecard.core._text",
-    "unsafe_reason": "cuecard.core._text",
+    "neutralise": "cuecard.core.engine._text",
+    "redact": "cuecard.core.engine._text",
+    "unsafe_reason": "cuecard.core.engine._text",
     "validate_memory": "cuecard.core._validate",
-    "wrap_memory_data": "cuecard.core._text",
+    "wrap_memory_data": "cuecard.core.engine._text",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__", "lazy_exports"])

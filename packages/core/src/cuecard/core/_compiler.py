@@ -25,17 +25,17 @@ from typing import Any
 
 from cuecard.core.__about__ import __version__
 from cuecard.core._errors import ValidationError
-from cuecard.core._evidence import read_regular
 from cuecard.core._fsio import atomic_write, locked
 from cuecard.core._globs import expand_braces
-from cuecard.core._index import INDEX_VERSION, command_words, fingerprint
 from cuecard.core._memory import Kind, Memory, Trigger
 from cuecard.core._store import Store
-from cuecard.core._table import json_string, write_encoded_table
 from cuecard.core._validate import validate_memory_text, verify_check
-from cuecard.core._words import words
+from cuecard.core.engine._evidence import read_regular
+from cuecard.core.engine._index import INDEX_VERSION, command_words, fingerprint
+from cuecard.core.engine._table import json_string, write_encoded_table
+from cuecard.core.engine._words import words
 
-__all__ = ["CompileReport", "compile_index", "glob_key", "glob_regex"]
+__all__ = ["CompileReport", "compile_index", "compile_project", "glob_key", "glob_regex"]
 
 PARALLEL_FROM = 2_000
 """Compile in worker processes from this many changed files on (below it, one process is faster)."""
@@ -511,6 +511,14 @@ def compile_index(
     report.generation = generation
     report.seconds = time.perf_counter() - started
     return report
+
+
+def compile_project(root: str) -> CompileReport:
+    """``compile_index`` of the project store at ``root``.
+
+    The hot path's one way out of the engine: ``cuecard.core.engine.load_index`` calls it (a
+    lazy import) when the index is stale or missing."""
+    return compile_index(Store(Path(root)))
 
 
 def _write_generation(

@@ -134,12 +134,12 @@ def _store_checks(
 ) -> float | None:
     from cuecard.core._errors import ConfigError
     from cuecard.core._health import stale_refs
-    from cuecard.core._index import Index
-    from cuecard.core._maintain import last_run
     from cuecard.core._memory import LIVE, Status
     from cuecard.core._repofiles import GlobSet, repository_files
     from cuecard.core._store import Store
     from cuecard.core._telemetry import read_history
+    from cuecard.core.engine._index import Index
+    from cuecard.core.engine._schedule import last_run
 
     store = Store(root)
     try:
@@ -241,7 +241,7 @@ def diagnose(
     python: tuple[int, int, int] | None = None,
 ) -> dict[str, Any]:
     """The doctor's report (see ``KEYS``) for the project containing ``start``."""
-    from cuecard.core._paths import find_root
+    from cuecard.core.engine._paths import find_root
 
     out = _Findings([], [])
     version = python or (sys.version_info[0], sys.version_info[1], sys.version_info[2])
@@ -298,7 +298,7 @@ def diagnose(
 
 def _opt_in_problem(where: Path, out: _Findings) -> None:
     """Why no project was found at ``where``: a linked ``.cuecard/local``, or no opt-in."""
-    from cuecard.core._paths import linked_local_problem
+    from cuecard.core.engine._paths import linked_local_problem
 
     linked = linked_local_problem(str(where))
     if linked is not None:
@@ -329,7 +329,7 @@ def nested_stores(root: Path) -> list[str]:
     them use their store, not the project's. Hidden folders and dependency folders are skipped."""
     import os
 
-    from cuecard.core._paths import opted_in
+    from cuecard.core.engine._paths import opted_in
 
     found: list[str] = []
     for walked, (folder, dirs, _files) in enumerate(os.walk(root), 1):
@@ -357,8 +357,8 @@ def _limits(root: Path, hooks: list[dict[str, str]], out: _Findings) -> dict[str
     """The effective delivery limit of each installed harness's hook, noted when the harness
     keeps less inline than ``delivery_limit`` asks for."""
     from cuecard.core._errors import ConfigError
-    from cuecard.core._limits import limit_report
     from cuecard.core._store import Store
+    from cuecard.core.engine._limits import limit_report
 
     try:
         configured = Store(root).config().delivery_limit
@@ -389,7 +389,7 @@ def _hook_findings(
         (out.problem if found.problem else out.note)("hooks", found.message, found.hint)
     if root is None:
         return
-    from cuecard.core._hookfail import read_failures
+    from cuecard.core.engine._hookfail import read_failures
 
     for key, failure in sorted(read_failures(str(root)).items()):
         out.problem(

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cuecard.core._compiler import _clause_entry
-from cuecard.core._event import EVENT_KINDS, Event
-from cuecard.core._footprint import MAX_BYTES
-from cuecard.core._index import clause_fires
 from cuecard.core._memory import Memory
+from cuecard.core.engine._event import EVENT_KINDS, Event
+from cuecard.core.engine._footprint import MAX_BYTES
+from cuecard.core.engine._index import clause_fires
 
 __all__ = ["DryRun", "Hit", "dry_run", "record_event", "recorded_sessions"]
 
@@ -108,7 +108,7 @@ def record_event(record: dict[str, Any]) -> Event | None:
     command = command if isinstance(command, str) else ""
     parts: tuple[tuple[str, ...], ...] = ()
     if command:
-        from cuecard.core._shell import classify
+        from cuecard.core.engine.shell._classifier import classify
 
         parts = classify(command).parts
     agent = record.get("agent")

@@ -31,7 +31,7 @@ def glob_problem(glob: str) -> str | None:
         expanded = expand_braces(glob)
     except ValueError as exc:
         return str(exc)
-    from cuecard.core._wildmatch import Wildmatch
+    from cuecard.core.engine._wildmatch import Wildmatch
 
     for one in expanded:
         if ".." in one.split("/"):

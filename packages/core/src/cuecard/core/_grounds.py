@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._footprint import Footprint, touched_paths
-from cuecard.core._paths import STORE_DIR
-from cuecard.core._words import words
+from cuecard.core.engine._footprint import Footprint, touched_paths
+from cuecard.core.engine._paths import STORE_DIR
+from cuecard.core.engine._words import words
 
 __all__ = ["naming_correction", "suggest_triggers"]
 

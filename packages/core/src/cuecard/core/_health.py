@@ -12,11 +12,11 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from cuecard.core._evidence import file_digest
-from cuecard.core._index import command_matches, command_words
-from cuecard.core._ledger import safe_name
 from cuecard.core._repofiles import GlobSet, repository_files
 from cuecard.core._telemetry import History, read_history
+from cuecard.core.engine._evidence import file_digest
+from cuecard.core.engine._index import command_matches, command_words
+from cuecard.core.engine._ledger import safe_name
 
 if TYPE_CHECKING:  # the CLI reads KEYS to build its help: pydantic stays unloaded until a report
     from pathlib import Path
@@ -110,7 +110,7 @@ def stale_refs(root: Path, memory: Memory) -> list[str]:
 
 def dead_commands(memory: Memory) -> list[dict[str, Any]]:
     """The memory's command patterns that can never fire, each with the reason."""
-    from cuecard.core._index import command_problem
+    from cuecard.core.engine._index import command_problem
 
     out = []
     for i, clause in enumerate(memory.triggers):

@@ -23,15 +23,15 @@ from typing import Any
 import pydantic
 
 from cuecard.core._errors import CuecardError, NotFound, ValidationError
-from cuecard.core._evidence import file_digest, ref_problem
 from cuecard.core._grounds import naming_correction, suggest_triggers
 from cuecard.core._memory import Memory, Status
-from cuecard.core._paths import repo_relative
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
 from cuecard.core._similarity import DUPLICATE_AT, SimilarityIndex
 from cuecard.core._store import Store
-from cuecard.core._text import find_secret, redact
 from cuecard.core._validate import schema_messages, validate_memory
+from cuecard.core.engine._evidence import file_digest, ref_problem
+from cuecard.core.engine._paths import repo_relative
+from cuecard.core.engine._text import find_secret, redact
 
 __all__ = ["MAX_PROPOSAL_BYTES", "IngestResult", "generic_reason", "ingest_file"]
 
@@ -497,7 +497,7 @@ def _move_out(file: Path, folder: Path, *, redacted: bool) -> None:
         file.replace(target)
         return
     from cuecard.core._fsio import atomic_write
-    from cuecard.core._secrets import redact_text_copy
+    from cuecard.core.engine._secrets import redact_text_copy
 
     text = file.read_bytes()[: MAX_PROPOSAL_BYTES + 1].decode("utf-8", "replace")
     atomic_write(target, redact_text_copy(text))

@@ -1,8 +1,8 @@
 """Maintenance: roll session files up, prune them, retire unused memories, refresh similarity.
 
-``maintain(store)`` does the work (``cuecard maintain`` by hand); ``maintain_if_due(root)`` is what
-a harness's session start calls: at most once a day it spawns ``cuecard maintain`` detached from
-the session and returns at once. It imports only the standard library.
+``maintain(store)`` does the work (``cuecard maintain`` by hand); what a harness's session start
+calls, ``maintain_if_due(root)``, lives on the hot path (``cuecard.core.engine._schedule``): at
+most once a day it spawns ``cuecard maintain`` detached from the session and returns at once.
 
 Retirement: an active memory whose trigger paths were touched in at least
 ``retire.after_sessions`` sessions since it was created (or last fired) without it firing is
@@ -14,12 +14,10 @@ candidate revises, and one without path triggers (its opportunities cannot be se
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
-from cuecard.core._paths import opted_in
+from cuecard.core.engine._schedule import STAMP
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,19 +29,7 @@ if TYPE_CHECKING:
     from cuecard.core._store import Store
     from cuecard.core._telemetry import History
 
-__all__ = [
-    "DUE_EVERY",
-    "MaintainReport",
-    "last_run",
-    "maintain",
-    "maintain_if_due",
-    "retirement",
-    "session_fires",
-]
-
-DUE_EVERY = 24 * 3600
-_STAMP = "maintain.json"
-_SPAWN = "maintain.spawn"
+__all__ = ["MaintainReport", "maintain", "retirement", "session_fires"]
 
 
 @dataclass
@@ -69,95 +55,12 @@ class MaintainReport:
     seconds: float = 0.0
 
 
-def _local(root: str) -> str:
-    return os.path.join(root, ".cuecard", "local")
-
-
-def last_run(root: str) -> float | None:
-    """When maintenance last finished in the project at ``root`` (Unix seconds), or ``None``."""
-    try:
-        with open(os.path.join(_local(root), _STAMP), encoding="utf-8") as handle:
-            value = json.load(handle).get("ran_at")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
-
-
-_DETACHED: list[Any] = []
-
-
-def _spawn_detached(command: Sequence[str], root: str) -> None:
-    import subprocess
-
-    env = {**os.environ, "CUECARD_PROJECT_DIR": root}
-    # Held, never waited for: the caller (a hook process) exits at once and the child, in its
-    # own session, outlives it. Holding it keeps Popen from warning that it still runs.
-    _DETACHED.append(
-        subprocess.Popen(
-            list(command),
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-        )
-    )
-
-
-def maintain_if_due(
-    root: str,
-    *,
-    clock: Callable[[], float] = time.time,
-    spawn: Callable[[Sequence[str], str], None] | None = None,
-) -> bool:
-    """Spawn a detached ``cuecard maintain`` when the last run (or spawn) is a day old.
-
-    Returns whether it spawned one. Never raises: a session start must not fail on this.
-    """
-    try:
-        local = _local(root)
-        if not opted_in(root):
-            return False
-        now = clock()
-        ran = last_run(root)
-        if ran is not None and now - ran < DUE_EVERY:
-            return False
-        marker = os.path.join(local, _SPAWN)
-        try:
-            if now - os.stat(marker).st_mtime < DUE_EVERY:
-                return False
-            os.unlink(marker)
-        except FileNotFoundError:
-            pass
-        os.makedirs(local, exist_ok=True)
-        try:
-            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False  # another session start claimed this run
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(f"{now}\n")
-        os.utime(marker, (now, now))
-        command = [  # isolated (-I): the project folder is the child's cwd, never its sys.path
-            sys.executable,
-            "-I",
-            "-c",
-            "import sys; from cuecard.core.cli import main; "
-            "sys.exit(main(['maintain', '--quiet']))",
-        ]
-        (spawn or _spawn_detached)(command, root)
-        return True
-    except Exception:
-        return False
-
-
 # -- pure parts -----------------------------------------------------------------------------------
 
 
 def session_fires(history: History) -> dict[str, dict[str, float]]:
     """For each memory id, the sessions (folder names) it fired in and when it last did there."""
-    from cuecard.core._ledger import safe_name
+    from cuecard.core.engine._ledger import safe_name
 
     fires: dict[str, dict[str, float]] = {}
     for line in history.deliveries:
@@ -307,5 +210,5 @@ def maintain(
         report.seconds = round(time.perf_counter() - started, 3)
         payload = asdict(report)
         db.record_run(report.ran_at, payload)
-        atomic_write(local / _STAMP, json.dumps(payload, indent=2) + "\n", durable=False)
+        atomic_write(local / STAMP, json.dumps(payload, indent=2) + "\n", durable=False)
     return report

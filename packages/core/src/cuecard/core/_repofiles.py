@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cuecard.core._wildmatch import Wildmatch
+    from cuecard.core.engine._wildmatch import Wildmatch
 
 __all__ = ["MAX_FILES", "GlobSet", "repository_files"]
 
@@ -61,7 +61,7 @@ class GlobSet:
     def __init__(self, globs: Iterable[str]) -> None:
         from cuecard.core._compiler import glob_key
         from cuecard.core._globs import expand_braces
-        from cuecard.core._wildmatch import wildmatch
+        from cuecard.core.engine._wildmatch import wildmatch
 
         self.globs = list(globs)
         parts: list[Wildmatch] = []
@@ -133,7 +133,7 @@ def _regex_union(matchers: list[Wildmatch]) -> tuple[re.Pattern[str] | None, lis
     """One expression (Python's engine, C speed) for the globs it runs in linear time, and the
     rest, which ``Wildmatch`` matches."""
     from cuecard.core._compiler import glob_regex
-    from cuecard.core._wildmatch import backtracks_linearly
+    from cuecard.core.engine._wildmatch import backtracks_linearly
 
     patterns: list[str] = []
     others: list[Wildmatch] = []

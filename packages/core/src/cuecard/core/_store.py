@@ -34,8 +34,8 @@ from cuecard.core._errors import (
 )
 from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
 from cuecard.core._memory import LIVE, Memory, Status
-from cuecard.core._paths import STORE_DIR, find_root, linked_local, linked_local_problem
 from cuecard.core._validate import schema_messages, validate_memory, validate_memory_text
+from cuecard.core.engine._paths import STORE_DIR, find_root, linked_local, linked_local_problem
 
 __all__ = ["STORE_DIR", "Store", "Transaction", "find_root", "memory_json"]
 
@@ -66,7 +66,7 @@ def memory_json(memory: Memory) -> str:
 def _file_text(path: Path, *, follow_links: bool = False) -> str:
     """The text of a memory or config file; ``OSError`` when it is not a regular file of at
     most 1 MiB (a FIFO, a device, or a link a teammate committed is never read)."""
-    from cuecard.core._evidence import read_regular
+    from cuecard.core.engine._evidence import read_regular
 
     data = read_regular(str(path), 1024 * 1024, follow_links=follow_links)
     if data is None:

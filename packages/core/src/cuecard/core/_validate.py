@@ -17,7 +17,7 @@ import pydantic
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
 from cuecard.core._memory import TOPIC_PATTERN, Check, Memory, Trigger
-from cuecard.core._text import (
+from cuecard.core.engine._text import (
     find_secret,
     needs_scrutiny,
     redact,
@@ -204,7 +204,7 @@ COMMAND_SYNTAX = (
 
 def _word_refusals(where: str, clause: Trigger) -> list[str]:
     """Command patterns and keywords the matcher could never read as written."""
-    from cuecard.core._words import words
+    from cuecard.core.engine._words import words
 
     refusals = []
     for j, command in enumerate(clause.commands):
@@ -225,7 +225,7 @@ def _word_refusals(where: str, clause: Trigger) -> list[str]:
 
 def _evidence_refusals(label: str, memory: Memory) -> list[str]:
     """File evidence must name a file inside the repository by a relative path."""
-    from cuecard.core._evidence import ref_problem
+    from cuecard.core.engine._evidence import ref_problem
 
     refusals = []
     for j, item in enumerate(memory.evidence):
@@ -237,7 +237,9 @@ def _evidence_refusals(label: str, memory: Memory) -> list[str]:
 
 
 def _check_refusals(label: str, memory: Memory) -> list[str]:
-    from cuecard.core._checks import pattern_problem  # re2 is loaded only when a check exists
+    from cuecard.core.engine._checks import (
+        pattern_problem,  # re2 is loaded only when a check exists
+    )
 
     check = memory.check
     assert check is not None
@@ -261,7 +263,7 @@ def verify_check(check: Check) -> str | None:
     """Why ``check`` fails its own examples (or RE2 refuses it), or ``None`` when it holds.
 
     The compiler asks this of each check: a check that fails it is left out of the index."""
-    from cuecard.core._checks import pattern_problem, violates
+    from cuecard.core.engine._checks import pattern_problem, violates
 
     is_command = bool(check.if_command or check.unless_command)
     if_pattern = check.if_command if is_command else check.if_content

@@ -38,7 +38,8 @@ export const INSTALL_HINT =
 const OPEN_TAG = /<\s*\/?\s*memory-data\b/gi
 const CLOSE = '</memory-data>'
 
-// Credential shapes, mirroring cuecard.core._text (the core redacts first; this is a second pass).
+// Credential shapes, mirroring cuecard.core.engine._secrets (the core redacts first; this is a
+// second pass).
 const SECRET_SHAPES = [
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g,
   /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,

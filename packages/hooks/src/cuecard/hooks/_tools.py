@@ -62,7 +62,7 @@ _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,63}")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 _MAX_SYMBOLS = 48
 _MAX_READ = 1024 * 1024  # files larger than this are read as their first _JUDGED bytes only
-_JUDGED = 256 * 1024  # what a check judges of a file (core._checks.JUDGED_BYTES)
+_JUDGED = 256 * 1024  # what a check judges of a file (core.engine._checks.JUDGED_BYTES)
 _MAX_EDITS = 500  # a MultiEdit with more edits gets no after-the-edit content either
 
 

@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._ingest import ingest_file
     from cuecard.core._store import Store
-    from cuecard.core._text import redact
+    from cuecard.core.engine._text import redact
 
     store = Store.open()
     files = args.files or sorted(str(p) for p in store.inbox_dir.glob("*.json"))

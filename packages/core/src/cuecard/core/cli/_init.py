@@ -34,8 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._errors import UsageError
-    from cuecard.core._paths import find_root, opted_in
     from cuecard.core._store import Store
+    from cuecard.core.engine._paths import find_root, opted_in
 
     root = Path(args.path)
     if not root.is_dir():

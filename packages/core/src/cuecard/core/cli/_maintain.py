@@ -54,8 +54,9 @@ def _bar(name: str, done: int, total: int) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from cuecard.core._maintain import DUE_EVERY, last_run, maintain
+    from cuecard.core._maintain import maintain
     from cuecard.core._store import Store
+    from cuecard.core.engine._schedule import DUE_EVERY, last_run
 
     store = Store.open()
     if args.if_due:

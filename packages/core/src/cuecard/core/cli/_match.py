@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _harness_option(parser: argparse.ArgumentParser) -> None:
-    from cuecard.core._limits import INLINE_LIMITS
+    from cuecard.core.engine._limits import INLINE_LIMITS
 
     parser.add_argument(
         "--harness",
@@ -52,8 +52,8 @@ def _harness_option(parser: argparse.ArgumentParser) -> None:
 
 def _harness_limit(args: argparse.Namespace, event: object) -> int | None:
     """The knowledge limit of ``--harness``'s hook at ``event``, or ``None`` without it."""
-    from cuecard.core._event import Event
-    from cuecard.core._limits import INLINE_LIMITS, hook_limit
+    from cuecard.core.engine._event import Event
+    from cuecard.core.engine._limits import INLINE_LIMITS, hook_limit
 
     if args.harness is None:
         return None
@@ -63,8 +63,8 @@ def _harness_limit(args: argparse.Namespace, event: object) -> int | None:
 
 
 def _event(args: argparse.Namespace, root: str) -> object:
-    from cuecard.core._event import Event, command_event
-    from cuecard.core._paths import repo_relative
+    from cuecard.core.engine._event import Event, command_event
+    from cuecard.core.engine._paths import repo_relative
 
     cwd = os.getcwd()
     if args.command is not None:
@@ -99,9 +99,9 @@ def _event(args: argparse.Namespace, root: str) -> object:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._engine import handle
-    from cuecard.core._event import Event
     from cuecard.core._store import Store
+    from cuecard.core.engine._engine import handle
+    from cuecard.core.engine._event import Event
 
     store = Store.open()
     event = _event(args, str(store.root))

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from cuecard.core._migrate import migrate
-    from cuecard.core._paths import find_root
+    from cuecard.core.engine._paths import find_root
 
     root = find_root() or _toplevel() or Path.cwd().resolve()
     source = Path(args.source).expanduser().resolve() if args.source else root

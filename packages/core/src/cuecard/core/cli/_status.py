@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
 
     root = find_root()
     if root is None:
-        from cuecard.core._paths import linked_local_problem
         from cuecard.core.cli._output import error
+        from cuecard.core.engine._paths import linked_local_problem
 
         linked = linked_local_problem(".")
         if linked is not None:

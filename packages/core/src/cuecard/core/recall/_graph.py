@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from cuecard.core._words import stem
+from cuecard.core.engine._words import stem
 from cuecard.core.recall._tokens import FUNCTION_WORDS, _is_cjk, query_tokens
 
 __all__ = [

@@ -46,8 +46,8 @@ class Ranking:
     """How an index tokenises and ranks; the defaults are cuecard's search.
 
     - ``content``: a query drops its English function words ("what", "did", "how").
-    - ``stem``: plain English words are stemmed (``cuecard.core._words.stem``), in entries and
-      queries alike.
+    - ``stem``: plain English words are stemmed (``cuecard.core.engine._words.stem``), in entries
+      and queries alike.
     - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
     - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
     """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core._paths import opted_in
+from cuecard.core.engine._paths import opted_in
 from cuecard.core.recall._index import Entry, RecallIndex
 
 __all__ = ["LIVE_STATUSES", "project_index", "project_root"]
@@ -42,7 +42,7 @@ def _list(memories: str) -> list[str]:
 def _extract(rel: str, text: str) -> list[Entry]:
     import json
 
-    from cuecard.core._text import neutralise
+    from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._secrets import redact_credentials as redact
 
     try:

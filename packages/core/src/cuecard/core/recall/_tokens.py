@@ -10,7 +10,7 @@ token holds only word characters and the joiners ``. : - / @`` (never a space).
 - Chinese, Japanese and Korean runs give every character and every pair of adjacent
   characters, so a query word found inside a longer run still matches.
 - Plain English words (an a-z word, or one capitalised) lose their inflection through
-  ``cuecard.core._words.stem``, the stemmer keyword triggers use (``Researching`` and
+  ``cuecard.core.engine._words.stem``, the stemmer keyword triggers use (``Researching`` and
   ``research``, ``migrations`` and ``migration`` meet); identifiers, numbers and CJK text are
   kept as written (lowercased), and the pieces of an identifier are stemmed as words. An
   inflected word also gives itself as written, so the form a query names ranks above the
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from cuecard.core._words import stem as _stem
+from cuecard.core.engine._words import stem as _stem
 
 __all__ = ["FUNCTION_WORDS", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuecard.core._fsio import atomic_write
-from cuecard.core._text import neutralise
+from cuecard.core.engine._text import neutralise
 from cuecard.core.vault._secrets import redact_credentials as redact
 from cuecard.core.vault._vault import Vault
 

@@ -173,7 +173,7 @@ def build_request(config: DigestConfig, name: str, transcript: str) -> dict[str,
 def parse_facts(content: str) -> tuple[list[str], int]:
     """The fact lines of an answer, and how many lines were dropped as credential-shaped or
     unsafe. Placeholder answers ("(none)") give no facts."""
-    from cuecard.core._text import unsafe_reason
+    from cuecard.core.engine._text import unsafe_reason
     from cuecard.core.vault._secrets import find_credential
 
     facts: list[str] = []

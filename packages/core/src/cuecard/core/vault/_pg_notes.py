@@ -90,7 +90,7 @@ def _redacted(context: str) -> str:
 
 def _columns(fact: NoteFact, context: str) -> tuple[Any, ...]:
     """What a fact line gives its row: (line, text, shown, source, written, context)."""
-    from cuecard.core._text import neutralise
+    from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._facts import stamp_date
     from cuecard.core.vault._secrets import redact_credentials as redact
 

@@ -5,7 +5,7 @@ A fact is searched together with its note's headings (``context``: a date, a ses
 section), as the folder vault indexes it: their words and CJK bigrams count, and the fact's
 length includes them. Words match through the GIN full-text index (``to_tsvector('simple',
 ...)`` of the fact and its headings). A plain English word is stemmed as the folder vault
-stems it (``cuecard.core._words.stem``) and its stem of four letters or more matches as a
+stems it (``cuecard.core.engine._words.stem``) and its stem of four letters or more matches as a
 prefix (``research`` finds "researching", ``migrations`` finds "migration"); English function
 words are dropped from the query, as there. Chinese,
 Japanese and Korean text has no spaces, so a query's CJK runs are cut into the bigrams the
@@ -72,7 +72,7 @@ def _term(word: str) -> str:
     """One word of the tsquery: a plain word's stem as a prefix from four letters (a stem
     ending in ``i`` for a ``y`` loses it: ``retries`` -> ``retr:*`` finds "retry"), else the
     word itself."""
-    from cuecard.core._words import stem
+    from cuecard.core.engine._words import stem
     from cuecard.core.recall._tokens import plain
 
     if plain(word):

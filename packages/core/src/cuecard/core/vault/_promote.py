@@ -21,7 +21,7 @@ from pathlib import Path
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, crash_point
-from cuecard.core._text import neutralise
+from cuecard.core.engine._text import neutralise
 from cuecard.core.vault._conflicts import Conflict, queue_conflicts
 from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts, note_facts
 from cuecard.core.vault._layout import Layout

@@ -82,7 +82,7 @@ def headings(text: str, lines: list[str]) -> list[str]:
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
     with its headings as context."""
-    from cuecard.core._text import neutralise
+    from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._facts import fact_id, note_facts
     from cuecard.core.vault._secrets import redact_credentials as redact
 

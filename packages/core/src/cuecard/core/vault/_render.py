@@ -27,14 +27,14 @@ def safe(text: str) -> str:
     non-ASCII text can still hold default-ignorable marks such as U+034F)."""
     if "<" not in text and text.isascii() and text.isprintable():
         return text
-    from cuecard.core._text import neutralise
+    from cuecard.core.engine._text import neutralise
 
     return neutralise(text)
 
 
 def clean(text: str) -> str:
     """Redacted, with controls dropped and wrapper tags defused: safe to print."""
-    from cuecard.core._text import neutralise
+    from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._secrets import redact_credentials
 
     return neutralise(redact_credentials(text))
@@ -67,7 +67,7 @@ def render_hits(hits: list[Hit], *, source: str = "vault", header: str = DATA_LI
 
 def render_note(name: str, text: str) -> str:
     """A whole note, redacted, with a header naming it (never its host path)."""
-    from cuecard.core._text import wrap_memory_data
+    from cuecard.core.engine._text import wrap_memory_data
     from cuecard.core.vault._secrets import redact_credentials
 
     body = f"{DATA_LINE}\n\n# {name}\n\n{redact_credentials(text)}"

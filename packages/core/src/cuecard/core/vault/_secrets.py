@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from cuecard.core._text import find_secret, redact
+from cuecard.core.engine._text import find_secret, redact
 
 __all__ = ["find_credential", "redact_credentials"]
 

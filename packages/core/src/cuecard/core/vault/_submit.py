@@ -11,7 +11,7 @@ import re
 
 from cuecard.core._errors import UsageError, ValidationError
 from cuecard.core._fsio import exclusive_create
-from cuecard.core._text import strip_invisibles, unsafe_reason
+from cuecard.core.engine._text import strip_invisibles, unsafe_reason
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._facts import inbox_facts
 from cuecard.core.vault._secrets import find_credential

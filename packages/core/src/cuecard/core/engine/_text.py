@@ -97,14 +97,14 @@ ADVISORY = (
 
 def find_secret(text: str) -> str | None:
     """Name the first credential shape in ``text``, or ``None`` (see ``_secrets``)."""
-    from cuecard.core._secrets import find_secret as find
+    from cuecard.core.engine._secrets import find_secret as find
 
     return find(text)
 
 
 def redact(text: str) -> str:
     """Replace every credential-shaped value in ``text`` with ``[redacted]`` (see ``_secrets``)."""
-    from cuecard.core._secrets import redact as scrub
+    from cuecard.core.engine._secrets import redact as scrub
 
     return scrub(text)
 
@@ -113,7 +113,7 @@ def needs_scrutiny(text: str) -> bool:
     """A quick test over a whole text: could any write rule (a secret or unsafe content) apply?"""
     if _invisible().search(text) or _WRAPPER_TAG.search(text):
         return True
-    from cuecard.core._secrets import may_hold_secret
+    from cuecard.core.engine._secrets import may_hold_secret
 
     return may_hold_secret(text)
 

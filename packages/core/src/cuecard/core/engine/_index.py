@@ -21,14 +21,14 @@ from __future__ import annotations
 import json
 import os
 
-from cuecard.core._table import Table
+from cuecard.core.engine._table import Table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import Any
 
-    from cuecard.core._event import Event
+    from cuecard.core.engine._event import Event
 
 __all__ = [
     "INDEX_VERSION",
@@ -50,7 +50,7 @@ _MAX_JSON = 64 * 1024 * 1024  # an index file larger than this is not read
 def _small_file(path: str, limit: int) -> str:
     """The text of a regular index file of at most ``limit`` bytes; ``OSError`` otherwise
     (a FIFO, a device or a link to one is never opened for reading)."""
-    from cuecard.core._evidence import read_regular
+    from cuecard.core.engine._evidence import read_regular
 
     data = read_regular(path, limit, follow_links=True)
     if data is None:
@@ -132,7 +132,7 @@ _LAST_PROMPT: list[tuple[str, list[str]]] = []
 def _prompt_words(prompt: str) -> list[str]:
     """The prompt's normalised words (kept for the last prompt: every clause asks again)."""
     if not _LAST_PROMPT or _LAST_PROMPT[0][0] != prompt:
-        from cuecard.core._words import words  # loaded only for a prompt
+        from cuecard.core.engine._words import words  # loaded only for a prompt
 
         _LAST_PROMPT[:] = [(prompt, words(prompt))]
     return _LAST_PROMPT[0][1]
@@ -155,7 +155,7 @@ def command_problem(pattern: str) -> str | None:
     of a line as the shell classifier reads it (split at ``&&``, ``|`` and ``;``, quotes and
     redirections removed, ``sudo``, ``env`` and ``VAR=`` prefixes dropped), so a pattern the
     classifier reads differently never equals one."""
-    from cuecard.core._shell import classify
+    from cuecard.core.engine.shell._classifier import classify
 
     want = command_words(pattern)
     if not want:
@@ -203,7 +203,7 @@ def _under(prefix: str, folder: str) -> bool:
 
 
 def _glob_hits(entry: list[Any], event: Event) -> bool:
-    from cuecard.core._wildmatch import glob_matches
+    from cuecard.core.engine._wildmatch import glob_matches
 
     for item in entry:
         glob, prefix = str(item[0]), str(item[-1])

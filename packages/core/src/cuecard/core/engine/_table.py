@@ -90,7 +90,7 @@ class Table:
     """An open table file; ``get`` reads only the slot and the block a key hashes to."""
 
     def __init__(self, path: str) -> None:
-        from cuecard.core._evidence import open_regular
+        from cuecard.core.engine._evidence import open_regular
 
         fd = open_regular(path, follow_links=True)  # never a FIFO or a device
         if fd is None:

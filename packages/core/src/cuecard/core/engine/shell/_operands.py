@@ -4,14 +4,15 @@ A handler takes one simple command's argv (tokens) and returns a :class:`_Result
 (``read``, ``search`` or ``run``), the path candidates it names and its search patterns.
 :func:`_operands` splits arguments into options and operands. The handlers made here are the
 shapes many programs share: readers, mutators, searchers (grep-likes, find, fd), and :func:`_run`
-for any program no table knows; :mod:`cuecard.core._shell_programs` says which program is which.
+for any program no table knows; :mod:`cuecard.core.engine.shell._programs` says which program
+is which.
 """
 
 from __future__ import annotations
 
 import re
 
-from cuecard.core._shell_tokens import Token
+from cuecard.core.engine.shell._tokens import Token
 
 TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
 if TYPE_CHECKING:

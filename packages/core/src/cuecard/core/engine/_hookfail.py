@@ -62,7 +62,7 @@ def record_failure(root: str, key: str, reason: str, *, now: float | None = None
     """Record why the hook called as ``key`` (``"<harness> <event>"``) did not work. Never
     raises: a failure to record is itself silent."""
     try:
-        from cuecard.core._text import redact
+        from cuecard.core.engine._text import redact
 
         data = read_failures(root)
         data[key[:80]] = {"at": now if now is not None else time.time(),

@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import time
 
-from cuecard.core._delivery import Block, Delivery, compose, one_line, render_memory
-from cuecard.core._event import Event
-from cuecard.core._index import Index, source_changed
-from cuecard.core._ledger import Ledger
+from cuecard.core.engine._delivery import Block, Delivery, compose, one_line, render_memory
+from cuecard.core.engine._event import Event
+from cuecard.core.engine._index import Index, source_changed
+from cuecard.core.engine._ledger import Ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,12 +31,9 @@ def load_index(root: str, *, rebuild: bool = False) -> Index | None:
     index = None if rebuild else Index.read(root)
     if index is not None and index.fresh(root):
         return index
-    from pathlib import Path
+    from cuecard.core._compiler import compile_project  # the engine's one way out (pyproject)
 
-    from cuecard.core._compiler import compile_index
-    from cuecard.core._store import Store
-
-    compile_index(Store(Path(root)))
+    compile_project(root)
     return Index.read(root)
 
 
@@ -46,7 +43,7 @@ def _marks(root: str, record: dict[str, Any]) -> list[str]:
         marks.append("contested: a person has not settled this memory; weigh it accordingly")
     evidence = record.get("evidence") or []
     if evidence:
-        from cuecard.core._evidence import file_digest
+        from cuecard.core.engine._evidence import file_digest
     for ref, digest in evidence:
         if file_digest(root, str(ref)) != digest:  # never a device, FIFO or link out
             marks.append(f"stale evidence: {ref} changed since this memory was recorded")
@@ -79,7 +76,7 @@ def _memory_blocks(
 
 
 def _check_block(memory_id: str, check: dict[str, Any], where: str, lines: list[str]) -> Block:
-    from cuecard.core._text import neutralise, redact
+    from cuecard.core.engine._text import neutralise, redact
 
     shown = "\n".join(f"  {redact(neutralise(line))[:200]}" for line in lines[:3])
     more = f"\n  … and {len(lines) - 3} more" if len(lines) > 3 else ""
@@ -91,7 +88,7 @@ def _check_block(memory_id: str, check: dict[str, Any], where: str, lines: list[
 
 
 def _path_applies(check: dict[str, Any], path: str) -> bool:
-    from cuecard.core._wildmatch import glob_matches
+    from cuecard.core.engine._wildmatch import glob_matches
 
     return not check["paths"] or any(glob_matches(str(g), path) for g in check["paths"])
 
@@ -100,7 +97,7 @@ def _check_blocks(index: Index, event: Event) -> list[Block]:
     kinds = index.meta.get("checks") or {}
     blocks: list[Block] = []
     if event.command and kinds.get("command"):
-        from cuecard.core._checks import violates
+        from cuecard.core.engine._checks import violates
 
         checks = index.checks()
         for memory_id in kinds["command"]:
@@ -108,7 +105,7 @@ def _check_blocks(index: Index, event: Event) -> list[Block]:
             if check and violates(check["if"], check["unless"], event.command):
                 blocks.append(_check_block(memory_id, check, "the command", [event.command]))
     if event.after and kinds.get("edit") and event.kind in ("edit", "write"):
-        from cuecard.core._checks import introduced
+        from cuecard.core.engine._checks import introduced
 
         checks = index.checks()
         for memory_id in kinds["edit"]:
@@ -141,7 +138,7 @@ def _with_held(ledger: Ledger, blocks: list[Block]) -> tuple[list[Block], list[B
 
     A held report is dropped when ``blocks`` holds a newer report on the same check and file.
     """
-    from cuecard.core._held import HeldReports
+    from cuecard.core.engine._held import HeldReports
 
     held = HeldReports(ledger)
     pending = held.pending()
@@ -167,7 +164,7 @@ def _deliver(
 ) -> Delivery:
     if ledger is None:
         return compose(blocks, limit)
-    from cuecard.core._held import HeldReports
+    from cuecard.core.engine._held import HeldReports
 
     reports = HeldReports(ledger)
     epoch = ledger.epoch()
@@ -308,7 +305,7 @@ def _turn_blocks(
     turn = (index.meta.get("checks") or {}).get("turn")
     if not turn:
         return []
-    from cuecard.core._checks import JUDGED_BYTES, introduced
+    from cuecard.core.engine._checks import JUDGED_BYTES, introduced
 
     kinds: dict[str, set[str]] = {}
     for path, kind in changed:

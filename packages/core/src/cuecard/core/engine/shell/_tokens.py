@@ -1,4 +1,4 @@
-"""Shell tokens: the (bash-subset) tokenizer behind :func:`cuecard.core._shell.tokenize`.
+"""Shell tokens: the (bash-subset) tokenizer behind ``shell._classifier.tokenize``.
 
 Standard library only; the patterns are compiled once, at import. It handles quotes (``''``,
 ``""``, ``$''``), backslashes, control operators, ``$(…)``/backtick/``<(…)`` nesting,

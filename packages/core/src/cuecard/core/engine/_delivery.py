@@ -5,7 +5,7 @@ Pure functions, standard library only.
 
 from __future__ import annotations
 
-from cuecard.core._text import ADVISORY, neutralise
+from cuecard.core.engine._text import ADVISORY, neutralise
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -103,8 +103,8 @@ def command_event(
 
     Paths it names are made repository-relative (from ``cwd``); those outside are left out.
     """
-    from cuecard.core._paths import repo_relative
-    from cuecard.core._shell import classify
+    from cuecard.core.engine._paths import repo_relative
+    from cuecard.core.engine.shell._classifier import classify
 
     found = classify(command)
     paths = []

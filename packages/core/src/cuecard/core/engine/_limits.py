@@ -36,7 +36,7 @@ DELIVERING_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
 def hook_limit(inline_limit: int, event: str) -> int:
     """The characters of knowledge that keep a hook's whole output for ``event`` within
     ``inline_limit``: less the JSON envelope, the advisory line and room for JSON escapes."""
-    from cuecard.core._text import ADVISORY
+    from cuecard.core.engine._text import ADVISORY
 
     envelope = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": ""}}
     room = inline_limit - len(json.dumps(envelope)) - len(ADVISORY) - 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from cuecard.core._shell_operands import (
+from cuecard.core.engine.shell._operands import (
     _ACK_LONG,
     _AG_LONG,
     _GREP_LONG,
@@ -31,11 +31,11 @@ from cuecard.core._shell_operands import (
     _run,
     _searcher,
 )
-from cuecard.core._shell_tokens import Token
+from cuecard.core.engine.shell._tokens import Token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core._shell_operands import _Handler
+    from cuecard.core.engine.shell._operands import _Handler
 
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _REV = re.compile(

@@ -2,27 +2,28 @@
 
 The hook calls :func:`classify` before every shell tool call, so this module imports nothing
 heavy and compiles its patterns once. :func:`tokenize` is a real (bash-subset) tokenizer
-(:mod:`cuecard.core._shell_tokens`): quotes (``''``, ``""``, ``$''``), backslashes, control
+(:mod:`cuecard.core.engine.shell._tokens`): quotes (``''``, ``""``, ``$''``), backslashes, control
 operators, ``$(…)``/backtick/``<(…)`` nesting, redirections, heredocs and here-strings.
 :func:`classify` walks the tokens, applies ``cd`` to the paths after it, and calls a command a
 ``read`` when every part only reads, a ``search`` when every part only searches or reads, and a
 ``run`` otherwise (unknown programs, writes, malformed input). What each program does with its
-arguments is in :mod:`cuecard.core._shell_programs` and :mod:`cuecard.core._shell_operands`.
+arguments is in :mod:`cuecard.core.engine.shell._programs` and
+:mod:`cuecard.core.engine.shell._operands`.
 """
 
 from __future__ import annotations
 
 import posixpath
 
-from cuecard.core._shell_operands import _WINDOWS, _candidate, _operands, _Result
-from cuecard.core._shell_programs import _command, _unwrap
-from cuecard.core._shell_tokens import _MAX_DEPTH, Token, tokenize
+from cuecard.core.engine.shell._operands import _WINDOWS, _candidate, _operands, _Result
+from cuecard.core.engine.shell._programs import _command, _unwrap
+from cuecard.core.engine.shell._tokens import _MAX_DEPTH, Token, tokenize
 
 TYPE_CHECKING = False  # typing and dataclasses cost a hook process more than its work
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from cuecard.core._shell_operands import Kind, _Candidate
+    from cuecard.core.engine.shell._operands import Kind, _Candidate
 
 __all__ = ["Classified", "Token", "classify", "tokenize"]
 

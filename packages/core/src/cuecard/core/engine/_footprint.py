@@ -68,7 +68,7 @@ class Footprint:
     def __init__(
         self, local_dir: str, session: str, *, clock: Callable[[], float] = time.time
     ) -> None:
-        from cuecard.core._ledger import safe_name
+        from cuecard.core.engine._ledger import safe_name
 
         self.folder = os.path.join(local_dir, "sessions", safe_name(session))
         self.path = os.path.join(self.folder, "footprint.jsonl")
@@ -99,7 +99,7 @@ class Footprint:
             return False
         record: dict[str, Any] = {"e": "prompt"}
         if correction:
-            from cuecard.core._text import neutralise, redact
+            from cuecard.core.engine._text import neutralise, redact
 
             record["correction"] = True
             text = " ".join(redact(neutralise(preview)).split())
@@ -132,7 +132,7 @@ class Footprint:
             if bounded:
                 record[key] = bounded
         if command:
-            from cuecard.core._text import redact
+            from cuecard.core.engine._text import redact
 
             record["command"] = redact(command)[:COMMAND_CHARS]
         record["outcome"] = outcome

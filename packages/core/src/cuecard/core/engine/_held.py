@@ -17,11 +17,11 @@ import os
 import stat
 import zlib
 
-from cuecard.core._delivery import Block
+from cuecard.core.engine._delivery import Block
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core._ledger import Ledger
+    from cuecard.core.engine._ledger import Ledger
 
 __all__ = ["MAX_HELD", "HeldReports"]
 
@@ -38,7 +38,7 @@ class HeldReports:
     """The check reports held for one session and agent."""
 
     def __init__(self, ledger: Ledger) -> None:
-        from cuecard.core._ledger import safe_name
+        from cuecard.core.engine._ledger import safe_name
 
         name = safe_name(ledger.agent) if ledger.agent else "_"
         base = os.path.join(ledger.folder, "held")
