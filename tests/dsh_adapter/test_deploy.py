@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.dsh_adapter import BEGIN, END
-from cuecard.dsh_adapter._commands import main
+from cuecard.dsh_adapter.cli import main
 
 USER_TEXT = "# My rules\n\nAlways answer in English.\n\n## Other section\n\nKeep this.\n"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.dsh_adapter._commands import SUBCOMMANDS
+from cuecard.dsh_adapter.cli import SUBCOMMANDS
 from tests._support.dsh import dsh
 
 PACKAGE = Path(__file__).resolve().parents[2] / "packages" / "dsh-adapter"

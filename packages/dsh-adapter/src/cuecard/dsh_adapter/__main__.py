@@ -8,7 +8,7 @@ from cuecard.dsh_adapter._fast import fast
 
 code = fast(sys.argv[1:])
 if code is None:
-    from cuecard.dsh_adapter._commands import main
+    from cuecard.dsh_adapter.cli import main
 
     code = main()
 sys.exit(code)

@@ -38,7 +38,7 @@ BUILTINS: dict[str, str] = {
     "show": "cuecard.core.cli._show",
     "status": "cuecard.core.cli._status",
     "schema": "cuecard.core.cli._schema",
-    "vault": "cuecard.core.cli._vault",
+    "vault": "cuecard.core.cli.vault",
     "recall": "cuecard.core.cli._recall",
     "compile": "cuecard.core.cli._compile",
     "match": "cuecard.core.cli._match",

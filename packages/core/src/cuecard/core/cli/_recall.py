@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault_search import limit_arg
+from cuecard.core.cli.vault._search import limit_arg
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

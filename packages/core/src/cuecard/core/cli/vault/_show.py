@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.cli.vault._open import open_backend
     from cuecard.core.vault._backend import check_note_name
     from cuecard.core.vault._render import clean, render_note
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 LIMIT_RANGE = (1, 100)
 

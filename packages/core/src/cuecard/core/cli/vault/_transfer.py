@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 _KEYS = (
     "--json prints keys: source, target, facts, notes, submissions, processed, conflicts, "

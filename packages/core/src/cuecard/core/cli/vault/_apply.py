@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.cli.vault._open import open_backend
 
     with open_backend(args) as vault:
         done, conflicts = vault.apply(auto=args.auto)

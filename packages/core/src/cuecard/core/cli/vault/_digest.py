@@ -13,7 +13,7 @@ def _limit(value: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from cuecard.core.cli._vault import add_common
+    from cuecard.core.cli.vault import add_common
 
     parser = sub.add_parser(
         "digest",
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.cli.vault._open import open_backend
     from cuecard.core.vault._digest import load_digest_config
 
     path, config = load_digest_config()

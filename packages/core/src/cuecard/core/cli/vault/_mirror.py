@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._errors import UsageError
-    from cuecard.core.cli._vault_open import open_vault
+    from cuecard.core.cli.vault._open import open_vault
     from cuecard.core.vault._location import check_database_url, is_database_url
     from cuecard.core.vault._mirror import MIRROR_ENV, mirror_location, mirror_notes
 

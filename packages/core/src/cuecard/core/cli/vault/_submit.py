@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cuecard.core.cli._vault import add_common
+from cuecard.core.cli.vault import add_common
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.cli._vault_open import open_backend
+    from cuecard.core.cli.vault._open import open_backend
     from cuecard.core.vault._submit import check_agent
 
     check_agent(args.agent)

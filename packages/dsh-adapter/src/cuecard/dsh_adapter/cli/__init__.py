@@ -14,12 +14,12 @@ from collections.abc import Sequence
 __all__ = ["SUBCOMMANDS", "main", "register"]
 
 SUBCOMMANDS: dict[str, str] = {
-    "call": "cuecard.dsh_adapter._cmd_call",
-    "recall": "cuecard.dsh_adapter._cmd_recall",
-    "install": "cuecard.dsh_adapter._cmd_install",
-    "deploy": "cuecard.dsh_adapter._cmd_deploy",
-    "hook": "cuecard.dsh_adapter._cmd_hook",
-    "serve": "cuecard.dsh_adapter._cmd_serve",
+    "call": "cuecard.dsh_adapter.cli._call",
+    "recall": "cuecard.dsh_adapter.cli._recall",
+    "install": "cuecard.dsh_adapter.cli._install",
+    "deploy": "cuecard.dsh_adapter.cli._deploy",
+    "hook": "cuecard.dsh_adapter.cli._hook",
+    "serve": "cuecard.dsh_adapter.cli._serve",
 }
 DESCRIPTION = (
     "The DeepSeek Harness adapter: the Python side of the cuecard-dsh-memory and "
