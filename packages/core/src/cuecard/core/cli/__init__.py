@@ -1,18 +1,20 @@
 """The ``cuecard`` command line.
 
-Built-in commands come from a fixed table and are dispatched before any entry point is scanned;
-satellite distributions add commands through the ``cuecard.commands`` entry-point group, each
-entry a callable ``register(subparsers)`` that adds its parser and sets ``run=callable(args)``.
+Built-in commands come from a fixed table (``BUILTINS``: name, help line, module) and are
+dispatched before any entry point is scanned; satellite distributions add commands through the
+``cuecard.commands`` entry-point group, each entry a callable ``register(subparsers)`` that adds
+its parser and sets ``run=callable(args)`` (a ``Command`` is one). Only the chosen command's
+module is imported, and of the entry points only the one named on the command line.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
 
 from cuecard.core.__about__ import __version__
 from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core.cli._command import Command as Command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,45 +23,102 @@ if TYPE_CHECKING:
 
     from cuecard.core.cli._output import emit_json as emit_json
     from cuecard.core.cli._output import run_command as run_command
+    from cuecard.core.cli._subcommands import add_subcommands as add_subcommands
 
-# Satellites' commands print and exit through these, as the built-in commands do.
+# Satellites' commands print and exit through these, as the built-in commands do, and build their
+# groups with add_subcommands.
 _EXPORTS: dict[str, str] = {
+    "add_subcommands": "cuecard.core.cli._subcommands",
     "emit_json": "cuecard.core.cli._output",
     "run_command": "cuecard.core.cli._output",
 }
 
-__all__ = sorted(["BUILTINS", "ENTRY_POINT_GROUP", "build_parser", "main", *_EXPORTS])
+__all__ = sorted(["BUILTINS", "ENTRY_POINT_GROUP", "Command", "build_parser", "main", *_EXPORTS])
 
-# name -> module holding register(subparsers); one module per command.
-BUILTINS: dict[str, str] = {
-    "init": "cuecard.core.cli._init",
-    "add": "cuecard.core.cli._add",
-    "list": "cuecard.core.cli._list",
-    "show": "cuecard.core.cli._show",
-    "status": "cuecard.core.cli._status",
-    "schema": "cuecard.core.cli._schema",
-    "vault": "cuecard.core.cli.vault",
-    "recall": "cuecard.core.cli._recall",
-    "compile": "cuecard.core.cli._compile",
-    "match": "cuecard.core.cli._match",
-    "ingest": "cuecard.core.cli._ingest",
-    "maintain": "cuecard.core.cli._maintain",
-    "health": "cuecard.core.cli._health",
-    "doctor": "cuecard.core.cli._doctor",
-    "import": "cuecard.core.cli._import",
-    "migrate": "cuecard.core.cli._migrate",
-    "export": "cuecard.core.cli._export",
+# The built-in commands, in the order `cuecard --help` lists them; each module is imported only
+# when its command runs.
+BUILTINS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "init",
+            "opt this project in: write .cuecard/ (config, .gitignore, memories/, inbox/)",
+            "cuecard.core.cli._init",
+        ),
+        Command(
+            "add",
+            "add a memory of your own (active at once); prints its id",
+            "cuecard.core.cli._add",
+        ),
+        Command("list", "list memories", "cuecard.core.cli._list"),
+        Command("show", "show one memory", "cuecard.core.cli._show"),
+        Command("status", "what cuecard holds for this project", "cuecard.core.cli._status"),
+        Command("schema", "print the JSON Schema of a record", "cuecard.core.cli._schema"),
+        Command(
+            "vault",
+            "the shared fact vault: submit, search, review, apply, adjudicate, forget",
+            "cuecard.core.cli.vault",
+        ),
+        Command(
+            "recall",
+            "search this project's memories and, when one is configured, the vault",
+            "cuecard.core.cli._recall",
+        ),
+        Command(
+            "compile", "rebuild the trigger index in .cuecard/local/", "cuecard.core.cli._compile"
+        ),
+        Command("match", "show what an event would deliver, and why", "cuecard.core.cli._match"),
+        Command(
+            "ingest",
+            "ingest proposals from .cuecard/inbox/ (or the files named)",
+            "cuecard.core.cli._ingest",
+        ),
+        Command(
+            "maintain",
+            "roll up and prune session files, retire unused memories, refresh similarity",
+            "cuecard.core.cli._maintain",
+        ),
+        Command(
+            "health",
+            "dead triggers, unused memories, hubs, false alarms, stale evidence, capture funnel",
+            "cuecard.core.cli._health",
+        ),
+        Command(
+            "doctor",
+            "is cuecard working in this project? (exit 1 on a problem)",
+            "cuecard.core.cli._doctor",
+        ),
+        Command(
+            "import",
+            "turn .claude/rules, .cursor/rules and other agents' rules into memories",
+            "cuecard.core.cli._import",
+        ),
+        Command(
+            "migrate",
+            "convert a DeltaDictum store (.dd/atoms, schema 7) into cuecard memories",
+            "cuecard.core.cli._migrate",
+        ),
+        Command(
+            "export",
+            "write live path-scoped memories as claude, cursor or AGENTS.md rules",
+            "cuecard.core.cli._export",
+        ),
+    )
 }
 
 ENTRY_POINT_GROUP = "cuecard.commands"
 
 
-def _add_entry_points(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_entry_points(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], chosen: str | None
+) -> None:
+    """The satellites' commands: only ``chosen``'s entry point when one has that name, else all
+    (for ``--help`` and the list of choices)."""
     from importlib.metadata import entry_points
 
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if entry.name in BUILTINS:
-            continue
+    found = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name not in BUILTINS]
+    named = [e for e in found if e.name == chosen]
+    for entry in sorted(named or found, key=lambda e: e.name):
         try:
             entry.load()(subparsers)
         except Exception as exc:  # a broken satellite must not take the built-ins down
@@ -81,7 +140,9 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     return Parser
 
 
-def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+def _root_parser(chosen: str | None, *, with_entry_points: bool) -> argparse.ArgumentParser:
+    from cuecard.core.cli._subcommands import add_subcommands
+
     parser_class = _parser_class()
     parser = parser_class(
         prog="cuecard",
@@ -95,14 +156,21 @@ def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"cuecard {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
-    for name, module in BUILTINS.items():
-        try:
-            importlib.import_module(module).register(subparsers)
-        except ImportError as exc:  # one broken command must not take the others down
-            print(f"cuecard: warning: command {name!r} failed to load: {exc}", file=sys.stderr)
+    subparsers = add_subcommands(
+        parser, BUILTINS.values(), dest="command", parser_class=parser_class
+    )
     if with_entry_points:
-        _add_entry_points(subparsers)
+        _add_entry_points(subparsers, chosen)
+    return parser
+
+
+def build_parser(*, with_entry_points: bool = True) -> argparse.ArgumentParser:
+    """The whole parser, every command's module loaded (for docs and tests; ``main`` loads only
+    the chosen command)."""
+    from cuecard.core.cli._subcommands import load_everything
+
+    parser = _root_parser(None, with_entry_points=with_entry_points)
+    load_everything(parser)
     return parser
 
 
@@ -131,10 +199,10 @@ def _main(argv: Sequence[str] | None) -> int:
     from cuecard.core.cli._output import run_command
 
     first = next((a for a in args_list if not a.startswith("-")), None)
-    parser = build_parser(with_entry_points=first not in BUILTINS)
+    parser = _root_parser(first, with_entry_points=first not in BUILTINS)
     args = parser.parse_args(args_list)
-    if getattr(args, "run", None) is None:
-        parser.print_help(sys.stderr)
+    if getattr(args, "run", None) is None:  # a group without its subcommand: list everything
+        _root_parser(None, with_entry_points=first not in BUILTINS).print_help(sys.stderr)
         return 2
     return run_command(args.run, args)
 

@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "add",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=TRIGGER_SYNTAX,
-        help="add a memory of your own (active at once); prints its id",
         description=textwrap.fill(
             "Add a person's explicit memory: origin user_explicit, status active. The repeated "
             "trigger flags of one call make one trigger clause: --on names the event kinds, and "

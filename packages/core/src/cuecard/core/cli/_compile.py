@@ -11,7 +11,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "compile",
-        help="rebuild the trigger index in .cuecard/local/",
         description=(
             "Build the derived index the hooks read from the live memories: globs translated, "
             "clauses bucketed, checks verified against their examples (a failing or RE2-refused "

@@ -24,7 +24,6 @@ def _description() -> str:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "doctor",
-        help="is cuecard working in this project? (exit 1 on a problem)",
         description=_description(),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -10,7 +10,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "export",
-        help="write live path-scoped memories as claude, cursor or AGENTS.md rules",
         description=(
             "For agents without hooks: write the live memories that have path triggers as that "
             "tool's rule files, so one committed source serves every agent. claude: "

@@ -23,7 +23,6 @@ def _description() -> str:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "health",
-        help="dead triggers, unused memories, hubs, false alarms, stale evidence, capture funnel",
         description=_description(),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -10,7 +10,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "import",
-        help="turn .claude/rules, .cursor/rules and other agents' rules into memories",
         description=(
             "Turn other agents' path-scoped rule files into active memories, one per file under "
             "the topic rules/<tool>/<file>, firing on reads, edits and writes of the repository "

@@ -10,7 +10,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "ingest",
-        help="ingest proposals from .cuecard/inbox/ (or the files named)",
         description=(
             "Validate each proposal as the store validates, verify its evidence, suggest triggers "
             "from the session when none are given, refuse generic advice and duplicates, apply "

@@ -11,7 +11,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "init",
-        help="opt this project in: write .cuecard/ (config, .gitignore, memories/, inbox/)",
         description=(
             "Opt the project in by writing .cuecard/config.json (with a project id), "
             ".cuecard/.gitignore (ignores the derived local/ folder), .cuecard/memories/ and "

@@ -12,7 +12,6 @@ STATUSES = ("candidate", "active", "contested", "superseded", "archived")
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "list",
-        help="list memories",
         description=(
             'List the project\'s memories. --json prints {"memories": [...], "problems": [...]}: '
             "each memory with id, topic, kind, status, title, origin, updated_at; problems name "

@@ -18,7 +18,6 @@ _KEYS = (
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "maintain",
-        help="roll up and prune session files, retire unused memories, refresh similarity",
         description=(
             "Maintenance, run detached from session start at most once a day and by hand: session "
             "files under .cuecard/local/ are rolled up into .cuecard/local/telemetry.sqlite and "

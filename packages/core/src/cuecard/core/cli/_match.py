@@ -14,7 +14,6 @@ EVENT_KINDS = ("prompt", "read", "edit", "write", "run", "search")
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "match",
-        help="show what an event would deliver, and why",
         description=(
             "Build an event as a hook would and show what it delivers. With --command and no "
             "--event, the command is classified (read, search or run). --event write over a file "

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "migrate",
-        help="convert a DeltaDictum store (.dd/atoms, schema 7) into cuecard memories",
         description=(
             "Convert a DeltaDictum 0.8.x store (the v1 store: .dd/atoms/, .dd/candidates/, "
             ".dd/archive/, .dd/legacy/, schema 7 or 6) into cuecard memories, keeping their ids, "

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from cuecard.core.cli.vault._search import limit_arg
+from cuecard.core.cli._limit import limit_arg
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "recall",
-        help="search this project's memories and, when one is configured, the vault",
         description=(
             "Rank the current project's live memories (index in .cuecard/local/) and, when a "
             "vault is configured (--vault, $CUECARD_VAULT or the user config), the vault's "

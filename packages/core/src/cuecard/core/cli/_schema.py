@@ -12,7 +12,6 @@ SCHEMAS = ("memory", "proposal", "config")
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "schema",
-        help="print the JSON Schema of a record",
         description="Print the JSON Schema of a memory, an inbox proposal or .cuecard/config.json.",
     )
     parser.add_argument("name", choices=SCHEMAS)

@@ -10,7 +10,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "show",
-        help="show one memory",
         description=(
             "Show one memory by its id or a unique prefix of at least 4 characters. --json prints "
             "the memory's JSON record (the keys of `cuecard schema memory`)."

@@ -12,7 +12,6 @@ from cuecard.core.cli._output import emit_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "status",
-        help="what cuecard holds for this project",
         description=(
             "Show whether this project opted in and what its store holds. --json prints keys: "
             "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "

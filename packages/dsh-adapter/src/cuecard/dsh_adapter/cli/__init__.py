@@ -1,25 +1,54 @@
 """The ``cuecard dsh`` command group, also run as ``python -m cuecard.dsh_adapter``.
 
-Subcommands come from a fixed table (one module each); nothing here scans entry points, so the
-per-call paths (``call``, ``recall``) stay cheap.
+Subcommands come from a fixed table (one module each, imported only when chosen); nothing here
+scans entry points, so the per-call paths (``call``, ``recall``) stay cheap.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["SUBCOMMANDS", "main", "register"]
+from cuecard.core.cli import Command, add_subcommands
 
-SUBCOMMANDS: dict[str, str] = {
-    "call": "cuecard.dsh_adapter.cli._call",
-    "recall": "cuecard.dsh_adapter.cli._recall",
-    "install": "cuecard.dsh_adapter.cli._install",
-    "deploy": "cuecard.dsh_adapter.cli._deploy",
-    "hook": "cuecard.dsh_adapter.cli._hook",
-    "serve": "cuecard.dsh_adapter.cli._serve",
+__all__ = ["DESCRIPTION", "SUBCOMMANDS", "main", "register"]
+
+SUBCOMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "call",
+            "run one memory tool (search, show, submit, status) for the DSH plugin",
+            "cuecard.dsh_adapter.cli._call",
+        ),
+        Command(
+            "recall",
+            "recall vault facts for a user message (the discipline plugin's gate and search)",
+            "cuecard.dsh_adapter.cli._recall",
+        ),
+        Command(
+            "install",
+            "record this Python for the DSH plugins and add them to a DSH profile",
+            "cuecard.dsh_adapter.cli._install",
+        ),
+        Command(
+            "deploy",
+            "write the vault rules into agent instruction files (~/.dsh, ~/.codex, ~/.claude)",
+            "cuecard.dsh_adapter.cli._deploy",
+        ),
+        Command(
+            "hook",
+            "hand a DSH hook payload to cuecard-hook (PostToolUse also delivers the tool's "
+            "memories)",
+            "cuecard.dsh_adapter.cli._hook",
+        ),
+        Command(
+            "serve",
+            "answer the DSH plugins' requests, one JSON object per line, until end of input",
+            "cuecard.dsh_adapter.cli._serve",
+        ),
+    )
 }
 DESCRIPTION = (
     "The DeepSeek Harness adapter: the Python side of the cuecard-dsh-memory and "
@@ -29,9 +58,7 @@ DESCRIPTION = (
 
 
 def _fill(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="dsh_command", metavar="COMMAND")
-    for module in SUBCOMMANDS.values():
-        importlib.import_module(module).register(sub)
+    add_subcommands(parser, SUBCOMMANDS.values(), dest="dsh_command")
 
     def usage(_args: argparse.Namespace) -> int:
         parser.print_help(sys.stderr)

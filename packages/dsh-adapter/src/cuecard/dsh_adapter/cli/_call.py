@@ -10,7 +10,6 @@ __all__ = ["register", "run"]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "call",
-        help="run one memory tool (search, show, submit, status) for the DSH plugin",
         description=(
             "Reads one JSON request on stdin and prints one JSON response on stdout. Requests: "
             'search {"query", "limit"?}, show {"doc"}, submit {"facts", "agent"?}, status {}. '

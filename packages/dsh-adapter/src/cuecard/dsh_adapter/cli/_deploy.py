@@ -20,7 +20,6 @@ VERBS = {
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "deploy",
-        help="write the vault rules into agent instruction files (~/.dsh, ~/.codex, ~/.claude)",
         description=(
             "Keeps a managed block of vault rules in the allowlisted agent instruction files "
             "~/.dsh/AGENTS.md, ~/.codex/AGENTS.md and ~/.claude/CLAUDE.md, between "

@@ -15,8 +15,6 @@ HANDED_KEPT = 16
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "hook",
-        help="hand a DSH hook payload to cuecard-hook (PostToolUse also delivers the tool's "
-        "memories)",
         description=(
             "Reads the JSON payload the DSH Claude Code hook bridge sends and maps DSH's "
             "str_replace_editor (view/create/str_replace/insert) to read, write or edit. "

@@ -11,7 +11,6 @@ __all__ = ["register", "run"]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "install",
-        help="record this Python for the DSH plugins and add them to a DSH profile",
         description=(
             "Records this interpreter as the plugins' `default` python (in "
             "$XDG_CONFIG_HOME/cuecard/dsh.json), packs the plugins as npm tarballs and adds them "

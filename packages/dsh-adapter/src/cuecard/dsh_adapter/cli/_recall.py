@@ -30,7 +30,6 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "recall",
-        help="recall vault facts for a user message (the discipline plugin's gate and search)",
         description=(
             "Reads a user message (TEXT, or stdin) and, in auto mode, searches the vault only "
             "when it mentions a memory-sensitive topic (the list: cuecard.dsh_adapter._topics, "

@@ -10,7 +10,6 @@ __all__ = ["register", "run"]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="answer the DSH plugins' requests, one JSON object per line, until end of input",
         description=(
             "The long-lived worker a DSH plugin keeps (one per host process), so that a tool "
             "call does not start an interpreter. Reads one JSON request per line on stdin: "

@@ -1,23 +1,51 @@
 """``cuecard wp …``: the Data Machine projection commands (entry point ``cuecard.commands``).
 
-Each subcommand lives in its own module with ``register(subparsers)`` and ``run(args)``; heavy
-imports happen inside ``run``.
+Each subcommand lives in its own module with ``register(subparsers)`` and ``run(args)``, imported
+only when the subcommand is chosen; heavy imports happen inside ``run``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+
+from cuecard.core.cli import Command, add_subcommands
 
 __all__ = ["SUBCOMMANDS", "register"]
 
-SUBCOMMANDS: dict[str, str] = {
-    "bridge": "cuecard.wp_projection.cli._bridge",
-    "serve": "cuecard.wp_projection.cli._serve",
-    "sync": "cuecard.wp_projection.cli._sync",
-    "wire": "cuecard.wp_projection.cli._wire",
-    "unwire": "cuecard.wp_projection.cli._unwire",
-    "status": "cuecard.wp_projection.cli._status",
+SUBCOMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "bridge",
+            "write the WordPress bridge plugin with its settings",
+            "cuecard.wp_projection.cli._bridge",
+        ),
+        Command(
+            "serve",
+            "receive the bridge's signed events and project them",
+            "cuecard.wp_projection.cli._serve",
+        ),
+        Command(
+            "sync",
+            "pull the current records through Data Machine's REST API and repair the projection",
+            "cuecard.wp_projection.cli._sync",
+        ),
+        Command(
+            "wire",
+            "include the projected files in Claude Code, OpenCode or Kimaki configuration",
+            "cuecard.wp_projection.cli._wire",
+        ),
+        Command(
+            "unwire",
+            "remove the projection from a runtime's configuration",
+            "cuecard.wp_projection.cli._unwire",
+        ),
+        Command(
+            "status",
+            "what is projected, from which site and sequence, what waits, what was preserved",
+            "cuecard.wp_projection.cli._status",
+        ),
+    )
 }
 
 
@@ -33,6 +61,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the command line."
         ),
     )
-    sub = parser.add_subparsers(dest="wp_command", metavar="SUBCOMMAND")
-    for module in SUBCOMMANDS.values():
-        importlib.import_module(module).register(sub)
+    add_subcommands(parser, SUBCOMMANDS.values(), dest="wp_command", metavar="SUBCOMMAND")

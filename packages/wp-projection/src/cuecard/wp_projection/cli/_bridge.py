@@ -14,7 +14,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "bridge",
         allow_abbrev=False,
-        help="write the WordPress bridge plugin with its settings",
         description=(
             "Write cuecard-bridge.php into DIR (wp-content/mu-plugins) and its settings, which "
             "hold the secret, into DIR/cuecard-bridge/settings.php (a folder WordPress does not "

@@ -17,6 +17,7 @@ __all__ = [
     "load_secret",
     "read_json_config",
     "root_of",
+    "run_wiring",
     "sync_settings",
     "sync_values",
 ]
@@ -139,3 +140,28 @@ def read_json_config(path: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{path}: must hold a JSON object")
     return value
+
+
+def run_wiring(args: argparse.Namespace) -> int:
+    """``wp wire`` and ``wp unwire`` (``wire_on`` tells which)."""
+    from cuecard.core.cli import emit_json
+    from cuecard.wp_projection._projector import Projector
+    from cuecard.wp_projection._wiring import RUNTIMES, included_paths, unwire, wire
+
+    root = root_of(args)
+    projector = Projector(root)
+    with root.lock():
+        manifest = projector.load()
+        if args.wire_on:
+            wire(root, manifest, args.runtime)
+        else:
+            unwire(root, manifest, args.runtime)
+        projector.save(manifest)
+    paths = included_paths(manifest, root.managed) if args.wire_on else []
+    wired = sorted(k for k in manifest.wired if k in RUNTIMES)
+    if args.json:
+        emit_json({"runtime": args.runtime, "wired": wired, "paths": paths})
+    else:
+        verb = "wired" if args.wire_on else "unwired"
+        print(f"{verb} {args.runtime}; {len(paths)} projected files included")
+    return 0

@@ -17,7 +17,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "serve",
         allow_abbrev=False,
-        help="receive the bridge's signed events and project them",
         description=(
             "Serve POST /events and GET /status (both signed) on loopback. Events are queued "
             "durably (SQLite WAL) before the 202 answer and applied in order by one worker. "

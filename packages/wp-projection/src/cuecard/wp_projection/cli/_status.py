@@ -12,7 +12,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "status",
         allow_abbrev=False,
-        help="what is projected, from which site and sequence, what waits, what was preserved",
         description=(
             "--json prints keys: root, managed, sites (last sequence, reconcile needed), "
             "projected, queue (waiting, applied), preserved, refused (records not written), "

@@ -13,7 +13,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "sync",
         allow_abbrev=False,
-        help="pull the current records through Data Machine's REST API and repair the projection",
         description=(
             "Fetch every record through /wp-json/datamachine/v1/files/agent (and the daily "
             "routes), compare SHA-1 hashes, write what differs, delete owned records the site "

@@ -1,30 +1,104 @@
-"""``cuecard vault``: the shared fact vault. One module per subcommand."""
+"""``cuecard vault``: the shared fact vault. One module per subcommand, imported when chosen."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 
-__all__ = ["SUBCOMMANDS", "register"]
+from cuecard.core.cli._command import Command
+from cuecard.core.cli._subcommands import add_subcommands
 
-SUBCOMMANDS: dict[str, str] = {
-    "init": "cuecard.core.cli.vault._init",
-    "submit": "cuecard.core.cli.vault._submit",
-    "search": "cuecard.core.cli.vault._search",
-    "show": "cuecard.core.cli.vault._show",
-    "status": "cuecard.core.cli.vault._status",
-    "review": "cuecard.core.cli.vault._review",
-    "apply": "cuecard.core.cli.vault._apply",
-    "conflicts": "cuecard.core.cli.vault._conflicts",
-    "adjudicate": "cuecard.core.cli.vault._adjudicate",
-    "forget": "cuecard.core.cli.vault._forget",
-    "archive": "cuecard.core.cli.vault._archive",
-    "digest": "cuecard.core.cli.vault._digest",
-    "migrate-db": "cuecard.core.cli.vault._migrate_db",
-    "pending": "cuecard.core.cli.vault._pending",
-    "mirror": "cuecard.core.cli.vault._mirror",
-    "export": "cuecard.core.cli.vault._transfer",
-    "import": "cuecard.core.cli.vault._transfer",
+__all__ = ["SUBCOMMANDS", "add_common", "register"]
+
+# `cuecard vault --help` lists them in this order; one module may hold two (export, import).
+SUBCOMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "init",
+            "create a vault (default English layout or unified-agent-memory)",
+            "cuecard.core.cli.vault._init",
+        ),
+        Command(
+            "submit",
+            "submit facts to the inbox (the only write path for agents)",
+            "cuecard.core.cli.vault._submit",
+        ),
+        Command(
+            "search",
+            "search the canonical facts (BM25), results wrapped in <memory-data>",
+            "cuecard.core.cli.vault._search",
+        ),
+        Command(
+            "show",
+            "print one canonical note, redacted, wrapped in <memory-data>",
+            "cuecard.core.cli.vault._show",
+        ),
+        Command(
+            "status",
+            "vault, layout, index, pending inbox files, conflicts, last promotion",
+            "cuecard.core.cli.vault._status",
+        ),
+        Command(
+            "review",
+            "classify inbox facts into a human-editable pending list",
+            "cuecard.core.cli.vault._review",
+        ),
+        Command(
+            "apply",
+            "promote the unticked pending items into the canonical notes",
+            "cuecard.core.cli.vault._apply",
+        ),
+        Command(
+            "conflicts",
+            "list the conflicts waiting, with ids",
+            "cuecard.core.cli.vault._conflicts",
+        ),
+        Command(
+            "adjudicate",
+            "decide conflicts: use-new, keep-old, keep-both or defer",
+            "cuecard.core.cli.vault._adjudicate",
+        ),
+        Command(
+            "forget",
+            "list (or with --apply move) stale, unprotected, unused facts",
+            "cuecard.core.cli.vault._forget",
+        ),
+        Command(
+            "archive",
+            "append a session summary (stdin) to sessions/<YYYY-MM-DD>.md",
+            "cuecard.core.cli.vault._archive",
+        ),
+        Command(
+            "digest",
+            "ask the configured model for durable facts in new session archives (off by default)",
+            "cuecard.core.cli.vault._digest",
+        ),
+        Command(
+            "migrate-db",
+            "create or upgrade the schema of a PostgreSQL vault (safe to run twice)",
+            "cuecard.core.cli.vault._migrate_db",
+        ),
+        Command(
+            "pending",
+            "edit the pending list (drop an item before apply)",
+            "cuecard.core.cli.vault._pending",
+        ),
+        Command(
+            "mirror",
+            "copy a folder vault's notes to its PostgreSQL mirror (for Obsidian users)",
+            "cuecard.core.cli.vault._mirror",
+        ),
+        Command(
+            "export",
+            "copy this vault to DEST (a folder or a postgresql:// URL)",
+            "cuecard.core.cli.vault._transfer",
+        ),
+        Command(
+            "import",
+            "copy SOURCE (a folder or a postgresql:// URL) into this vault",
+            "cuecard.core.cli.vault._transfer",
+        ),
+    )
 }
 
 
@@ -42,7 +116,6 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "vault",
-        help="the shared fact vault: submit, search, review, apply, adjudicate, forget",
         description=(
             "The vault is a Markdown folder shared by all agents: canonical notes of fact lines, "
             "an inbox agents submit to, a reviewed promotion into the notes, a conflict queue a "
@@ -50,6 +123,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "$CUECARD_VAULT, then `vault` in $XDG_CONFIG_HOME/cuecard/config.toml."
         ),
     )
-    commands = parser.add_subparsers(dest="vault_command", metavar="COMMAND")
-    for module in dict.fromkeys(SUBCOMMANDS.values()):  # one module may add two commands
-        importlib.import_module(module).register(commands)
+    add_subcommands(parser, SUBCOMMANDS.values(), dest="vault_command")

@@ -20,7 +20,6 @@ _SHORT = {"n": "use-new", "o": "keep-old", "b": "keep-both", "d": "defer", "": "
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "adjudicate",
-        help="decide conflicts: use-new, keep-old, keep-both or defer",
         description=(
             "Decide a queued conflict. use-new replaces the old canonical line with the new "
             "fact; keep-old drops the new fact; keep-both adds the new fact beside the old; "

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "apply",
-        help="promote the unticked pending items into the canonical notes",
         description=(
             "Under the vault lock, promote every unticked item of the pending list into its "
             "canonical note with a date and source stamp (a fact already there is not added "

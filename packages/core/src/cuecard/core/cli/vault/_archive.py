@@ -11,7 +11,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "archive",
-        help="append a session summary (stdin) to sessions/<YYYY-MM-DD>.md",
         description=(
             "Read a session summary on stdin and append it, redacted, as a block "
             "'## HH:MM [agent] title' to the day's file in the sessions folder, under the vault "

@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "conflicts",
-        help="list the conflicts waiting, with ids",
         description=(
             "List the similar-but-different facts waiting for a decision, each with an id for "
             "`cuecard vault adjudicate ID`. --json prints keys: conflicts (each id, new, old, "

@@ -17,7 +17,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     parser = sub.add_parser(
         "digest",
-        help="ask the configured model for durable facts in new session archives (off by default)",
         description=(
             "Off unless the user config has [digest] enabled = true with base_url and model (an "
             "OpenAI-compatible endpoint the person chose; the key, if any, from the environment "

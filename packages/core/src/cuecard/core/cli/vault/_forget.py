@@ -20,7 +20,6 @@ def _days(value: str) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "forget",
-        help="list (or with --apply move) stale, unprotected, unused facts",
         description=(
             "A fact is forgotten when its promotion stamp is at least --days old, it names "
             "nothing protected (paths, servers, ports, accounts, rules, agents, ..., or #keep) "

@@ -12,7 +12,6 @@ LAYOUT_NAMES = ("default", "unified-agent-memory")
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "init",
-        help="create a vault (default English layout or unified-agent-memory)",
         description=(
             "Create a vault: canonical notes, inbox/ (with processed/), review/, forgotten/ and "
             "sessions/ (or the unified-agent-memory folders under 50-Agent-Context/). An "

@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "migrate-db",
-        help="create or upgrade the schema of a PostgreSQL vault (safe to run twice)",
         description=(
             "Apply the schema migrations a PostgreSQL vault (a postgresql:// URL in --vault, "
             "$CUECARD_VAULT or the user config) lacks, in order, each in one transaction under "

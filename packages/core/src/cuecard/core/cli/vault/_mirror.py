@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "mirror",
-        help="copy a folder vault's notes to its PostgreSQL mirror (for Obsidian users)",
         description=(
             "A folder vault (the one you keep open in Obsidian) can mirror to a PostgreSQL "
             "database that agents on other machines search: set CUECARD_VAULT_MIRROR or "

@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "pending",
-        help="edit the pending list (drop an item before apply)",
         description=(
             "`pending drop ID` leaves the item with that id (as `cuecard vault review` shows "
             "it) out of the next `cuecard vault apply`. On a folder vault it ticks the item's "

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "review",
-        help="classify inbox facts into a human-editable pending list",
         description=(
             "Classify every inbox fact into a canonical note by the layout's keyword rules (the "
             "catch-all note when none claims it), drop duplicates, queue conflicts (similar but "

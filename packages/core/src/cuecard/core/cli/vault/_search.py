@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from cuecard.core.cli._limit import limit_arg
 from cuecard.core.cli.vault import add_common
-
-LIMIT_RANGE = (1, 100)
-
-
-def limit_arg(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--limit {value!r} must be a whole number") from None
-    if not LIMIT_RANGE[0] <= number <= LIMIT_RANGE[1]:
-        raise argparse.ArgumentTypeError(
-            f"--limit {number} must be between {LIMIT_RANGE[0]} and {LIMIT_RANGE[1]}"
-        )
-    return number
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "search",
-        help="search the canonical facts (BM25), results wrapped in <memory-data>",
         description=(
             "Rank every canonical fact by BM25 against QUERY (words, code identifiers, dotted "
             "addresses, Chinese, Japanese and Korean text) and print the best, redacted and "

@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "show",
-        help="print one canonical note, redacted, wrapped in <memory-data>",
         description=(
             "Print a canonical note by id (index, prefs, env, rules, tools, ui, coord, other) or "
             "by its bare file name (NAME.md, directly in the notes folder). Names with a path "

@@ -10,7 +10,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "status",
-        help="vault, layout, index, pending inbox files, conflicts, last promotion",
         description=(
             "Show the vault and its layout, the recall index (the notes and facts a search sees: "
             "status brings the index up to date first, as a search does), the submissions "

@@ -11,7 +11,6 @@ from cuecard.core.cli.vault import add_common
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "submit",
-        help="submit facts to the inbox (the only write path for agents)",
         description=(
             "Write the facts (from the arguments, else stdin; one per line) to one new inbox "
             "file <agent>-<YYYYMMDD>-<HHMMSS>-<nn>.md, created exclusively (a taken name moves "

@@ -25,7 +25,6 @@ _WHAT = (
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = sub.add_parser(
         "export",
-        help="copy this vault to DEST (a folder or a postgresql:// URL)",
         description="Copy the vault (--vault, $CUECARD_VAULT or the config) to DEST. "
         + _WHAT
         + _KEYS,
@@ -35,7 +34,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export.set_defaults(run=run_export)
     imp = sub.add_parser(
         "import",
-        help="copy SOURCE (a folder or a postgresql:// URL) into this vault",
         description="Copy the vault at SOURCE into the vault (--vault, $CUECARD_VAULT or the "
         "config). " + _WHAT + _KEYS,
     )

@@ -1,0 +1,132 @@
+"""``cuecard install HARNESS``: make a harness run cuecard's hooks.
+
+cuecard's own harnesses are installed here; a harness another distribution installs comes from
+the entry-point group ``cuecard.installers``: the entry's name is the harness, its value a
+callable ``register(parser)`` that adds the installer's own options to this command's parser
+(an argument group) and returns ``run(args, foreign) -> int``, where ``foreign`` lists the flags
+of cuecard's own harnesses that were given (``--user``, ...), for the installer to refuse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from cuecard.hooks.cli._common import HARNESS_CHOICES, KEYS, add_harness
+
+INSTALLER_GROUP = "cuecard.installers"
+
+Runner = Callable[[argparse.Namespace, list[str]], int]
+
+
+def _installers() -> dict[str, Callable[[argparse.ArgumentParser], Runner]]:
+    """The other distributions' installers, by harness name (a broken one is left out)."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for entry in sorted(entry_points(group=INSTALLER_GROUP), key=lambda e: e.name):
+        if entry.name in HARNESS_CHOICES:
+            continue
+        try:
+            found[entry.name] = entry.load()
+        except Exception as exc:  # a broken installer must not take the others down
+            print(
+                f"cuecard: warning: installer {entry.name!r} failed to load: {exc}", file=sys.stderr
+            )
+    return found
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    installers = _installers()
+    parser = sub.add_parser(
+        "install",
+        description=(
+            "Write the harness's hook configuration and the cuecard-save and cuecard-review "
+            "skills, merging with what is there (other hooks are kept; cuecard's own are "
+            "replaced), idempotent, with a <file>.cuecard.bak copy of each file it changes. "
+            "claude: .claude/settings.json; codex: .codex/hooks.json; opencode: "
+            ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. A project that did "
+            f"not opt in is initialised first. --json prints keys: {KEYS}."
+        ),
+    )
+    add_harness(parser, (*HARNESS_CHOICES, *installers))
+    runners: dict[str, tuple[Runner, list[argparse.Action]]] = {}
+    for name, add_installer in installers.items():
+        before = len(parser._actions)
+        runner = add_installer(parser)
+        runners[name] = (runner, parser._actions[before:])
+    parser.add_argument(
+        "--hook-command",
+        metavar="PATH",
+        help=(
+            "the cuecard-hook executable to run, a path of this machine (claude: written to the "
+            "git-ignored .claude/settings.local.json); default: a project runs cuecard-hook "
+            "from the PATH (a quiet no-op without cuecard), --user the installed one"
+        ),
+    )
+    parser.add_argument(
+        "--no-trust",
+        action="store_true",
+        help=(
+            "codex: leave the hooks untrusted (the default records Codex's trust for them); "
+            "grok: leave the project's folder untrusted (the default trusts it, as /hooks-trust "
+            "does); either way the exact step is printed"
+        ),
+    )
+    parser.set_defaults(run=partial(run, runners))
+
+
+def _given(args: argparse.Namespace, actions: list[argparse.Action]) -> list[str]:
+    """The flags of ``actions`` given on the command line (a value other than the default)."""
+    return [
+        max(a.option_strings, key=len)
+        for a in actions
+        if a.option_strings and getattr(args, a.dest, a.default) != a.default
+    ]
+
+
+def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse.Namespace) -> int:
+    from cuecard.core import UsageError
+    from cuecard.hooks._install import install
+    from cuecard.hooks.cli._common import HARNESS_OPTIONS, print_report, project
+
+    if args.harness in runners:
+        foreign = [flag for dest, flag in HARNESS_OPTIONS if getattr(args, dest)]
+        return runners[args.harness][0](args, foreign)
+    for name, (_, actions) in runners.items():
+        if given := _given(args, actions):
+            raise UsageError(f"{', '.join(given)}: only for `cuecard install {name}`")
+
+    root = project(args)
+    notes = []
+    if args.plugin is None:
+        from cuecard.hooks._install import preflight
+
+        preflight(args.harness, project=root, user=args.user)
+    if not args.user and args.plugin is None:
+        from cuecard.core.engine import locate_root
+
+        if locate_root(str(root)) is None:
+            from cuecard.core import Store
+
+            Store.init(root)
+            notes.append(f"initialised cuecard in {root}")
+    report = install(
+        args.harness,
+        project=root,
+        user=args.user,
+        hook_path=args.hook_command,
+        plugin=Path(args.plugin).resolve() if args.plugin else None,
+        trust=not args.no_trust,
+    )
+    report.notes[:0] = notes
+    if not args.user and args.plugin is None:
+        from cuecard.core.engine import clear_failures
+
+        clear_failures(str(root))  # the hook commands are new: old failures are moot
+    print_report(report.as_json(), args.json, "install")
+    return 0
