@@ -98,7 +98,7 @@ def test_the_tables_name_every_command_the_parser_has() -> None:
     for group in ("vault", "dsh", "wp"):
         sub = top.choices[group]  # type: ignore[index]
         inner = next(a for a in sub._actions if a.dest.endswith("_command"))
-        assert set(inner.choices) == {p[1] for p in PATHS if p[0] == group and len(p) == 2}  # type: ignore[arg-type]
+        assert set(inner.choices or ()) == {p[1] for p in PATHS if p[0] == group and len(p) == 2}
 
 
 def test_every_command_s_help_line_comes_from_its_table(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_every_command_s_help_line_comes_from_its_table(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("group", [None, "vault", "dsh", "wp", "hooks"])
 def test_a_cold_command_imports_only_its_own_modules(group: str | None, tmp_path: Path) -> None:
-    hooks = {("install",), ("uninstall",), ("demo",), ("ui",)}
+    hooks: set[tuple[str, ...]] = {("install",), ("uninstall",), ("demo",), ("ui",)}
     if group == "hooks":
         chosen = sorted(hooks)
     elif group is None:
@@ -160,3 +160,16 @@ def test_running_a_cold_command_imports_no_other_command(project: Path) -> None:
     }
     assert "cuecard.wp_projection._status" in status  # it ran
     assert not {m for m in status if m.startswith(DISTRIBUTIONS[:2] + DISTRIBUTIONS[3:])}
+
+
+def test_a_command_registers_into_a_plain_argparse_group_at_once() -> None:
+    """A ``Command`` is a ``register(subparsers)``: given subparsers that are not lazy (another
+    program's parser), it imports its module at once and lists the table's help line."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="other")
+    sub = parser.add_subparsers(dest="command")
+    BUILTINS["list"](sub)
+    assert "list memories" in parser.format_help()
+    args = parser.parse_args(["list", "--status", "active"])
+    assert args.status == "active" and args.run.__module__ == "cuecard.core.cli._list"
