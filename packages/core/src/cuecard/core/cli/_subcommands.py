@@ -9,12 +9,12 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from cuecard.core.cli._command import Command
-
 __all__ = ["LazySubParsers", "add_command", "add_subcommands", "load_everything"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core.cli._command import Command
+
     _Base = argparse._SubParsersAction[argparse.ArgumentParser]
 else:
     _Base = argparse._SubParsersAction
