@@ -23,7 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens, tokens
+from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
@@ -297,14 +297,23 @@ class RecallIndex:
         with self._write() as w:
             rows = self._rows(w)
             todo, stale = self._needs(rows, self._stats())
+            fresh: list[tuple[str, int, str, Entry]] = []
             for rel in todo:
-                result = self._refresh(w, rel, rows.get(rel))
+                result = self._refresh(w, rel, rows.get(rel), fresh)
                 if result is not None:
                     changed += 1
-                    added += result[0]
-                    removed += result[1]
+                    removed += result
             for rel in stale:
                 removed += self._drop(w, rel)
+            if fresh:
+                # Only now the build path's imports (the cold query path never gets here).
+                from cuecard.core.recall._loader import Loader
+
+                loader = Loader(w, self.ranking)
+                for item in fresh:
+                    loader.add(*item)
+                added, length = loader.flush(w)
+                self._add_stats(w, added, length)
         return SyncReport(changed, len(stale), added, removed, rebuilt)
 
     def _drop(self, w: sqlite3.Connection, rel: str) -> int:
@@ -337,8 +346,14 @@ class RecallIndex:
         )
 
     def _refresh(
-        self, w: sqlite3.Connection, rel: str, row: tuple[str, int, int, int, int, int] | None
-    ) -> tuple[int, int] | None:
+        self,
+        w: sqlite3.Connection,
+        rel: str,
+        row: tuple[str, int, int, int, int, int] | None,
+        fresh: list[tuple[str, int, str, Entry]],
+    ) -> int | None:
+        """Re-read one file: its entries that are new go to ``fresh`` (path, position, hash,
+        entry), those gone are removed now; the number removed, ``None`` if unchanged."""
         path = os.path.join(self.root, rel)
         read_ns = self._now_ns()
         try:
@@ -346,7 +361,7 @@ class RecallIndex:
             with open(path, "rb") as handle:
                 data = handle.read()
         except OSError:
-            return (0, self._drop(w, rel)) if row is not None else None
+            return self._drop(w, rel) if row is not None else None
         import hashlib
 
         sha = hashlib.sha256(data).hexdigest()
@@ -361,7 +376,6 @@ class RecallIndex:
         for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
             old.setdefault(digest, []).append(ident)
         gone: list[int] = []
-        fresh: list[tuple[int, str, Entry]] = []
         moved: list[tuple[int, int]] = []
         for pos, entry in enumerate(entries):
             digest = _entry_hash(entry)
@@ -369,7 +383,7 @@ class RecallIndex:
             if kept:
                 moved.append((pos, kept.pop()))
             else:
-                fresh.append((pos, digest, entry))
+                fresh.append((rel, pos, digest, entry))
         for ids in old.values():
             gone.extend(ids)
         self._remove(w, gone)
@@ -377,32 +391,7 @@ class RecallIndex:
             "UPDATE entries SET pos = ? WHERE id = ? AND pos <> ?",
             [(pos, ident, pos) for pos, ident in moved],
         )
-        length = 0
-        ranking = self.ranking
-        for pos, digest, entry in fresh:
-            source = entry.terms or entry.text
-            if ranking.context and entry.context:
-                source = f"{source}\n{entry.context}"
-            toks = tokens(source, stem=ranking.stem)
-            joined = " ".join(toks)
-            cur = w.execute(
-                "INSERT INTO entries (path, key, hash, text, terms, len, pos) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (rel, entry.key, digest, entry.text, joined, len(toks), pos),
-            )
-            counts = _counts(joined)
-            w.executemany(
-                "INSERT INTO postings VALUES (?, ?, ?, ?)",
-                [(t, cur.lastrowid, n, len(toks)) for t, n in counts.items()],
-            )
-            w.executemany(
-                "INSERT INTO terms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
-                [(t,) for t in counts],
-            )
-            length += len(toks)
-        if fresh:
-            self._add_stats(w, len(fresh), length)
-        return (len(fresh), len(gone))
+        return len(gone)
 
     # -- queries ------------------------------------------------------------------------------
 

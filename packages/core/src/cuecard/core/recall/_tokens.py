@@ -208,24 +208,30 @@ def _pieces(run: str) -> list[tuple[bool, str]]:
     return pieces
 
 
+def run_raw(run: str, out: list[str]) -> None:
+    """The tokens of one run (of ``runs``, NFKC-normalised text), plain words marked by a
+    leading NUL and not yet stemmed, appended to ``out``."""
+    if max(run) >= "\u1100":
+        for cjk, piece in _pieces(run):
+            if cjk:
+                _cjk(piece, out)
+            else:
+                for sub in runs(piece):
+                    _latin(sub, out)
+    else:
+        _latin(run, out)
+
+
 def _raw(text: str) -> list[str]:
     """Every token of ``text``, plain words marked by a leading NUL and not yet stemmed."""
     text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
     for run in runs(text):
-        if max(run) >= "\u1100":
-            for cjk, piece in _pieces(run):
-                if cjk:
-                    _cjk(piece, out)
-                else:
-                    for sub in runs(piece):
-                        _latin(sub, out)
-        else:
-            _latin(run, out)
+        run_raw(run, out)
     return out
 
 
-def _finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
+def finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
     """Tokens without stopwords, plain words stemmed (with ``whole``, each followed by the word
     as typed, which an identifier spelled in one case may be: ``getusers``)."""
     out = []
@@ -249,7 +255,7 @@ def tokens(text: str, *, stem: bool = True) -> list[str]:
     """Every token of ``text`` in order, repeated as often as it occurs (term frequency);
     plain words stemmed unless ``stem`` is false, an inflected word followed by itself as
     written (so the form a query names ranks above its other forms)."""
-    return _finish(_raw(text), stem, whole=True)
+    return finish(_raw(text), stem, whole=True)
 
 
 def query_tokens(text: str, *, content: bool = False, stem: bool = True) -> list[str]:
@@ -259,5 +265,5 @@ def query_tokens(text: str, *, content: bool = False, stem: bool = True) -> list
     raw = _raw(text)
     if content:
         kept = [t for t in raw if (t[1:] if t[0] == "\0" else t) not in FUNCTION_WORDS]
-        raw = kept if _finish(kept, stem) else raw
-    return list(dict.fromkeys(_finish(raw, stem, whole=True)))
+        raw = kept if finish(kept, stem) else raw
+    return list(dict.fromkeys(finish(raw, stem, whole=True)))

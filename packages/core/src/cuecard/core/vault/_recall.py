@@ -88,11 +88,16 @@ def extract(rel: str, text: str) -> list[Entry]:
 
     facts = note_facts(text)
     entries = []
+    # The facts under one heading share their context: redacted once.
+    contexts: dict[str, str] = {}
     for fact, context in zip(facts, headings(text, [f.line for f in facts]), strict=True):
         if fact.superseded or fact.placeholder:
             continue
         shown = neutralise(redact(fact.line.strip()))
-        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text), redact(context)))
+        safe = contexts.get(context)
+        if safe is None:
+            safe = contexts[context] = redact(context)
+        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text), safe))
     return entries
 
 

@@ -34,7 +34,16 @@ _NAMED_DIGEST = re.compile(
 )
 
 
+# Every label ``_LABELLED`` knows holds one of these: an ASCII text holding none (in any case)
+# has no labelled value. (Not so beyond ASCII: ignoring case, "ſ" matches "s" and "K" "k".)
+_LABEL_HINTS = ("api", "token", "secret", "passw")
+
+
 def _labelled(text: str) -> list[re.Match[str]]:
+    if text.isascii():
+        lowered = text.lower()
+        if not any(hint in lowered for hint in _LABEL_HINTS):
+            return []
     return [m for m in _LABELLED.finditer(text) if not _NOT_A_VALUE.match(m.group("value"))]
 
 

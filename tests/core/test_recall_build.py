@@ -1,0 +1,160 @@
+"""The recall index's build path: the memoised tokenizer, bulk loading, the credential fast path.
+
+The build path must give exactly what the plain path gives: the same tokens for any text, the
+same index whether facts arrive at once or one sync at a time, the same redaction.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuecard.core.recall import Entry, Ranking, RecallIndex, tokens
+from cuecard.core.recall._loader import TokenMemo
+from cuecard.core.vault import _secrets
+
+# Word characters of several scripts, the joiners, NFKC-folded forms (ligature, full-width,
+# superscript, compatibility CJK), case pairs, stopwords and inflections.
+_PIECES = st.sampled_from(
+    [
+        *"aeiosdgnrtyAEZ09_.:/@- \t\n,'é服务\u3042한ﬁＡ²\uf900ſK",
+        *("the ", "running ", "Ports ", "getUsers ", "node.js ", "retried ", "caches "),
+    ]
+)
+_TEXT = st.lists(_PIECES, max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=6), st.booleans())
+def test_memoised_tokens_equal_the_plain_tokenizer(texts: list[str], stem: bool) -> None:
+    memo = TokenMemo(stem=stem)
+    for text in texts + texts:  # the second pass is served from the memo
+        assert memo(text) == tokens(text, stem=stem)
+
+
+def _index(folder: Path, ranking: Ranking | None = None) -> RecallIndex:
+    return RecallIndex(
+        folder / "index.sqlite3",
+        folder,
+        lambda: sorted(p.name for p in folder.glob("*.txt")),
+        lambda _rel, text: [
+            Entry(f"k{n}", line, context="Session 3: May" if n % 3 else "")
+            for n, line in enumerate(text.splitlines())
+            if line
+        ],
+        now_ns=lambda: 0,  # never a racy read: only changed stamps re-read a file
+        ranking=ranking,
+    )
+
+
+def _tables(index: RecallIndex) -> tuple[object, ...]:
+    """The index's content, independent of entry ids."""
+    conn = sqlite3.connect(index.db_path)
+    try:
+        entries = sorted(
+            conn.execute("SELECT path, key, hash, text, terms, len, pos FROM entries").fetchall()
+        )
+        postings = sorted(
+            conn.execute(
+                "SELECT p.term, e.path, e.pos, p.tf, p.len FROM postings p "
+                "JOIN entries e ON e.id = p.doc"
+            ).fetchall()
+        )
+        terms = sorted(conn.execute("SELECT term, df FROM terms WHERE df > 0").fetchall())
+        meta = sorted(conn.execute("SELECT key, value FROM meta").fetchall())
+        ids = conn.execute("SELECT count(DISTINCT id), count(*) FROM entries").fetchone()
+    finally:
+        conn.close()
+    return entries, postings, terms, meta, ids
+
+
+_LINES = [
+    "the beaver port is 4242 on node.js",
+    "Ports running retried caches getUsers",
+    "服务器 restarts nightly; the port moved",
+    "beaver beaver beaver dam",
+    "a lone fact about ports",
+    "snake_case and CamelCase identifiers at 127.0.0.1:8080",
+]
+
+
+@pytest.mark.parametrize("stem", [True, False], ids=["stemmed", "unstemmed"])
+def test_a_bulk_build_equals_one_line_at_a_time(tmp_path: Path, stem: bool) -> None:
+    ranking = Ranking(stem=stem)
+    bulk_dir, step_dir = tmp_path / "bulk", tmp_path / "step"
+    bulk_dir.mkdir()
+    step_dir.mkdir()
+    (bulk_dir / "a.txt").write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    (bulk_dir / "b.txt").write_text("\n".join(reversed(_LINES)) + "\n", encoding="utf-8")
+    bulk = _index(bulk_dir, ranking)
+    report = bulk.sync()
+    assert (report.files_changed, report.entries_added) == (2, 2 * len(_LINES))
+
+    step = _index(step_dir, ranking)
+    for count in range(1, len(_LINES) + 1):
+        for name, lines in (("a.txt", _LINES), ("b.txt", list(reversed(_LINES)))):
+            path = step_dir / name
+            path.write_text("\n".join(lines[:count]) + "\n", encoding="utf-8")
+            stamp = 1_000_000_000 * count
+            os.utime(path, ns=(stamp, stamp))
+        assert step.sync().entries_added == 2
+    assert _tables(bulk) == _tables(step)
+    for query in ("beaver port", "port", "服务", "getusers", "caches retried", "127.0.0.1"):
+        got = [(h.path, h.key, round(h.score, 9)) for h in bulk.search(query, 5)]
+        assert got == [(h.path, h.key, round(h.score, 9)) for h in step.search(query, 5)]
+        assert got
+    bulk.close()
+    step.close()
+
+
+def test_a_changed_line_after_a_bulk_build_replaces_only_its_rows(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    index = _index(tmp_path)
+    index.sync()
+    changed = [*_LINES[:2], "the beaver moved to port 4343", *_LINES[3:]]
+    (tmp_path / "a.txt").write_text("\n".join(changed) + "\n", encoding="utf-8")
+    os.utime(tmp_path / "a.txt", ns=(5_000_000_000, 5_000_000_000))
+    report = index.sync()
+    assert (report.entries_added, report.entries_removed) == (1, 1)
+    assert index.search("4343", 3)[0].text == "the beaver moved to port 4343"
+    assert index.search("nightly", 3) == []
+    index.close()
+
+
+# -- the vault's credential rules: a fast path for text that names no label -------------------
+
+
+def _labelled_reference(text: str) -> list[tuple[int, int]]:
+    return [
+        m.span("value")
+        for m in _secrets._LABELLED.finditer(text)
+        if not _secrets._NOT_A_VALUE.match(m.group("value"))
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *"apiKEYtokensecretpaswdTOKEN_-:= \"'x9ſK",
+                *("api_key: ", "Token=", "PASSWORD: ", "secret ", "passwd=", "ſecret: ", "abc123"),
+            ]
+        ),
+        max_size=25,
+    ).map("".join)
+)
+def test_labelled_values_are_found_with_or_without_the_fast_path(text: str) -> None:
+    assert [m.span("value") for m in _secrets._labelled(text)] == _labelled_reference(text)
+
+
+def test_a_label_in_another_case_is_still_redacted() -> None:
+    assert _secrets.redact_credentials("PassWord: hunter2") == "PassWord: [redacted]"
+    assert _secrets.redact_credentials("ſecret: hunter2") == "ſecret: [redacted]"
+    assert re.search("hunter2", _secrets.redact_credentials("see API-KEY=hunter2 here")) is None
