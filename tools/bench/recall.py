@@ -4,16 +4,23 @@ Builds a vault of N fact lines (default 100,000), generated (``generated_lines``
 for a seed, nothing read from the installed packages), once in cuecard's default layout and once
 in the unified-agent-memory layout, then measures in the same run, alternating them:
 
+- the first index build of each (a first search; wall and CPU time, ``--builds`` rounds);
 - a cold `cuecard vault search` process and a cold `python -m unified_memory.memory search`
   process (the Python core shipped in the npm package `dsh-unified-agent-memory`, fetched with
   `npm pack` into .bench/peer), each after its first search built its index;
 - warm queries (sync + search in one long-lived process; wall and CPU time);
 - ranking quality on known-item queries: MRR@10 of our index and of rank_bm25.BM25Okapi.
 
-``--baseline-src DIR`` (a ``packages/core/src`` of another revision, e.g. from ``git archive``)
-also times that revision's cold search in the same run (its own cache folder), alternating.
+cuecard runs as a user installs it: from the built wheels, in a virtual environment made by
+``scripts/wheel-venv`` (nothing editable; ``--venv DIR`` reuses one made before). Its
+interpreter runs every timed process, the peer's and ``python -c pass`` included.
 
-Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--baseline-src DIR] [--json]
+``--baseline-src DIR`` (a ``packages/core/src`` of another revision, e.g. from ``git archive``)
+also times that revision in the same run (its own cache folder), alternating: the same
+environment with DIR first on ``PYTHONPATH``, so that ``cuecard.core`` is that revision's.
+
+Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--builds B] [--venv DIR]
+       [--baseline-src DIR] [--json]
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -214,6 +222,7 @@ def known_item_queries(lines: list[str], count: int, rng: random.Random) -> list
 
 _WARM = """
 import json, os, statistics, sys, time
+import cuecard.core
 from cuecard.core.vault._facts import fact_id
 from cuecard.core.vault._vault import Vault
 job = json.load(sys.stdin)
@@ -230,15 +239,19 @@ for line, query in job["queries"]:
     want = fact_id(line)
     ranks.append(keys.index(want) + 1 if want in keys else None)
 print(json.dumps({"wall": statistics.median(wall), "cpu": statistics.median(cpu),
-                  "mrr": sum(1 / r for r in ranks if r) / len(ranks)}))
+                  "p95": sorted(wall)[int(len(wall) * 0.95) - 1],
+                  "mrr": sum(1 / r for r in ranks if r) / len(ranks),
+                  "core": os.path.dirname(cuecard.core.__file__)}))
 """
 
 
-def warm_elsewhere(env: dict[str, str], root: Path, queries: list[tuple[str, str]]) -> object:
-    """Warm medians (wall, CPU) and MRR@10 of the known-item queries, in a process of its own
-    with ``env`` (another revision's source on its PYTHONPATH)."""
+def warm_elsewhere(
+    python: str, env: dict[str, str], root: Path, queries: list[tuple[str, str]]
+) -> dict[str, float | str]:
+    """Warm medians (wall, CPU), the 95th percentile of wall time and MRR@10 of the known-item
+    queries, in a process of its own (``python`` with ``env``), and where its cuecard.core is."""
     done = subprocess.run(
-        [sys.executable, "-c", _WARM],
+        [python, "-c", _WARM],
         input=json.dumps({"root": str(root), "queries": queries}),
         env=env,
         capture_output=True,
@@ -246,7 +259,33 @@ def warm_elsewhere(env: dict[str, str], root: Path, queries: list[tuple[str, str
     )
     if done.returncode != 0:
         raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
-    return json.loads(done.stdout)
+    result: dict[str, float | str] = json.loads(done.stdout)
+    return result
+
+
+def wheel_venv(target: Path) -> Path:
+    """The bin folder of a fresh virtual environment with cuecard installed from this
+    checkout's wheels (scripts/wheel-venv)."""
+    log("building the wheels and a virtual environment from them (scripts/wheel-venv)")
+    done = subprocess.run(
+        [str(REPO / "scripts" / "wheel-venv"), str(target)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"scripts/wheel-venv failed: {done.stderr[-1000:]}")
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def timed_build(argv: list[str], env: dict[str, str], cache: Path | None) -> tuple[float, float]:
+    """Wall and CPU seconds of a first search (the index build), ``cache`` emptied first."""
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    start = time.perf_counter()
+    cold(argv, env)
+    wall = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, usage.ru_utime + usage.ru_stime - cpu
 
 
 def mrr(ranks: list[int | None]) -> float:
@@ -259,17 +298,24 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=21, help="cold queries per system")
     parser.add_argument("--quality", type=int, default=200, help="known-item queries for MRR")
     parser.add_argument(
+        "--builds", type=int, default=1, help="index builds per system (alternating; medians)"
+    )
+    parser.add_argument(
+        "--venv",
+        help="a virtual environment made by scripts/wheel-venv (default: one made now)",
+    )
+    parser.add_argument(
         "--baseline-src", help="a packages/core/src of another revision, timed in the same run"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
 
-    from cuecard.core.vault._facts import fact_id
-    from cuecard.core.vault._vault import Vault
-
     rng = random.Random(20261130)
     work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
+    started_load = [round(x, 2) for x in os.getloadavg()]
     try:
+        bin_dir = Path(args.venv).resolve() / "bin" if args.venv else wheel_venv(work / "venv")
+        python = str(bin_dir / "python")
         log(f"generating {args.lines} fact lines")
         lines = generated_lines(args.lines)
         ours = work / "ours"
@@ -288,7 +334,8 @@ def main() -> int:
         base_env = {
             k: v
             for k, v in os.environ.items()
-            if not k.startswith(("CUECARD", "UNIF")) and k != "PYTHONDONTWRITEBYTECODE"
+            if not k.startswith(("CUECARD", "UNIF", "PYTHONPATH", "VIRTUAL_ENV"))
+            and k != "PYTHONDONTWRITEBYTECODE"
         }
         our_env = base_env | {"XDG_CACHE_HOME": str(work / "cache"), "HOME": str(home)}
         peer_env = base_env | {
@@ -296,9 +343,9 @@ def main() -> int:
             "UNIFIED_MEMORY_VAULT": str(theirs),
             "PYTHONPATH": str(peer_core),
         }
-        cuecard = str(Path(sys.executable).with_name("cuecard"))
-        our_cmd = [cuecard, "vault", "search", "--vault", str(ours), "--limit", "8"]
-        peer_cmd = [sys.executable, "-m", "unified_memory.memory", "search", "--limit", "8"]
+        our_cmd = [str(bin_dir / "cuecard"), "vault", "search", "--vault", str(ours)]
+        our_cmd += ["--limit", "8"]
+        peer_cmd = [python, "-m", "unified_memory.memory", "search", "--limit", "8"]
 
         base_cmd_env = None
         if args.baseline_src:
@@ -306,18 +353,31 @@ def main() -> int:
                 "XDG_CACHE_HOME": str(work / "cache-baseline"),
                 "PYTHONPATH": str(Path(args.baseline_src).resolve()),
             }
-        log("building both indexes (first search)")
-        t0 = time.perf_counter()
-        cold([*our_cmd, "warmup"], our_env)
-        build_ours = time.perf_counter() - t0
-        build_base = None
-        if base_cmd_env is not None:
-            t0 = time.perf_counter()
-            cold([*our_cmd, "warmup"], base_cmd_env)
-            build_base = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        cold([*peer_cmd, "warmup"], peer_env)
-        build_peer = time.perf_counter() - t0
+        # The bytecode of what a build imports, written before anything is timed (a search of a
+        # vault of ten lines).
+        tiny = work / "tiny"
+        write_notes(tiny / "notes", lines[:10])
+        (tiny / "inbox").mkdir()
+        for env in filter(None, (our_env, base_cmd_env)):
+            tiny_env = env | {"XDG_CACHE_HOME": str(work / "cache-tiny")}
+            cold([our_cmd[0], "vault", "search", "--vault", str(tiny), "warmup"], tiny_env)
+            shutil.rmtree(work / "cache-tiny")
+        builds: dict[str, list[tuple[float, float]]] = {"ours": [], "baseline": [], "peer": []}
+        for round_ in range(args.builds):
+            log(f"building the indexes (first search), round {round_ + 1} of {args.builds}")
+            builds["ours"].append(timed_build([*our_cmd, "warmup"], our_env, work / "cache"))
+            if base_cmd_env is not None:
+                builds["baseline"].append(
+                    timed_build([*our_cmd, "warmup"], base_cmd_env, work / "cache-baseline")
+                )
+            builds["peer"].append(
+                timed_build([*peer_cmd, "warmup"], peer_env, home / ".unified-memory")
+            )
+        build = {
+            name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+            for name, runs in builds.items()
+            if runs
+        }
 
         queries = known_item_queries(lines, args.queries, rng)
         bare = []
@@ -326,7 +386,7 @@ def main() -> int:
         log(f"timing {len(queries)} cold searches each, alternating")
         baseline_ms = []
         for _, query in queries:
-            bare.append(cold([sys.executable, "-c", "pass"], base_env))
+            bare.append(cold([python, "-c", "pass"], base_env))
             ours_ms.append(cold([*our_cmd, query], our_env))
             peer_ms.append(cold([*peer_cmd, query], peer_env))
             if base_cmd_env is not None:
@@ -334,29 +394,16 @@ def main() -> int:
         ratios = [a / b for a, b in zip(ours_ms, peer_ms, strict=True)]
 
         log("warm queries and ranking quality")
-        os.environ["XDG_CACHE_HOME"] = str(work / "cache")
-        vault = Vault.open(ours)
-        vault.index.sync()
         quality = known_item_queries(lines, args.quality, rng)
-        warm = []
-        warm_cpu = []
-        ranks: list[int | None] = []
-        for i, query in quality:
-            start, cpu = time.perf_counter(), time.process_time()
-            vault.index.sync()
-            hits = vault.index.search(query, 10)
-            warm.append((time.perf_counter() - start) * 1000)
-            warm_cpu.append((time.process_time() - cpu) * 1000)
-            keys = [h.key for h in hits]
-            want = fact_id(lines[i])
-            ranks.append(keys.index(want) + 1 if want in keys else None)
+        pairs = [(lines[i], query) for i, query in quality]
+        warm = warm_elsewhere(python, our_env, ours, pairs)
+        if not str(warm["core"]).startswith(str(bin_dir.parent)):
+            raise SystemExit(f"cuecard.core came from {warm['core']}, not the wheel venv")
 
         baseline_warm = None
         if base_cmd_env is not None:
             log("warm queries of the baseline revision")
-            baseline_warm = warm_elsewhere(
-                base_cmd_env, ours, [(lines[i], query) for i, query in quality]
-            )
+            baseline_warm = warm_elsewhere(python, base_cmd_env, ours, pairs)
 
         from rank_bm25 import BM25Okapi
 
@@ -371,27 +418,39 @@ def main() -> int:
         result = {
             "lines": len(lines),
             "notes": (len(lines) + PER_NOTE - 1) // PER_NOTE,
+            "installed_from": "wheels" if not args.venv else f"wheels ({args.venv})",
             "cold_ms": round(statistics.median(ours_ms), 1),
             "peer_cold_ms": round(statistics.median(peer_ms), 1),
             "cold_ratio": round(statistics.median(ours_ms) / statistics.median(peer_ms), 3),
             "cold_ratio_median_of_pairs": round(statistics.median(ratios), 3),
             "python_start_ms": round(statistics.median(bare), 1),
-            "warm_ms": round(statistics.median(warm), 3),
-            "warm_p95_ms": round(sorted(warm)[int(len(warm) * 0.95) - 1], 3),
-            "warm_cpu_ms": round(statistics.median(warm_cpu), 3),
+            "warm_ms": round(float(warm["wall"]), 3),
+            "warm_p95_ms": round(float(warm["p95"]), 3),
+            "warm_cpu_ms": round(float(warm["cpu"]), 3),
+            "load_average_start": started_load,
             "load_average": [round(x, 2) for x in os.getloadavg()],
-            "mrr": round(mrr(ranks), 4),
+            "mrr": round(float(warm["mrr"]), 4),
             "mrr_rank_bm25": round(mrr(ref_ranks), 4),
-            "build_s": round(build_ours, 2),
+            "build_s": round(build["ours"][0], 2),
+            "build_cpu_s": round(build["ours"][1], 2),
+            "build_ratio": round(build["ours"][0] / build["peer"][0], 3),
+            "build_cpu_ratio": round(build["ours"][1] / build["peer"][1], 3),
+            "builds": {
+                name: [[round(w, 2), round(c, 2)] for w, c in runs] for name, runs in builds.items()
+            },
             "baseline_cold_ms": round(statistics.median(baseline_ms), 1) if baseline_ms else None,
             "baseline_cold_ratio": round(
                 statistics.median(baseline_ms) / statistics.median(peer_ms), 3
             )
             if baseline_ms
             else None,
-            "baseline_build_s": None if build_base is None else round(build_base, 2),
+            "baseline_build_s": round(build["baseline"][0], 2) if "baseline" in build else None,
+            "baseline_build_cpu_s": (
+                round(build["baseline"][1], 2) if "baseline" in build else None
+            ),
             "baseline_warm": baseline_warm,
-            "peer_build_s": round(build_peer, 2),
+            "peer_build_s": round(build["peer"][0], 2),
+            "peer_build_cpu_s": round(build["peer"][1], 2),
             "peer": PEER_PACKAGE,
             "queries": len(queries),
             "quality_queries": len(quality),
