@@ -6,9 +6,12 @@ same index whether facts arrive at once or one sync at a time, the same redactio
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,6 +128,36 @@ def test_a_changed_line_after_a_bulk_build_replaces_only_its_rows(tmp_path: Path
     assert index.search("4343", 3)[0].text == "the beaver moved to port 4343"
     assert index.search("nightly", 3) == []
     index.close()
+
+
+@pytest.mark.parametrize("point", ["recall-entries-written", "recall-postings-written"])
+def test_a_build_killed_midway_leaves_no_partial_index(tmp_path: Path, point: str) -> None:
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "CUECARD_VAULT": str(tmp_path / "v"),
+    }
+    cuecard = str(Path(sys.executable).parent / "cuecard")
+
+    def run(*args: str, crash: str = "") -> subprocess.CompletedProcess[str]:
+        extra = {"CUECARD_CRASH_AT": crash} if crash else {}
+        return subprocess.run([cuecard, *args], capture_output=True, text=True, env=env | extra)
+
+    assert run("vault", "init").returncode == 0
+    notes = tmp_path / "v" / "notes"
+    for n in range(2):
+        lines = "".join(f"- fact {n}-{i} about the heron colony {i * 7 + n}\n" for i in range(40))
+        (notes / f"birds-{n}.md").write_text(f"# birds {n}\n\n{lines}", encoding="utf-8")
+    killed = run("vault", "search", "heron", crash=point)
+    assert killed.returncode == -9
+    done = run("vault", "search", "--json", "--limit", "100", "heron")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["count"] == 80
+    assert len({r["id"] for r in found["results"]}) == 80
+    status = json.loads(run("vault", "status", "--json").stdout)
+    assert status["index"]["facts"] == 80
 
 
 # -- the vault's credential rules: a fast path for text that names no label -------------------

@@ -19,8 +19,9 @@ import unicodedata
 from collections import Counter
 from itertools import chain, repeat
 
+from cuecard.core._fsio import crash_point
 from cuecard.core.recall._index import Entry, Ranking
-from cuecard.core.recall._tokens import finish, run_raw
+from cuecard.core.recall._tokens import finish, plain, run_raw
 
 __all__ = ["Loader", "TokenMemo"]
 
@@ -50,8 +51,10 @@ class TokenMemo:
         for run in _RUN.findall(text):
             got = memo.get(run)
             if got is None:
-                raw: list[str] = []
-                run_raw(run, raw)
+                # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
+                raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
+                if not raw:
+                    run_raw(run, raw)
                 got = tuple(finish(raw, self._stem, whole=True))
                 if len(memo) < MEMO_LIMIT:
                     memo[run] = got
@@ -105,6 +108,7 @@ class Loader:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             self._entries,
         )
+        crash_point("recall-entries-written")
         terms = sorted(self._postings)
         postings, length_of = self._postings, self._lengths.__getitem__
         rows = chain.from_iterable(
@@ -113,6 +117,7 @@ class Loader:
             for docs, tfs in (postings[term],)
         )
         conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", rows)
+        crash_point("recall-postings-written")
         conn.executemany(
             "INSERT INTO terms VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
             [(term, len(postings[term][0])) for term in terms],
