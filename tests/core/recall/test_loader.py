@@ -1,0 +1,158 @@
+"""The recall index's build path (``recall._loader``): the memoised tokenizer, bulk loading.
+
+The build path must give exactly what the plain path gives: the same tokens for any text, the
+same index whether facts arrive at once or one sync at a time, and no partial index when killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuecard.core.recall import Entry, Ranking, RecallIndex, tokens
+from cuecard.core.recall._loader import TokenMemo
+
+# Word characters of several scripts, the joiners, NFKC-folded forms (ligature, full-width,
+# superscript, compatibility CJK), case pairs, stopwords and inflections.
+_PIECES = st.sampled_from(
+    [
+        *"aeiosdgnrtyAEZ09_.:/@- \t\n,'é服务\u3042한ﬁＡ²\uf900ſK",
+        *("the ", "running ", "Ports ", "getUsers ", "node.js ", "retried ", "caches "),
+    ]
+)
+_TEXT = st.lists(_PIECES, max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=6), st.booleans())
+def test_memoised_tokens_equal_the_plain_tokenizer(texts: list[str], stem: bool) -> None:
+    memo = TokenMemo(stem=stem)
+    for text in texts + texts:  # the second pass is served from the memo
+        assert memo(text) == tokens(text, stem=stem)
+
+
+def _index(folder: Path, ranking: Ranking | None = None) -> RecallIndex:
+    return RecallIndex(
+        folder / "index.sqlite3",
+        folder,
+        lambda: sorted(p.name for p in folder.glob("*.txt")),
+        lambda _rel, text: [
+            Entry(f"k{n}", line, context="Session 3: May" if n % 3 else "")
+            for n, line in enumerate(text.splitlines())
+            if line
+        ],
+        now_ns=lambda: 0,  # never a racy read: only changed stamps re-read a file
+        ranking=ranking,
+    )
+
+
+def _tables(index: RecallIndex) -> tuple[object, ...]:
+    """The index's content, independent of entry ids."""
+    conn = sqlite3.connect(index.db_path)
+    try:
+        entries = sorted(
+            conn.execute("SELECT path, key, hash, text, terms, len, pos FROM entries").fetchall()
+        )
+        postings = sorted(
+            conn.execute(
+                "SELECT p.term, e.path, e.pos, p.tf, p.len FROM postings p "
+                "JOIN entries e ON e.id = p.doc"
+            ).fetchall()
+        )
+        terms = sorted(conn.execute("SELECT term, df FROM terms WHERE df > 0").fetchall())
+        meta = sorted(conn.execute("SELECT key, value FROM meta").fetchall())
+        ids = conn.execute("SELECT count(DISTINCT id), count(*) FROM entries").fetchone()
+    finally:
+        conn.close()
+    return entries, postings, terms, meta, ids
+
+
+_LINES = [
+    "the beaver port is 4242 on node.js",
+    "Ports running retried caches getUsers",
+    "服务器 restarts nightly; the port moved",
+    "beaver beaver beaver dam",
+    "a lone fact about ports",
+    "snake_case and CamelCase identifiers at 127.0.0.1:8080",
+]
+
+
+@pytest.mark.parametrize("stem", [True, False], ids=["stemmed", "unstemmed"])
+def test_a_bulk_build_equals_one_line_at_a_time(tmp_path: Path, stem: bool) -> None:
+    ranking = Ranking(stem=stem)
+    bulk_dir, step_dir = tmp_path / "bulk", tmp_path / "step"
+    bulk_dir.mkdir()
+    step_dir.mkdir()
+    (bulk_dir / "a.txt").write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    (bulk_dir / "b.txt").write_text("\n".join(reversed(_LINES)) + "\n", encoding="utf-8")
+    bulk = _index(bulk_dir, ranking)
+    report = bulk.sync()
+    assert (report.files_changed, report.entries_added) == (2, 2 * len(_LINES))
+
+    step = _index(step_dir, ranking)
+    for count in range(1, len(_LINES) + 1):
+        for name, lines in (("a.txt", _LINES), ("b.txt", list(reversed(_LINES)))):
+            path = step_dir / name
+            path.write_text("\n".join(lines[:count]) + "\n", encoding="utf-8")
+            stamp = 1_000_000_000 * count
+            os.utime(path, ns=(stamp, stamp))
+        assert step.sync().entries_added == 2
+    assert _tables(bulk) == _tables(step)
+    for query in ("beaver port", "port", "服务", "getusers", "caches retried", "127.0.0.1"):
+        got = [(h.path, h.key, round(h.score, 9)) for h in bulk.search(query, 5)]
+        assert got == [(h.path, h.key, round(h.score, 9)) for h in step.search(query, 5)]
+        assert got
+    bulk.close()
+    step.close()
+
+
+def test_a_changed_line_after_a_bulk_build_replaces_only_its_rows(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    index = _index(tmp_path)
+    index.sync()
+    changed = [*_LINES[:2], "the beaver moved to port 4343", *_LINES[3:]]
+    (tmp_path / "a.txt").write_text("\n".join(changed) + "\n", encoding="utf-8")
+    os.utime(tmp_path / "a.txt", ns=(5_000_000_000, 5_000_000_000))
+    report = index.sync()
+    assert (report.entries_added, report.entries_removed) == (1, 1)
+    assert index.search("4343", 3)[0].text == "the beaver moved to port 4343"
+    assert index.search("nightly", 3) == []
+    index.close()
+
+
+@pytest.mark.parametrize("point", ["recall-entries-written", "recall-postings-written"])
+def test_a_build_killed_midway_leaves_no_partial_index(tmp_path: Path, point: str) -> None:
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "CUECARD_VAULT": str(tmp_path / "v"),
+    }
+    cuecard = str(Path(sys.executable).parent / "cuecard")
+
+    def run(*args: str, crash: str = "") -> subprocess.CompletedProcess[str]:
+        extra = {"CUECARD_CRASH_AT": crash} if crash else {}
+        return subprocess.run([cuecard, *args], capture_output=True, text=True, env=env | extra)
+
+    assert run("vault", "init").returncode == 0
+    notes = tmp_path / "v" / "notes"
+    for n in range(2):
+        lines = "".join(f"- fact {n}-{i} about the heron colony {i * 7 + n}\n" for i in range(40))
+        (notes / f"birds-{n}.md").write_text(f"# birds {n}\n\n{lines}", encoding="utf-8")
+    killed = run("vault", "search", "heron", crash=point)
+    assert killed.returncode == -9
+    done = run("vault", "search", "--json", "--limit", "100", "heron")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["count"] == 80
+    assert len({r["id"] for r in found["results"]}) == 80
+    status = json.loads(run("vault", "status", "--json").stdout)
+    assert status["index"]["facts"] == 80
