@@ -411,7 +411,7 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
             "('a.md', 1, 'env | port 5433', '2026-01-02 09:15:00+00')"
         )
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [3, 4, 5], err
+    assert code == 0 and json.loads(out)["applied"] == [3, 4, 5, 6], err
     shown = json.loads(ok(cc, "vault", "show", "env", "--vault", pg_url, "--json"))["text"]
     assert shown == (
         "# Paths and environment\n\n> Machines, paths, ports, versions, accounts (never "
@@ -470,7 +470,7 @@ def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> 
     code, _, err = cc("vault", "search", "June", "--vault", pg_url)
     assert code == 1 and "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [5], err
+    assert code == 0 and json.loads(out)["applied"] == [5, 6], err
 
     def found(*query: str) -> list[str]:
         out = ok(cc, "vault", "search", *query, "--vault", pg_url, "--json")

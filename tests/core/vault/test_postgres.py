@@ -90,7 +90,7 @@ def test_migrate_db_is_safe_to_run_twice_and_commands_wait_for_it(cc: Run, pg_ur
     assert code == 1 and "migrate-db" in err
     code, out, _ = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0
-    assert json.loads(out) == {"vault": pg_url, "applied": [1, 2, 3, 4, 5], "version": 5}
+    assert json.loads(out) == {"vault": pg_url, "applied": [1, 2, 3, 4, 5, 6], "version": 6}
     code, out, _ = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0 and json.loads(out)["applied"] == []
     code, out, _ = cc("vault", "migrate-db", "--vault", pg_url)
@@ -113,7 +113,7 @@ def test_concurrent_migrations_apply_each_step_once(pg_url: str) -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(migrate, range(4)))
     applied = [v for r in results for v in r["applied"]]  # type: ignore[attr-defined]
-    assert sorted(applied) == [1, 2, 3, 4, 5] and {r["version"] for r in results} >= {5}
+    assert sorted(applied) == [1, 2, 3, 4, 5, 6] and {r["version"] for r in results} >= {6}
 
 
 def test_migrate_db_on_a_folder_vault_is_a_usage_error(cc: Run, tmp_path: Path) -> None:

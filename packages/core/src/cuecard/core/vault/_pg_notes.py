@@ -171,10 +171,13 @@ def store_note(vault: PgVault, note: str, text: str) -> int:
                 "shown = %s, source = %s, written = %s, context = %s WHERE note = %s AND id = %s",
                 changed,
             )
-        if new:
-            cur.executemany(
-                "INSERT INTO cuecard_facts (note, id, position, status, line, text, shown, "
-                "source, written, context) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                new,
-            )
+    if new:  # one statement: the search postings' trigger then runs once for all of them
+        columns = [list(column) for column in zip(*new, strict=True)]
+        conn.execute(
+            "INSERT INTO cuecard_facts (note, id, position, status, line, text, shown, "
+            "source, written, context) SELECT * FROM unnest(%s::text[], %s::text[], "
+            "%s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], "
+            "%s::date[], %s::text[])",
+            columns,
+        )
     return len(new)

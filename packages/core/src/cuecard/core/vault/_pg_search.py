@@ -1,27 +1,32 @@
-"""Search on a PostgreSQL vault: Okapi BM25 over PostgreSQL full-text matches, CJK bigrams and
-code identifiers.
+"""Search on a PostgreSQL vault: Okapi BM25 over the postings of words, CJK characters and
+bigrams, plus code identifiers.
 
 A fact is searched together with its note's headings (``context``: a date, a session, a
 section), as the folder vault indexes it: their words and CJK bigrams count, and the fact's
-length includes them. Words match through the GIN full-text index (``to_tsvector('simple',
-...)`` of the fact and its headings). A plain English word is stemmed as the folder vault
-stems it (``cuecard.core.engine._words.stem``) and its stem of four letters or more matches as a
-prefix (``research`` finds "researching", ``migrations`` finds "migration"); English function
-words are dropped from the query, as there. Chinese,
-Japanese and Korean text has no spaces, so a query's CJK runs are cut into the bigrams the
-folder vault's BM25 uses, each matched as a substring; code identifiers and dotted names match
-as substrings through the ``pg_trgm`` index. Every matched word or bigram adds its BM25 idf,
-the sum is scaled by BM25's length normalisation (the fact's length in distinct words against
-the average), and an identifier match adds a fixed share. As in the folder vault, a fact then
-gains ``NEIGHBOUR_SHARE`` of the best score of the active facts next to it in its note (by
-position), so the reply after a question that names the topic ranks itself. Reads only:
-recording use is the caller's part.
+length includes them. A fact's terms are the lexemes of ``to_tsvector('simple', ...)`` of the
+fact and its headings, and the CJK characters and bigrams of both (``cuecard_postings``, kept
+in line by triggers in the transaction that writes the facts; schema 6). A plain English word
+is stemmed as the folder vault stems it (``cuecard.core.engine._words.stem``) and its stem of four
+letters or more matches as a prefix (``research`` finds "researching", ``migrations`` finds
+"migration"); English function words are dropped from the query, as there. Chinese, Japanese
+and Korean text has no spaces, so a query's CJK runs are cut into the bigrams the folder
+vault's BM25 uses (a lone CJK character stands for itself); code identifiers and dotted names
+match as substrings through the ``pg_trgm`` index. Every matched word or bigram adds its BM25
+idf, the sum is scaled by BM25's length normalisation (the fact's length in distinct lexemes
+against the average), and an identifier match adds a fixed share. As in the folder vault, a
+fact then gains ``NEIGHBOUR_SHARE`` of the best score of the active facts next to it in its
+note (by position), so the reply after a question that names the topic ranks itself. Reads
+only: recording use is the caller's part.
 
-Cost: the facts' count comes from the planner's statistics once the table is large (an exact
-count below ``EXACT_BELOW`` facts), the average length from a sample, and each word's document
-count from the GIN index. A query with CJK text also scans the table once (no index serves
-two-character substrings); its bigrams' document counts are counted among the matches, in the
-same statement (every fact holding a bigram is a match).
+Cost: the facts' count, their total length and each term's document count are read from
+``cuecard_search_stats`` and ``cuecard_terms`` (a prefix's count is the sum of its lexemes'
+counts); the best facts are found from the postings' primary key alone (term, fact, length:
+an index-only scan per term and one aggregate over them, never the facts), and only those and
+their neighbours are read from ``cuecard_facts`` (by ``fid`` and by (note, position)). Every
+posting of every query term is read: skipping common terms' postings (MaxScore) needs each
+candidate looked up in them, which cost more than it saved here (see BENCHMARKS.md). A query
+word the ``simple`` parser would split (``parse_config`` becomes a phrase) or that is
+not ASCII is matched through the GIN full-text index instead, as before schema 6.
 """
 
 from __future__ import annotations
@@ -41,10 +46,6 @@ K1 = 1.2
 B = 0.75
 # An identifier's substring match counts as much as a matched word of this idf.
 SUBSTRING_IDF = 3.0
-# Below this many facts (by the planner's estimate) the count is exact.
-EXACT_BELOW = 10_000
-# The average length is taken over at most this many facts.
-LENGTH_SAMPLE = 2_000
 
 
 def _is_cjk(char: str) -> bool:
@@ -68,10 +69,10 @@ def _words(query: str) -> list[str]:
     return kept or list(words)
 
 
-def _term(word: str) -> str:
-    """One word of the tsquery: a plain word's stem as a prefix from four letters (a stem
-    ending in ``i`` for a ``y`` loses it: ``retries`` -> ``retr:*`` finds "retry"), else the
-    word itself."""
+def _term(word: str) -> tuple[str, bool]:
+    """One query word as a lexeme and whether it matches as a prefix: a plain word's stem
+    from four letters (a stem ending in ``i`` for a ``y`` loses it: ``retries`` -> ``retr:*``
+    finds "retry"), else the word itself, a prefix from four letters."""
     from cuecard.core.engine._words import stem
     from cuecard.core.recall._tokens import plain
 
@@ -80,14 +81,32 @@ def _term(word: str) -> str:
         if base.endswith("i") and word.endswith(("y", "ies", "ied")):
             base = base[:-1]
         if len(base) >= 4:
-            return f"'{base}':*"
-    return f"'{word}':*" if len(word) >= 4 else f"'{word}'"
+            return (base, True)
+    return (word, len(word) >= 4)
 
 
-def _tsquery(query: str) -> str:
-    """An OR of the query's meaningful words for ``to_tsquery('simple', ...)`` (BM25 matches
-    any word), stems and words of four letters or more as prefixes."""
-    return " | ".join(dict.fromkeys(_term(w) for w in _words(query)))
+def _terms(query: str) -> list[tuple[str, bool]]:
+    """The query's meaningful words as distinct (lexeme, prefix) terms (BM25 matches any)."""
+    return list(dict.fromkeys(_term(w) for w in _words(query)))
+
+
+def _tsquery(term: tuple[str, bool]) -> str:
+    """A term for ``to_tsquery('simple', ...)``."""
+    return f"'{term[0]}':*" if term[1] else f"'{term[0]}'"
+
+
+def _postable(lexeme: str) -> bool:
+    """Whether the ``simple`` parser keeps the word whole, so its postings are under it: ASCII
+    letters and digits (``parse_config`` would be a phrase of two lexemes)."""
+    return lexeme.isascii() and lexeme.isalnum()
+
+
+def _range(lexeme: str, prefix: bool) -> tuple[str, str]:
+    """The postings' terms (in byte order, ``COLLATE "C"``) ``lexeme`` matches: from it up to
+    the next string that does not start with it, or the lexeme alone."""
+    if prefix:
+        return (lexeme, lexeme[:-1] + chr(ord(lexeme[-1]) + 1))
+    return (lexeme, lexeme + "\x01")
 
 
 def _bigrams(query: str) -> list[str]:
@@ -131,47 +150,123 @@ def _fragments(query: str) -> list[str]:
     return [f"%{run}%" for run in [*runs, *_identifiers(query)]]
 
 
-def _like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+class _Key:
+    """One query term: its postings range, or (``gin``) its tsquery through the GIN index, or
+    (``gram``) a CJK character or bigram; ``df`` its document count, ``weight`` its idf."""
+
+    __slots__ = ("df", "gin", "gram", "hi", "lo", "prefix", "tsquery", "weight")
+
+    def __init__(self, lexeme: str, prefix: bool, *, gram: bool = False) -> None:
+        self.gram = gram
+        self.prefix = prefix
+        self.tsquery = _tsquery((lexeme, prefix))
+        self.gin = not gram and not _postable(lexeme)
+        self.lo, self.hi = _range(lexeme, prefix)
+        self.df = 0
+        self.weight = 0.0
 
 
 _STATS: LiteralString = """
-SELECT CASE WHEN c.reltuples >= %(exact_below)s THEN c.reltuples::bigint
-            ELSE (SELECT count(*) FROM cuecard_facts WHERE status = 'active') END,
-       (SELECT coalesce(avg(length(tsv)), 1)
-        FROM (SELECT tsv FROM cuecard_facts WHERE status = 'active' LIMIT %(sample)s) s)
-       {words}
-FROM pg_class c WHERE c.oid = 'cuecard_facts'::regclass
+SELECT docs, length,
+       ARRAY(SELECT coalesce((SELECT sum(t.df) FROM cuecard_terms t
+                              WHERE t.term >= q.lo COLLATE "C" AND t.term < q.hi COLLATE "C"), 0)
+             FROM unnest(%(los)s::text[], %(his)s::text[]) WITH ORDINALITY AS q(lo, hi, i)
+             ORDER BY q.i)
+       {gin}
+FROM cuecard_search_stats
 """
-_WORD_COUNT: LiteralString = (
-    ", (SELECT count(*) FROM cuecard_facts WHERE tsv @@ to_tsquery('simple', %(t{i})s))"
+_GIN_COUNT: LiteralString = (
+    ", (SELECT count(*) FROM cuecard_facts "
+    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s))"
 )
-_SEARCH: LiteralString = """
-WITH s AS (
-  SELECT note, position,
-         ({idf}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * length(tsv) / %(avgdl)s))
-         {bonus} AS score
-  FROM (SELECT note, id, shown, position, tsv, text{columns}
-        FROM (SELECT *, text || E'\\n' || context AS body FROM cuecard_facts) f
-        WHERE status = 'active' AND ({match})) c
-),
-top AS (SELECT note, position FROM s ORDER BY score DESC, note, position LIMIT %(pool)s),
-near AS (
-  SELECT DISTINCT f.note, f.id, f.shown, f.position
-  FROM top t JOIN cuecard_facts f
-    ON f.note = t.note AND f.position BETWEEN t.position - 1 AND t.position + 1
-  WHERE f.status = 'active'
+# One row (fact, length, key) per fact holding key {i}, or (key -1) matching an identifier.
+_POSTINGS: LiteralString = (
+    "SELECT fid, len, {i} AS k FROM cuecard_postings "
+    'WHERE term >= %(lo{i})s COLLATE "C" AND term < %(hi{i})s COLLATE "C"'
 )
-SELECT n.note, n.id, n.shown,
-       coalesce(own.score, 0)
-       + %(share)s * coalesce(greatest(before.score, after.score), 0) AS score
-FROM near n
-LEFT JOIN s own ON own.note = n.note AND own.position = n.position
-LEFT JOIN s before ON before.note = n.note AND before.position = n.position - 1
-LEFT JOIN s after ON after.note = n.note AND after.position = n.position + 1
-ORDER BY score DESC, n.note, n.position
+_GIN: LiteralString = (
+    "SELECT fid, length(tsv) AS len, {i} AS k FROM cuecard_facts "
+    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s)"
+)
+_FRAGS: LiteralString = (
+    "SELECT fid, length(tsv) AS len, -1 AS k FROM cuecard_facts "
+    "WHERE status = 'active' AND text ILIKE ANY(%(frags)s)"
+)
+# The best facts by the sum of the chosen keys' weights (each once per fact, however many of
+# a prefix's words it holds), normalised, one aggregate over all the rows.
+_CANDIDATES: LiteralString = """
+SELECT fid, ({weights}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * max(len) / %(avgdl)s))
+            {bonus} AS score
+FROM ({union}) m GROUP BY fid ORDER BY score DESC, fid LIMIT %(take)s
+"""
+# The best facts and the active facts next to them, each gaining a share of its best
+# neighbour's score.
+_NEIGHBOURS: LiteralString = """
+WITH q AS MATERIALIZED (SELECT {tsqueries}),
+around AS (
+  SELECT f.note, f.id, f.shown, f.position, min(abs(d.o)) AS d, f.score
+  FROM cuecard_facts t CROSS JOIN generate_series(-2, 2) AS d(o)
+  -- OFFSET 0 keeps the lookup per best fact, through the (note, position) index.
+  CROSS JOIN LATERAL (SELECT f.note, f.id, f.shown, f.position, {score} AS score
+                      FROM cuecard_facts f, q
+                      WHERE f.note = t.note AND f.position = t.position + d.o
+                        AND f.status = 'active' OFFSET 0) f
+  WHERE t.fid = ANY(%(top)s)
+  GROUP BY f.note, f.id, f.shown, f.position, f.score
+)
+SELECT note, id, shown, score FROM (
+  SELECT note, id, shown, position, d,
+         score + %(share)s * coalesce(greatest(
+           CASE WHEN lag(position) OVER w = position - 1 THEN lag(score) OVER w END,
+           CASE WHEN lead(position) OVER w = position + 1 THEN lead(score) OVER w END
+         ), 0) AS score
+  FROM around WINDOW w AS (PARTITION BY note ORDER BY position)
+) n
+WHERE d <= 1
+ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
+
+
+def _tsqueries(keys: list[_Key]) -> LiteralString:
+    """The word keys' tsqueries as the columns ``q0``, ``q1``, ... of one row, parsed once."""
+    columns: list[LiteralString] = [
+        "to_tsquery('simple', %(q{i})s) AS q{i}".replace("{i}", str(i))
+        for i, key in enumerate(keys)
+        if not key.gram
+    ]
+    return ", ".join(columns) or "1 AS none"
+
+
+def _score(keys: list[_Key], frags: bool) -> LiteralString:
+    """A fact ``f``'s score from every term, read from the fact itself (its tsvector, text and
+    headings; ``q`` the row of ``_tsqueries``): the same sum the postings give."""
+    parts: list[LiteralString] = []
+    for i, key in enumerate(keys):
+        test: LiteralString = (
+            "strpos(f.text || E'\\n' || f.context, %(g{i})s) > 0" if key.gram else "f.tsv @@ q.q{i}"
+        )
+        parts.append(("%(w{i})s * (" + test + ")::int").replace("{i}", str(i)))
+    score: LiteralString = (
+        "(" + (" + ".join(parts) or "0") + ") * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s "
+        "* length(f.tsv) / %(avgdl)s))"
+    )
+    if frags:
+        score += " + CASE WHEN f.text ILIKE ANY(%(frags)s) THEN %(bonus)s ELSE 0 END"
+    return score
+
+
+def _union(keys: list[_Key], chosen: list[int], frags: bool) -> tuple[LiteralString, LiteralString]:
+    """The rows of the ``chosen`` keys (and, when ``frags``, of the identifier matches) and
+    the sum of the keys' weights each fact's rows give."""
+    union: list[LiteralString] = []
+    weights: list[LiteralString] = []
+    for i in chosen:
+        union.append((_GIN if keys[i].gin else _POSTINGS).replace("{i}", str(i)))
+        weights.append("%(w{i})s * bool_or(k = {i})::int".replace("{i}", str(i)))
+    if frags:
+        union.append(_FRAGS)
+    return " UNION ALL ".join(union), " + ".join(weights) or "0"
 
 
 def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
@@ -182,75 +277,60 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
     prefixes match."""
     import math
 
-    terms = [t for t in _tsquery(query).split(" | ") if t]
-    grams = _bigrams(query)
+    keys = [_Key(lexeme, prefix) for lexeme, prefix in _terms(query)]
+    keys += [_Key(gram, False, gram=True) for gram in _bigrams(query)]
     frags = _fragments(query)
-    if (not terms and not grams and not frags) or limit < 1:
+    if (not keys and not frags) or limit < 1:
         return []
+    posted = [k for k in keys if not k.gin]
+    gin = [i for i, k in enumerate(keys) if k.gin]
+    pool = max(limit * 4, 40)
     params: dict[str, object] = {
-        "exact_below": EXACT_BELOW,
-        "sample": LENGTH_SAMPLE,
-        "tsq": " | ".join(terms),
+        "los": [k.lo for k in posted],
+        "his": [k.hi for k in posted],
         "frags": frags,
-        "grams": [_like(g) for g in grams],
         "limit": limit,
-        "pool": max(limit * 4, 40),
         "share": NEIGHBOUR_SHARE,
         "k1": K1,
         "k1p1": K1 + 1,
         "b": B,
         "bonus": SUBSTRING_IDF * (K1 + 1) / (1 + K1),
-        **{f"t{i}": t for i, t in enumerate(terms)},
-        **{f"g{i}": g for i, g in enumerate(grams)},
     }
+    for i, key in enumerate(keys):
+        params |= {f"q{i}": key.tsquery, f"lo{i}": key.lo, f"hi{i}": key.hi, f"g{i}": key.lo}
     # Only constant SQL pieces are put together; every word, bigram and weight is a parameter.
-    stats = _STATS.replace(
-        "{words}", "".join(_WORD_COUNT.replace("{i}", str(i)) for i in range(len(terms)))
-    )
-    parts: list[LiteralString] = [
-        "%(w{i})s * (tsv @@ to_tsquery('simple', %(t{i})s))::int".replace("{i}", str(i))
-        for i in range(len(terms))
-    ]
-    # A bigram's document count is its count among the matches (every fact holding it is one).
-    gram_idf: LiteralString = (
-        "greatest(ln((greatest(%(total)s, d{i}) - d{i} + 0.5) / (d{i} + 0.5)), 1e-6) * m{i}"
-    )
-    parts += [gram_idf.replace("{i}", str(i)) for i in range(len(grams))]
-    columns: LiteralString = "".join(
-        ", (strpos(body, %(g{i})s) > 0)::int AS m{i}, "
-        "sum((strpos(body, %(g{i})s) > 0)::int) OVER () AS d{i}".replace("{i}", str(i))
-        for i in range(len(grams))
-    )
-    match: list[LiteralString] = []
-    if terms:
-        match.append("tsv @@ to_tsquery('simple', %(tsq)s)")
-    if grams:
-        match.append("body LIKE ANY(%(grams)s)")
-    if frags:
-        match.append("text ILIKE ANY(%(frags)s)")
-    bonus: LiteralString = (
-        "+ CASE WHEN text ILIKE ANY(%(frags)s) THEN %(bonus)s ELSE 0 END" if frags else ""
-    )
-    sql = (
-        _SEARCH.replace("{idf}", " + ".join(parts) or "0")
-        .replace("{bonus}", bonus)
-        .replace("{match}", " OR ".join(match))
-        .replace("{columns}", columns)
-    )
+    stats = _STATS.replace("{gin}", "".join(_GIN_COUNT.replace("{i}", str(i)) for i in gin))
     with vault.conn.transaction():
         found = vault.conn.execute(stats, params).fetchone()
-        assert found is not None
-        counts = [int(n) for n in found[2 : 2 + len(terms)]]
-        # The planner's estimate may lag behind a word's exact count.
-        total = max(int(found[0]), *counts, 1)
-        avgdl = max(float(found[1]), 1.0)
-
-        def idf(n: int) -> float:
-            return max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6)
-
-        params |= {f"w{i}": idf(n) for i, n in enumerate(counts)}
+        if found is None or int(found[0]) < 1:
+            return []
+        docs, avgdl = int(found[0]), max(int(found[1]) / int(found[0]), 1.0)
+        for key, df in zip(posted, found[2], strict=True):
+            key.df = int(df)
+        for i, df in zip(gin, found[3:], strict=True):
+            keys[i].df = int(df)
+        for i, key in enumerate(keys):
+            n = min(key.df, docs)
+            key.weight = max(math.log((docs - n + 0.5) / (n + 0.5)), 1e-6)
+            params[f"w{i}"] = key.weight
         params["avgdl"] = avgdl
-        params["total"] = total
+        present = [i for i, k in enumerate(keys) if k.df > 0]
+        if not present and not frags:
+            return []
+        score = _score(keys, bool(frags))
+        params["take"] = pool
+        union, weights = _union(keys, present, bool(frags))
+        bonus: LiteralString = "+ %(bonus)s * bool_or(k = -1)::int" if frags else ""
+        sql = (
+            _CANDIDATES.replace("{union}", union)
+            .replace("{weights}", weights)
+            .replace("{bonus}", bonus)
+        )
+        top = [int(r[0]) for r in vault.conn.execute(sql, params)]
+        if not top:
+            return []
+        params["top"] = top
+        sql = _NEIGHBOURS.replace("{score}", score).replace("{tsqueries}", _tsqueries(keys))
         rows = vault.conn.execute(sql, params).fetchall()
     from cuecard.core.vault._pg_notes import note_file_name
 
