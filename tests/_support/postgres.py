@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pytest
 
-__all__ = ["PASSWORD", "PgServer", "pg_bin", "running_server"]
+__all__ = ["PASSWORD", "PgServer", "pg_bin", "postings_out_of_line", "running_server"]
 
 PASSWORD = "cuecard-test-password"
 SUPERUSER = "cuecard"
@@ -136,3 +136,33 @@ def running_server() -> Iterator[PgServer]:
             env=env,
         )
         shutil.rmtree(base, ignore_errors=True)
+
+
+def postings_out_of_line(url: str) -> dict[str, object]:
+    """What the search postings, term counts and statistics of a PostgreSQL vault hold that a
+    rebuild from its active facts would not (and the reverse); empty when they are in line."""
+    import psycopg
+
+    expected = (
+        "SELECT t, f.fid, length(f.tsv) FROM cuecard_facts f, "
+        "unnest(cuecard_terms_of(f.tsv, f.text || E'\\n' || f.context)) AS t "
+        "WHERE f.status = 'active'"
+    )
+    with psycopg.connect(url) as conn:
+        held = set(conn.execute("SELECT term, fid, len FROM cuecard_postings").fetchall())
+        rebuilt = set(conn.execute(expected).fetchall())
+        counts = set(conn.execute("SELECT term, df FROM cuecard_terms WHERE df <> 0").fetchall())
+        recounted = set(conn.execute(f"SELECT t, count(*) FROM ({expected}) p(t) GROUP BY t"))
+        stats = conn.execute("SELECT docs, length FROM cuecard_search_stats").fetchall()
+        restated = conn.execute(
+            "SELECT count(*), coalesce(sum(length(tsv)), 0) FROM cuecard_facts "
+            "WHERE status = 'active'"
+        ).fetchall()
+    out: dict[str, object] = {}
+    if held != rebuilt:
+        out["postings"] = {"extra": held - rebuilt, "missing": rebuilt - held}
+    if counts != recounted:
+        out["terms"] = {"extra": counts - recounted, "missing": recounted - counts}
+    if stats != restated:
+        out["stats"] = {"held": stats, "rebuilt": restated}
+    return out

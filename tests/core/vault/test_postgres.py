@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.core.vault._pg import PgVault
-from tests._support.postgres import PgServer
+from tests._support.postgres import PgServer, postings_out_of_line
 
 BIN = Path(sys.executable).parent
 Run = Callable[..., tuple[int, str, str]]
@@ -321,6 +321,7 @@ def test_concurrent_submitters_and_promoters_lose_nothing(db: str) -> None:
         ).fetchone()
     assert sorted(str(f[0]) for f in facts) == sorted(distinct(n) for n in range(16))
     assert waiting == (0,)
+    assert postings_out_of_line(db) == {}
 
 
 def test_a_killed_promoter_promotes_nothing_and_a_rerun_finishes(db: str) -> None:

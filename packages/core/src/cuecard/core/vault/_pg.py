@@ -129,7 +129,7 @@ class PgVault:
 
         A note that holds no fact yet (its template, or nothing) becomes ``text`` byte for byte
         (an import); otherwise ``text`` is appended after the note's current text, as pasting
-        it at the end of the note file would. Its facts are inserted in one ``executemany``.
+        it at the end of the note file would. Its new facts are inserted in one statement.
         ``source`` is kept for callers; a fact's source is read from its line's stamp.
         """
         from cuecard.core.vault._facts import note_facts
@@ -144,14 +144,29 @@ class PgVault:
                 text = body + text
             return store_note(self, note, text)
 
+    def alone(self, sql: Any, params: Any = None) -> list[tuple[Any, ...]]:
+        """The rows of one statement run as its own transaction: one round trip (no BEGIN and
+        COMMIT around it) when no transaction is open, else inside the open one."""
+        from psycopg.pq import TransactionStatus
+
+        conn = self.conn
+        if conn.autocommit or conn.info.transaction_status != TransactionStatus.IDLE:
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description else []
+        conn.autocommit = True
+        try:
+            cur = conn.execute(sql, params)
+            return cur.fetchall() if cur.description else []
+        finally:
+            conn.autocommit = False
+
     def record_use(self, ids: list[str]) -> None:
         if not ids:
             return
-        with self.conn.transaction():
-            self.conn.execute(
-                "UPDATE cuecard_facts SET uses = uses + 1, last_used = %s WHERE id = ANY(%s)",
-                (self.now().date(), list(dict.fromkeys(ids))),
-            )
+        self.alone(
+            "UPDATE cuecard_facts SET uses = uses + 1, last_used = %s WHERE id = ANY(%s)",
+            (self.now().date(), list(dict.fromkeys(ids))),
+        )
 
     # -- reading --------------------------------------------------------------------------------
 

@@ -148,66 +148,70 @@ CREATE TABLE cuecard_search_stats (
     docs   bigint  NOT NULL,
     length bigint  NOT NULL
 );
--- The facts whose terms leave the postings (gone) and enter them (came), as (fid, tsv, body).
-CREATE FUNCTION cuecard_postings_apply(gone jsonb, came jsonb) RETURNS void LANGUAGE sql AS $$
-    WITH g AS (SELECT (e->>0)::bigint AS fid, (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(gone) AS e),
-         c AS (SELECT (e->>0)::bigint AS fid, (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(came) AS e)
+-- The facts whose terms leave the postings (gone) and enter them (came), as [fid, tsv, body]
+-- arrays. PL/pgSQL, so each session plans these statements once.
+CREATE FUNCTION cuecard_postings_apply(gone jsonb, came jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    WITH c AS (
+        SELECT (e->>1)::tsvector AS tsv, -1 AS d FROM jsonb_array_elements(gone) AS e
+        UNION ALL
+        SELECT (e->>1)::tsvector, 1 FROM jsonb_array_elements(came) AS e
+    )
     UPDATE cuecard_search_stats SET
-        docs = docs + (SELECT count(*) FROM c) - (SELECT count(*) FROM g),
-        length = length + (SELECT coalesce(sum(length(tsv)), 0) FROM c)
-                        - (SELECT coalesce(sum(length(tsv)), 0) FROM g);
-    WITH g AS (SELECT (e->>0)::bigint AS fid, (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(gone) AS e)
+        docs = docs + (SELECT coalesce(sum(d), 0) FROM c),
+        length = length + (SELECT coalesce(sum(d * length(tsv)), 0) FROM c);
     DELETE FROM cuecard_postings p
-    USING (SELECT g.fid, t FROM g, unnest(cuecard_terms_of(g.tsv, g.body)) AS t) x
+    USING (SELECT (e->>0)::bigint AS fid, t FROM jsonb_array_elements(gone) AS e,
+                  unnest(cuecard_terms_of((e->>1)::tsvector, e->>2)) AS t) x
     WHERE p.term = x.t AND p.fid = x.fid;
-    WITH c AS (SELECT (e->>0)::bigint AS fid, (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(came) AS e)
     INSERT INTO cuecard_postings (term, fid, len)
-    SELECT t, c.fid, length(c.tsv) FROM c, unnest(cuecard_terms_of(c.tsv, c.body)) AS t;
-    WITH g AS (SELECT (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(gone) AS e),
-         c AS (SELECT (e->>1)::tsvector AS tsv, e->>2 AS body
-               FROM jsonb_array_elements(came) AS e)
+    SELECT t, (e->>0)::bigint, length((e->>1)::tsvector) FROM jsonb_array_elements(came) AS e,
+           unnest(cuecard_terms_of((e->>1)::tsvector, e->>2)) AS t;
     INSERT INTO cuecard_terms (term, df)
     SELECT t, sum(d) FROM (
-        SELECT t, 1 FROM c, unnest(cuecard_terms_of(c.tsv, c.body)) AS t
+        SELECT t, 1 FROM jsonb_array_elements(came) AS e,
+               unnest(cuecard_terms_of((e->>1)::tsvector, e->>2)) AS t
         UNION ALL
-        SELECT t, -1 FROM g, unnest(cuecard_terms_of(g.tsv, g.body)) AS t
+        SELECT t, -1 FROM jsonb_array_elements(gone) AS e,
+               unnest(cuecard_terms_of((e->>1)::tsvector, e->>2)) AS t
     ) AS change(t, d)
     GROUP BY t HAVING sum(d) <> 0 ORDER BY t
     ON CONFLICT (term) DO UPDATE SET df = cuecard_terms.df + EXCLUDED.df;
+END
 $$;
 CREATE FUNCTION cuecard_postings_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    gone jsonb := '[]';
+    came jsonb := '[]';
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        PERFORM cuecard_postings_apply('[]',
-            (SELECT coalesce(jsonb_agg(jsonb_build_array(
-                 n.fid, n.tsv, n.text || E'\n' || n.context)), '[]')
-             FROM new_rows n WHERE n.status = 'active'));
+        came := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     n.fid, n.tsv, n.text || E'\n' || n.context)), '[]')
+                 FROM new_rows n WHERE n.status = 'active');
     ELSIF TG_OP = 'DELETE' THEN
-        PERFORM cuecard_postings_apply(
-            (SELECT coalesce(jsonb_agg(jsonb_build_array(
-                 o.fid, o.tsv, o.text || E'\n' || o.context)), '[]')
-             FROM old_rows o WHERE o.status = 'active'), '[]');
+        gone := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     o.fid, o.tsv, o.text || E'\n' || o.context)), '[]')
+                 FROM old_rows o WHERE o.status = 'active');
     ELSIF TG_OP = 'UPDATE' THEN
         -- Only a change of status, text or headings changes what is searched (not uses).
-        PERFORM cuecard_postings_apply(
-            (SELECT coalesce(jsonb_agg(jsonb_build_array(
-                 o.fid, o.tsv, o.text || E'\n' || o.context)), '[]')
-             FROM old_rows o JOIN new_rows n USING (fid)
-             WHERE o.status = 'active' AND (n.status, n.text, n.context)
-                   IS DISTINCT FROM (o.status, o.text, o.context)),
-            (SELECT coalesce(jsonb_agg(jsonb_build_array(
-                 n.fid, n.tsv, n.text || E'\n' || n.context)), '[]')
-             FROM new_rows n JOIN old_rows o USING (fid)
-             WHERE n.status = 'active' AND (n.status, n.text, n.context)
-                   IS DISTINCT FROM (o.status, o.text, o.context)));
+        gone := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     o.fid, o.tsv, o.text || E'\n' || o.context)), '[]')
+                 FROM old_rows o JOIN new_rows n USING (fid)
+                 WHERE o.status = 'active' AND (n.status, n.text, n.context)
+                       IS DISTINCT FROM (o.status, o.text, o.context));
+        came := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     n.fid, n.tsv, n.text || E'\n' || n.context)), '[]')
+                 FROM new_rows n JOIN old_rows o USING (fid)
+                 WHERE n.status = 'active' AND (n.status, n.text, n.context)
+                       IS DISTINCT FROM (o.status, o.text, o.context));
     ELSE
         TRUNCATE cuecard_postings, cuecard_terms;
         UPDATE cuecard_search_stats SET docs = 0, length = 0;
+        RETURN NULL;
+    END IF;
+    IF jsonb_array_length(gone) > 0 OR jsonb_array_length(came) > 0 THEN
+        PERFORM cuecard_postings_apply(gone, came);
     END IF;
     RETURN NULL;
 END

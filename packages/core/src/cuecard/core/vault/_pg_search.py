@@ -20,8 +20,9 @@ only: recording use is the caller's part.
 
 Cost: the facts' count, their total length and each term's document count are read from
 ``cuecard_search_stats`` and ``cuecard_terms`` (a prefix's count is the sum of its lexemes'
-counts); the best facts are found from the postings' primary key alone (term, fact, length:
-an index-only scan per term and one aggregate over them, never the facts), and only those and
+counts: a fact holding two words of one prefix counts twice, as it did not before schema
+6); the best facts are found from the postings' primary key alone (term, fact, length: an
+index-only scan per term and one aggregate over them, never the facts), and only those and
 their neighbours are read from ``cuecard_facts`` (by ``fid`` and by (note, position)). Every
 posting of every query term is read: skipping common terms' postings (MaxScore) needs each
 candidate looked up in them, which cost more than it saved here (see BENCHMARKS.md). A query
@@ -152,9 +153,9 @@ def _fragments(query: str) -> list[str]:
 
 class _Key:
     """One query term: its postings range, or (``gin``) its tsquery through the GIN index, or
-    (``gram``) a CJK character or bigram; ``df`` its document count, ``weight`` its idf."""
+    (``gram``) a CJK character or bigram."""
 
-    __slots__ = ("df", "gin", "gram", "hi", "lo", "prefix", "tsquery", "weight")
+    __slots__ = ("gin", "gram", "hi", "lo", "prefix", "tsquery")
 
     def __init__(self, lexeme: str, prefix: bool, *, gram: bool = False) -> None:
         self.gram = gram
@@ -162,56 +163,42 @@ class _Key:
         self.tsquery = _tsquery((lexeme, prefix))
         self.gin = not gram and not _postable(lexeme)
         self.lo, self.hi = _range(lexeme, prefix)
-        self.df = 0
-        self.weight = 0.0
 
 
-_STATS: LiteralString = """
-SELECT docs, length,
-       ARRAY(SELECT coalesce((SELECT sum(t.df) FROM cuecard_terms t
-                              WHERE t.term >= q.lo COLLATE "C" AND t.term < q.hi COLLATE "C"), 0)
-             FROM unnest(%(los)s::text[], %(his)s::text[]) WITH ORDINALITY AS q(lo, hi, i)
-             ORDER BY q.i)
-       {gin}
-FROM cuecard_search_stats
-"""
-_GIN_COUNT: LiteralString = (
-    ", (SELECT count(*) FROM cuecard_facts "
-    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s))"
-)
-# One row (fact, length, key) per fact holding key {i}, or (key -1) matching an identifier.
-_POSTINGS: LiteralString = (
-    "SELECT fid, len, {i} AS k FROM cuecard_postings "
-    'WHERE term >= %(lo{i})s COLLATE "C" AND term < %(hi{i})s COLLATE "C"'
-)
-_GIN: LiteralString = (
-    "SELECT fid, length(tsv) AS len, {i} AS k FROM cuecard_facts "
-    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s)"
-)
-_FRAGS: LiteralString = (
-    "SELECT fid, length(tsv) AS len, -1 AS k FROM cuecard_facts "
-    "WHERE status = 'active' AND text ILIKE ANY(%(frags)s)"
-)
-# The best facts by the sum of the chosen keys' weights (each once per fact, however many of
-# a prefix's words it holds), normalised, one aggregate over all the rows.
-_CANDIDATES: LiteralString = """
-SELECT fid, ({weights}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * max(len) / %(avgdl)s))
-            {bonus} AS score
-FROM ({union}) m GROUP BY fid ORDER BY score DESC, fid LIMIT %(take)s
-"""
-# The best facts and the active facts next to them, each gaining a share of its best
-# neighbour's score.
-_NEIGHBOURS: LiteralString = """
-WITH q AS MATERIALIZED (SELECT {tsqueries}),
+# One statement, one snapshot: the statistics and each key's document count (st), the keys'
+# idf weights (wt), every fact holding a key with a flag per key (m, one aggregate over the
+# postings' rows, so a fact counts a key once however many of a prefix's words it holds), the
+# best of them (top), the keys' tsqueries parsed once (q), the best facts and the active facts
+# up to two away read from the table and scored (around), and each fact next to a best one
+# with a share of its best neighbour's score.
+_SEARCH: LiteralString = """
+WITH st AS MATERIALIZED (
+  SELECT docs, greatest(length::float8 / greatest(docs, 1), 1) AS avgdl,
+         ARRAY(SELECT coalesce((SELECT sum(t.df) FROM cuecard_terms t
+                                WHERE t.term >= q.lo COLLATE "C" AND t.term < q.hi COLLATE "C"), 0)
+               FROM unnest(%(los)s::text[], %(his)s::text[]) WITH ORDINALITY AS q(lo, hi, i)
+               ORDER BY q.i) AS dfs
+         {gin}
+  FROM cuecard_search_stats LIMIT 1  -- one row, as the planner is told
+),
+wt AS MATERIALIZED (SELECT docs, avgdl {weights} FROM st),
+m AS (SELECT fid, max(len) AS len {flags} FROM ({union}) u GROUP BY fid),
+top AS (  -- the weights as InitPlans: read once, no join
+  SELECT m.fid FROM m
+  ORDER BY ({sum}) * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s * m.len
+                                                 / (SELECT avgdl FROM wt)))
+           {bonus} DESC, m.fid
+  LIMIT %(pool)s
+),
+q AS MATERIALIZED (SELECT {tsqueries}),
 around AS (
   SELECT f.note, f.id, f.shown, f.position, min(abs(d.o)) AS d, f.score
-  FROM cuecard_facts t CROSS JOIN generate_series(-2, 2) AS d(o)
+  FROM top JOIN cuecard_facts t USING (fid) CROSS JOIN generate_series(-2, 2) AS d(o)
   -- OFFSET 0 keeps the lookup per best fact, through the (note, position) index.
   CROSS JOIN LATERAL (SELECT f.note, f.id, f.shown, f.position, {score} AS score
-                      FROM cuecard_facts f, q
+                      FROM cuecard_facts f, q, wt
                       WHERE f.note = t.note AND f.position = t.position + d.o
                         AND f.status = 'active' OFFSET 0) f
-  WHERE t.fid = ANY(%(top)s)
   GROUP BY f.note, f.id, f.shown, f.position, f.score
 )
 SELECT note, id, shown, score FROM (
@@ -226,47 +213,78 @@ WHERE d <= 1
 ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
+_GIN_COUNT: LiteralString = (
+    ", (SELECT count(*) FROM cuecard_facts "
+    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s)) AS n{i}"
+)
+# BM25's idf of a key held by {n} of the docs facts.
+_WEIGHT: LiteralString = (
+    ", greatest(ln((docs - least({n}, docs) + 0.5) / (least({n}, docs) + 0.5)), 1e-6)::float8"
+    " AS w{i}"
+)
+# One row (fact, length, key) per fact holding key {i}, or (key -1) matching an identifier.
+_POSTINGS: LiteralString = (
+    "SELECT fid, len, {i} AS k FROM cuecard_postings "
+    'WHERE term >= %(lo{i})s COLLATE "C" AND term < %(hi{i})s COLLATE "C"'
+)
+_GIN: LiteralString = (
+    "SELECT fid, length(tsv) AS len, {i} AS k FROM cuecard_facts "
+    "WHERE status = 'active' AND tsv @@ to_tsquery('simple', %(q{i})s)"
+)
+_FRAGS: LiteralString = (
+    "SELECT fid, length(tsv) AS len, -1 AS k FROM cuecard_facts "
+    "WHERE status = 'active' AND text ILIKE ANY(%(frags)s)"
+)
 
 
-def _tsqueries(keys: list[_Key]) -> LiteralString:
-    """The word keys' tsqueries as the columns ``q0``, ``q1``, ... of one row, parsed once."""
-    columns: list[LiteralString] = [
-        "to_tsquery('simple', %(q{i})s) AS q{i}".replace("{i}", str(i))
-        for i, key in enumerate(keys)
-        if not key.gram
-    ]
-    return ", ".join(columns) or "1 AS none"
-
-
-def _score(keys: list[_Key], frags: bool) -> LiteralString:
-    """A fact ``f``'s score from every term, read from the fact itself (its tsvector, text and
-    headings; ``q`` the row of ``_tsqueries``): the same sum the postings give."""
-    parts: list[LiteralString] = []
-    for i, key in enumerate(keys):
-        test: LiteralString = (
-            "strpos(f.text || E'\\n' || f.context, %(g{i})s) > 0" if key.gram else "f.tsv @@ q.q{i}"
-        )
-        parts.append(("%(w{i})s * (" + test + ")::int").replace("{i}", str(i)))
+def _statement(keys: list[_Key], frags: bool) -> LiteralString:
+    """``_SEARCH`` for these keys (only constant pieces put together; every word, bigram and
+    number is a parameter)."""
+    gin: list[LiteralString] = []
+    weights: list[LiteralString] = []
+    flags: list[LiteralString] = []
+    union: list[LiteralString] = []
+    total: list[LiteralString] = []
+    tsqueries: list[LiteralString] = []
+    tests: list[LiteralString] = []
+    posted = 0
+    for n, key in enumerate(keys):
+        i = str(n)
+        if key.gin:
+            gin.append(_GIN_COUNT.replace("{i}", i))
+            weights.append(_WEIGHT.replace("{n}", "n{i}").replace("{i}", i))
+        else:
+            posted += 1
+            weights.append(_WEIGHT.replace("{n}", "dfs[" + str(posted) + "]").replace("{i}", i))
+        union.append((_GIN if key.gin else _POSTINGS).replace("{i}", i))
+        flags.append(", bool_or(k = {i}) AS h{i}".replace("{i}", i))
+        total.append("(SELECT w{i} FROM wt) * m.h{i}::int".replace("{i}", i))
+        if key.gram:
+            test: LiteralString = "strpos(f.text || E'\\n' || f.context, %(g{i})s) > 0"
+        else:
+            tsqueries.append("to_tsquery('simple', %(q{i})s) AS q{i}".replace("{i}", i))
+            test = "f.tsv @@ q.q{i}"
+        tests.append(("wt.w{i} * (" + test + ")::int").replace("{i}", i))
+    bonus: LiteralString = ""
     score: LiteralString = (
-        "(" + (" + ".join(parts) or "0") + ") * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s "
-        "* length(f.tsv) / %(avgdl)s))"
+        "(" + (" + ".join(tests) or "0") + ") * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s "
+        "* length(f.tsv) / wt.avgdl))"
     )
     if frags:
-        score += " + CASE WHEN f.text ILIKE ANY(%(frags)s) THEN %(bonus)s ELSE 0 END"
-    return score
-
-
-def _union(keys: list[_Key], chosen: list[int], frags: bool) -> tuple[LiteralString, LiteralString]:
-    """The rows of the ``chosen`` keys (and, when ``frags``, of the identifier matches) and
-    the sum of the keys' weights each fact's rows give."""
-    union: list[LiteralString] = []
-    weights: list[LiteralString] = []
-    for i in chosen:
-        union.append((_GIN if keys[i].gin else _POSTINGS).replace("{i}", str(i)))
-        weights.append("%(w{i})s * bool_or(k = {i})::int".replace("{i}", str(i)))
-    if frags:
         union.append(_FRAGS)
-    return " UNION ALL ".join(union), " + ".join(weights) or "0"
+        flags.append(", bool_or(k = -1) AS hf")
+        bonus = "+ %(bonus)s * m.hf::int"
+        score += " + CASE WHEN f.text ILIKE ANY(%(frags)s) THEN %(bonus)s ELSE 0 END"
+    return (
+        _SEARCH.replace("{gin}", "".join(gin))
+        .replace("{weights}", "".join(weights))
+        .replace("{flags}", "".join(flags))
+        .replace("{union}", " UNION ALL ".join(union))
+        .replace("{sum}", " + ".join(total) or "0")
+        .replace("{bonus}", bonus)
+        .replace("{tsqueries}", ", ".join(tsqueries) or "1 AS none")
+        .replace("{score}", score)
+    )
 
 
 def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
@@ -275,21 +293,18 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
     docstring). Unlike the folder vault's BM25 each word counts once per fact (no term
     frequency: fact lines rarely repeat a word), length is counted in distinct words, and
     prefixes match."""
-    import math
-
     keys = [_Key(lexeme, prefix) for lexeme, prefix in _terms(query)]
     keys += [_Key(gram, False, gram=True) for gram in _bigrams(query)]
     frags = _fragments(query)
     if (not keys and not frags) or limit < 1:
         return []
     posted = [k for k in keys if not k.gin]
-    gin = [i for i, k in enumerate(keys) if k.gin]
-    pool = max(limit * 4, 40)
     params: dict[str, object] = {
         "los": [k.lo for k in posted],
         "his": [k.hi for k in posted],
         "frags": frags,
         "limit": limit,
+        "pool": max(limit * 4, 40),
         "share": NEIGHBOUR_SHARE,
         "k1": K1,
         "k1p1": K1 + 1,
@@ -298,40 +313,7 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
     }
     for i, key in enumerate(keys):
         params |= {f"q{i}": key.tsquery, f"lo{i}": key.lo, f"hi{i}": key.hi, f"g{i}": key.lo}
-    # Only constant SQL pieces are put together; every word, bigram and weight is a parameter.
-    stats = _STATS.replace("{gin}", "".join(_GIN_COUNT.replace("{i}", str(i)) for i in gin))
-    with vault.conn.transaction():
-        found = vault.conn.execute(stats, params).fetchone()
-        if found is None or int(found[0]) < 1:
-            return []
-        docs, avgdl = int(found[0]), max(int(found[1]) / int(found[0]), 1.0)
-        for key, df in zip(posted, found[2], strict=True):
-            key.df = int(df)
-        for i, df in zip(gin, found[3:], strict=True):
-            keys[i].df = int(df)
-        for i, key in enumerate(keys):
-            n = min(key.df, docs)
-            key.weight = max(math.log((docs - n + 0.5) / (n + 0.5)), 1e-6)
-            params[f"w{i}"] = key.weight
-        params["avgdl"] = avgdl
-        present = [i for i, k in enumerate(keys) if k.df > 0]
-        if not present and not frags:
-            return []
-        score = _score(keys, bool(frags))
-        params["take"] = pool
-        union, weights = _union(keys, present, bool(frags))
-        bonus: LiteralString = "+ %(bonus)s * bool_or(k = -1)::int" if frags else ""
-        sql = (
-            _CANDIDATES.replace("{union}", union)
-            .replace("{weights}", weights)
-            .replace("{bonus}", bonus)
-        )
-        top = [int(r[0]) for r in vault.conn.execute(sql, params)]
-        if not top:
-            return []
-        params["top"] = top
-        sql = _NEIGHBOURS.replace("{score}", score).replace("{tsqueries}", _tsqueries(keys))
-        rows = vault.conn.execute(sql, params).fetchall()
+    rows = vault.alone(_statement(keys, bool(frags)), params)
     from cuecard.core.vault._pg_notes import note_file_name
 
     return [

@@ -1,0 +1,233 @@
+"""PostgreSQL vault search over its postings (schema 6): the postings, term counts and
+statistics stay in line with the facts through every kind of write, a version-5 database is
+upgraded with its data, and the ranking is BM25 over all active facts as a plain reference
+computes it."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from cuecard.core.vault._pg import PgVault
+from tests._support.postgres import postings_out_of_line
+
+BIN = Path(sys.executable).parent
+Run = Callable[..., tuple[int, str, str]]
+
+
+def ok(cc: Run, *args: str) -> str:
+    code, out, err = cc(*args)
+    assert code == 0, err
+    return out
+
+
+def found(cc: Run, url: str, *query: str) -> list[str]:
+    out = ok(cc, "vault", "search", *query, "--vault", url, "--json")
+    return [str(r["text"]) for r in json.loads(out)["results"]]
+
+
+@pytest.fixture
+def db(cc: Run, pg_url: str) -> str:
+    ok(cc, "vault", "migrate-db", "--vault", pg_url)
+    return pg_url
+
+
+def test_every_kind_of_write_keeps_the_postings_in_line(cc: Run, db: str, tmp_path: Path) -> None:
+    """An import, note edits (a fact, a heading), submit and apply, a supersession, forget,
+    a delete and a truncate all leave postings, counts and statistics as a rebuild gives."""
+    from cuecard.core.vault._pg_notes import lock_note, store_note
+
+    old = (date.today() - timedelta(days=200)).isoformat()
+    text = (
+        "# Uncategorised\n\n## Session 1: 8 May 2023\n\n- Melanie adopted a beagle\n"
+        "- 部署前先运行数据库迁移脚本\n- parse_config_file() reads cuecard.toml\n"
+    )
+    folder = tmp_path / "v"
+    ok(cc, "vault", "init", "--vault", str(folder))
+    (folder / "notes" / "tools.md").write_text("# Tools\n\n- 日本語のドキュメント\n", "utf-8")
+    ok(cc, "vault", "import", str(folder), "--vault", db)
+    assert postings_out_of_line(db) == {}
+    assert found(cc, db, "日本")[0] == "- 日本語のドキュメント"
+    with PgVault(db) as vault:
+        vault.add_note_text("other", text)
+        vault.add_note_text(
+            "env",
+            f"- the coffee machine is descaled monthly (written {old} | source: inbox/a.md)\n",
+        )
+    assert postings_out_of_line(db) == {}
+    assert found(cc, db, "beagle")[0] == "- Melanie adopted a beagle"
+    with PgVault(db) as vault, vault.conn.transaction():
+        lock_note(vault, "other")
+        edited = text.replace("8 May", "9 June").replace("a beagle", "a shy beagle")
+        store_note(vault, "other", edited)
+    assert postings_out_of_line(db) == {}
+    assert found(cc, db, "June", "shy")[0] == "- Melanie adopted a shy beagle"
+    for n, fact in enumerate(("the staging port is 5433", "the staging port is 6000")):
+        ok(cc, "vault", "submit", "--agent", f"a{n}", "--vault", db, fact)
+        ok(cc, "vault", "apply", "--auto", "--vault", db)
+        assert postings_out_of_line(db) == {}
+    ok(cc, "vault", "forget", "--apply", "--vault", db)
+    assert postings_out_of_line(db) == {}
+    assert not any("coffee" in t for t in found(cc, db, "coffee", "descaled"))
+    with PgVault(db) as vault, vault.conn.transaction():
+        vault.conn.execute("DELETE FROM cuecard_facts WHERE note = 'other'")
+    assert postings_out_of_line(db) == {}
+    with PgVault(db) as vault, vault.conn.transaction():
+        vault.conn.execute("TRUNCATE cuecard_facts")
+    assert postings_out_of_line(db) == {}
+    assert found(cc, db, "日本") == []
+
+
+def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -> None:
+    from cuecard.core.vault import _pg_schema
+    from cuecard.core.vault._pg_notes import store_note
+
+    with PgVault(pg_url) as vault:
+        vault.conn.autocommit = True
+        for version, summary, sql in _pg_schema.MIGRATIONS[:5]:
+            vault.conn.execute(sql.encode())
+            if version == 1:
+                vault.conn.execute(
+                    "CREATE TABLE cuecard_schema (version integer PRIMARY KEY, summary text "
+                    "NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+            vault.conn.execute("INSERT INTO cuecard_schema VALUES (%s, %s)", (version, summary))
+        vault.conn.autocommit = False
+        with vault.conn.transaction():
+            store_note(
+                vault,
+                "other",
+                "# Uncategorised\n\n## Session 2: 17 June 2023\n\n- Melanie adopted a beagle\n"
+                "- 部署前先运行数据库迁移脚本\n\n## Superseded\n\n- Melanie adopted a cat\n",
+            )
+    code, _, err = cc("vault", "search", "beagle", "--vault", pg_url)
+    assert code == 1 and "migrate-db" in err
+    code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
+    assert code == 0 and json.loads(out)["applied"] == [6], err
+    assert postings_out_of_line(pg_url) == {}
+    assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
+    assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
+    assert found(cc, pg_url, "cat") == []  # superseded: not in the postings
+
+
+# -- the ranking against a plain reference ----------------------------------------------------
+
+WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega build cache".split()
+
+
+def corpus(n: int) -> dict[str, str]:
+    """Deterministic notes: facts of a few words each, some inflected, some CJK."""
+    notes: dict[str, list[str]] = {"env": [], "tools": [], "other": []}
+    for i in range(n):
+        words = [WORDS[(i * k + k) % len(WORDS)] for k in range(1, 2 + i % 5)]
+        if i % 7 == 0:
+            words.append(WORDS[i % len(WORDS)] + "ing")
+        if i % 11 == 0:
+            words.append("数据库迁移" if i % 2 else "部署脚本")
+        notes[list(notes)[i % 3]].append(f"- fact {i} " + " ".join(words))
+    return {note: "# N\n\n" + "\n".join(lines) + "\n" for note, lines in notes.items()}
+
+
+def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
+    """BM25 as the module docstring states it, computed over every active fact in Python: the
+    weight of each query key a fact holds (word by prefix or exactly, CJK gram as a substring),
+    normalised by the fact's length, plus a neighbour's share."""
+    import psycopg
+
+    from cuecard.core.recall._index import NEIGHBOUR_SHARE
+    from cuecard.core.vault import _pg_search as s
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT note, id, position, tsvector_to_array(tsv), length(tsv), "
+            "text || E'\\n' || context FROM cuecard_facts WHERE status = 'active'"
+        ).fetchall()
+    keys: list[Callable[[list[str], str], bool]] = []
+    counts: list[int] = []
+    docs = len(rows)
+    for lexeme, prefix in s._terms(query):
+        keys.append(
+            lambda lex, body, w=lexeme, p=prefix: any(x.startswith(w) if p else x == w for x in lex)
+        )
+        # A prefix's document count is the sum of its words' counts.
+        counts.append(
+            sum(1 for r in rows for x in r[3] if (x.startswith(lexeme) if prefix else x == lexeme))
+        )
+    for gram in s._bigrams(query):
+        keys.append(lambda lex, body, g=gram: g in body)
+        counts.append(sum(1 for r in rows if gram in r[5]))
+    avgdl = max(sum(r[4] for r in rows) / docs, 1.0)
+    weights = [max(math.log((docs - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
+    own = {}
+    for note, ident, position, lex, length, body in rows:
+        total = sum(w for w, key in zip(weights, keys, strict=True) if key(lex, body))
+        norm = (s.K1 + 1) / (1 + s.K1 * (1 - s.B + s.B * length / avgdl))
+        own[(note, position)] = (ident, total * norm)
+    scored = []
+    for (note, position), (ident, score) in own.items():
+        near = [own.get((note, position + d), ("", 0.0))[1] for d in (-1, 1)]
+        scored.append((ident, score + NEIGHBOUR_SHARE * max(near), note, position))
+    best = sorted((x for x in scored if x[1] > 0), key=lambda x: (-x[1], x[2], x[3]))
+    return [(ident, score) for ident, score, _, _ in best[:limit]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["alpha", "beta gamma", "building caches", "omega lambda kappa sigma", "数据库", "部署 delta"],
+)
+def test_search_ranks_as_bm25_over_every_fact(db: str, query: str) -> None:
+    with PgVault(db) as vault:
+        for note, text in corpus(300).items():
+            vault.add_note_text(note, text)
+        hits = vault.search(query, 10)
+    expected = reference(db, query, 10)
+    assert hits, query
+    assert [round(h.score, 6) for h in hits] == [round(s, 6) for _, s in expected]
+    # Equal scores may come in another order; each score's facts are the same set.
+    by_score: dict[float, set[str]] = {}
+    for ident, score in expected:
+        by_score.setdefault(round(score, 6), set()).add(ident)
+    for hit in hits:
+        assert hit.key in by_score[round(hit.score, 6)]
+
+
+def test_writers_of_several_notes_at_once_keep_the_postings_in_line(db: str) -> None:
+    """Eight writers on four notes (sharing the words of their facts) and four searchers at
+    once: every writer and searcher finishes, and the postings are as a rebuild gives."""
+    env_url = db
+
+    def write(n: int) -> None:
+        with PgVault(env_url) as vault:
+            note = ("env", "tools", "other", "prefs")[n % 4]
+            vault.add_note_text(note, f"- concurrent fact {n} about the build cache\n")
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    def search(_: int) -> int:
+        done = subprocess.run(
+            [str(BIN / "cuecard"), "vault", "search", "build", "cache", "--vault", env_url],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr
+        return len(re.findall("concurrent fact", done.stdout))
+
+    with ThreadPoolExecutor(8) as pool:
+        jobs = [pool.submit(write, n) for n in range(8)] + [
+            pool.submit(search, n) for n in range(4)
+        ]
+        for job in jobs:
+            job.result()
+    assert postings_out_of_line(db) == {}
+    with PgVault(db) as vault:
+        hits = vault.search("concurrent", 20)
+    assert len({h.text for h in hits if "concurrent fact" in h.text}) == 8
