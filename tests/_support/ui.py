@@ -21,7 +21,7 @@ import httpx
 
 from cuecard.core import Store, validate_memory
 from cuecard.core.vault import DEFAULT, init_vault, review, submit
-from cuecard.core.vault._promote import apply_pending, write_review
+from cuecard.core.vault.folder._promote import apply_pending, write_review
 from tests._support.cli import BIN
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)

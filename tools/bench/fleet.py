@@ -99,9 +99,9 @@ def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str
 
     os.environ["XDG_CACHE_HOME"] = str(cache)
     from cuecard.core.recall._vectors import refresh, unavailable
-    from cuecard.core.vault._hybrid import Settings
-    from cuecard.core.vault._pg import PgVault
-    from cuecard.core.vault._pg_hybrid import mirror_index, pg_hybrid_results
+    from cuecard.core.vault.folder._hybrid import Settings
+    from cuecard.core.vault.postgres._hybrid import mirror_index, pg_hybrid_results
+    from cuecard.core.vault.postgres._vault import PgVault
 
     found: dict[str, object] = {"vectors": unavailable() or "available"}
     settings = Settings(mode="hybrid")
@@ -140,10 +140,10 @@ def main() -> int:
     args = parser.parse_args()
 
     from cuecard.core.vault import DEFAULT, Vault, init_vault
-    from cuecard.core.vault._pg import PgVault
-    from cuecard.core.vault._pg_transfer import folder_to_pg
-    from cuecard.core.vault._recall import notes_index
-    from cuecard.core.vault._submit import submit
+    from cuecard.core.vault.folder._recall import notes_index
+    from cuecard.core.vault.folder._submit import submit
+    from cuecard.core.vault.postgres._vault import PgVault
+    from cuecard.core.vault.transfer._transfer import folder_to_pg
 
     rows = labelled()
     lines = corpus(args.facts, [f for f, _ in rows])

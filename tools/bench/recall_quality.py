@@ -106,7 +106,7 @@ def figures(ranks: list[int | None]) -> dict[str, float]:
 
 def search_texts(index: object, query: str, settings: object) -> list[str]:
     """The top-10 result lines of one mode (``settings`` None: the default search)."""
-    from cuecard.core.vault._hybrid import hybrid_results
+    from cuecard.core.vault.folder._hybrid import hybrid_results
 
     if settings is None:
         return [h.text for h in index.search(query, 10)]  # type: ignore[attr-defined]
@@ -119,7 +119,7 @@ def open_indexes(root: Path, rankings: dict[str, object]) -> dict[str, object]:
     vector store beside them is shared)."""
     from cuecard.core.recall._index import RecallIndex
     from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import RULES, extract, note_paths
+    from cuecard.core.vault.folder._recall import RULES, extract, note_paths
 
     layout = detect_layout(str(root))
     assert layout is not None
@@ -385,7 +385,7 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, object], Variants
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
     from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
-    from cuecard.core.vault._hybrid import Settings
+    from cuecard.core.vault.folder._hybrid import Settings
 
     rankings: dict[str, object] = {"default": Ranking()}
     no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}

@@ -18,7 +18,7 @@ if (sys.platform, platform.machine()) != ("linux", "x86_64"):
 from cuecard.core.recall._vectors import refresh, unavailable
 from cuecard.core.vault import Vault
 from cuecard.core.vault._layout import detect_layout
-from cuecard.core.vault._recall import notes_index
+from cuecard.core.vault.folder._recall import notes_index
 from tests._support.search import rows
 
 Run = Callable[..., tuple[int, str, str]]

@@ -18,7 +18,7 @@ from werkzeug import Request, Response
 
 from cuecard.core.cli import main
 from cuecard.core.vault._digest import SYSTEM_PROMPT, DigestConfig, DigestFailed, digest
-from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault.postgres._vault import PgVault
 
 KEY = "sk-" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe"
 DAY = "2026-11-30.md"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault.postgres._vault import PgVault
 from tests._support.postgres import postings_out_of_line
 
 BIN = Path(sys.executable).parent
@@ -43,7 +43,7 @@ def db(cc: Run, pg_url: str) -> str:
 def test_every_kind_of_write_keeps_the_postings_in_line(cc: Run, db: str, tmp_path: Path) -> None:
     """An import, note edits (a fact, a heading), submit and apply, a supersession, forget,
     a delete and a truncate all leave postings, counts and statistics as a rebuild gives."""
-    from cuecard.core.vault._pg_notes import lock_note, store_note
+    from cuecard.core.vault.postgres._notes import lock_note, store_note
 
     old = (date.today() - timedelta(days=200)).isoformat()
     text = (
@@ -87,8 +87,8 @@ def test_every_kind_of_write_keeps_the_postings_in_line(cc: Run, db: str, tmp_pa
 
 
 def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -> None:
-    from cuecard.core.vault import _pg_schema
-    from cuecard.core.vault._pg_notes import store_note
+    from cuecard.core.vault.postgres import _schema as _pg_schema
+    from cuecard.core.vault.postgres._notes import store_note
 
     with PgVault(pg_url) as vault:
         vault.conn.autocommit = True

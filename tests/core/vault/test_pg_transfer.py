@@ -1,6 +1,6 @@
 """The PostgreSQL vault holds what the folder vault holds: notes as documents, forgetting,
 session archives, and `vault export` / `vault import` lossless both ways (see the docstring of
-``cuecard.core.vault._pg_transfer`` for what "identical" means), against a real server."""
+``cuecard.core.vault.transfer._transfer`` for what "identical" means), against a real server."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import psycopg
 import pytest
 
 from cuecard.core.cli import main
-from cuecard.core.vault._pg import PgVault
-from cuecard.core.vault._recall import cache_dir
+from cuecard.core.vault.postgres._vault import PgVault
+from cuecard.core.vault.folder._recall import cache_dir
 from tests._support.postgres import PASSWORD, PgServer
 
 Run = Callable[..., tuple[int, str, str]]
@@ -245,8 +245,8 @@ def tables(url: str) -> dict[str, list[tuple[Any, ...]]]:
 def test_a_busy_database_comes_back_table_for_table(
     cc: Run, pg_server: PgServer, tmp_path: Path
 ) -> None:
-    from cuecard.core.vault._pg_archive import archive_session_pg
-    from cuecard.core.vault._pg_forget import apply_forget_pg
+    from cuecard.core.vault.postgres._archive import archive_session_pg
+    from cuecard.core.vault.postgres._forget import apply_forget_pg
 
     url = new_db(pg_server, cc)
     with PgVault(url) as vault:
@@ -359,7 +359,7 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
         ("the mypy tool is available for type checks", 3, 0, "active"),
     ]
     assert text is not None and text.startswith("# Tools\n\nProse.\n\n- use ruff for linting\n")
-    from cuecard.core.vault._pg_notes import lock_note, store_note
+    from cuecard.core.vault.postgres._notes import lock_note, store_note
 
     with PgVault(url) as vault, vault.conn.transaction():  # a line edited, one moved, one gone
         edited = lock_note(vault, "tools").replace("- use uv\n", "")
@@ -376,7 +376,7 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
 def test_a_version_2_database_migrates_its_facts_into_notes(
     cc: Run, pg_url: str, tmp_path: Path
 ) -> None:
-    from cuecard.core.vault import _pg_schema
+    from cuecard.core.vault.postgres import _schema as _pg_schema
     from cuecard.core.vault._facts import fact_id
 
     with PgVault(pg_url) as vault:
@@ -443,8 +443,8 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
 def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> None:
     """Schema 5 fills each fact's headings from its note's text, so search finds a fact by the
     date of the session above it; later edits of a heading are searched too."""
-    from cuecard.core.vault import _pg_schema
-    from cuecard.core.vault._pg_notes import derive_facts, lock_note, store_note
+    from cuecard.core.vault.postgres import _schema as _pg_schema
+    from cuecard.core.vault.postgres._notes import derive_facts, lock_note, store_note
 
     text = (
         "# Uncategorised\n\n## Session 1: 8 May 2023\n\n- Melanie adopted a beagle\n\n"
@@ -492,7 +492,7 @@ def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> 
 def test_forget_picks_what_the_folder_picks_and_moves_it_aside(
     cc: Run, pg_server: PgServer, tmp_path: Path
 ) -> None:
-    from cuecard.core.vault._pg_forget import apply_forget_pg, candidates_pg
+    from cuecard.core.vault.postgres._forget import apply_forget_pg, candidates_pg
 
     old = (date.today() - timedelta(days=200)).isoformat()
     lines = [
@@ -531,7 +531,7 @@ def test_forget_picks_what_the_folder_picks_and_moves_it_aside(
 
 
 def test_eight_concurrent_archivers_lose_nothing(cc: Run, pg_server: PgServer) -> None:
-    from cuecard.core.vault._pg_archive import archive_session_pg
+    from cuecard.core.vault.postgres._archive import archive_session_pg
 
     url = new_db(pg_server, cc)
     at = datetime(2026, 11, 30, 9, 5).astimezone()
@@ -565,7 +565,7 @@ def test_concurrent_promoters_and_a_decision_on_one_note_lose_nothing(
     import hashlib
     import subprocess
 
-    from cuecard.core.vault._pg_notes import derive_facts
+    from cuecard.core.vault.postgres._notes import derive_facts
 
     url = new_db(pg_server, cc)
     for fact in (BASES[0], VARIANTS[0]):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault.postgres._vault import PgVault
 from tests._support.postgres import PgServer, postings_out_of_line
 
 BIN = Path(sys.executable).parent
@@ -395,7 +395,7 @@ def test_adjudicate_refuses_unknown_ids_and_a_decided_conflict(cc: Run, db: str)
 def folder_state(root: Path) -> dict[str, object]:
     """What a folder vault holds, as the transfer promises to carry it."""
     from cuecard.core.vault import Vault
-    from cuecard.core.vault._conflicts import queue
+    from cuecard.core.vault.folder._conflicts import queue
     from cuecard.core.vault._facts import note_facts
 
     vault = Vault.open(root)

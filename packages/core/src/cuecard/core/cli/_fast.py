@@ -86,7 +86,7 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
         from cuecard.core._errors import CuecardError
 
         try:
-            from cuecard.core.vault import _search
+            from cuecard.core.cli import _search
 
             command = getattr(_search, from_module)
             return int(command(vault, " ".join(query), limit, as_json, **extra))

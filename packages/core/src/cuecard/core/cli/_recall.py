@@ -26,6 +26,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.vault._search import run_recall
+    from cuecard.core.cli._search import run_recall
 
     return run_recall(args.vault, " ".join(args.query), args.limit, args.json)

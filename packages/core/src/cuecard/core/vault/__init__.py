@@ -9,20 +9,13 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._archive import archive_session as archive_session
     from cuecard.core.vault._backend import Backend as Backend
     from cuecard.core.vault._backend import FolderBackend as FolderBackend
     from cuecard.core.vault._backend import open_backend as open_backend
-    from cuecard.core.vault._conflicts import Conflict as Conflict
-    from cuecard.core.vault._conflicts import adjudicate as adjudicate
-    from cuecard.core.vault._conflicts import queue as queue
     from cuecard.core.vault._errors import NotAVault as NotAVault
     from cuecard.core.vault._errors import VaultBusy as VaultBusy
     from cuecard.core.vault._errors import VaultError as VaultError
     from cuecard.core.vault._errors import VaultExists as VaultExists
-    from cuecard.core.vault._forget import apply_forget as apply_forget
-    from cuecard.core.vault._forget import candidates as candidates
-    from cuecard.core.vault._init import init_vault as init_vault
     from cuecard.core.vault._layout import DEFAULT as DEFAULT
     from cuecard.core.vault._layout import LAYOUTS as LAYOUTS
     from cuecard.core.vault._layout import UAM as UAM
@@ -30,43 +23,50 @@ if TYPE_CHECKING:
     from cuecard.core.vault._layout import detect_layout as detect_layout
     from cuecard.core.vault._location import resolve_vault_location as resolve_vault_location
     from cuecard.core.vault._location import resolve_vault_path as resolve_vault_path
-    from cuecard.core.vault._lock import vault_lock as vault_lock
-    from cuecard.core.vault._promote import apply_pending as apply_pending
-    from cuecard.core.vault._promote import review as review
-    from cuecard.core.vault._recall import cache_dir as cache_dir
-    from cuecard.core.vault._recall import notes_index as notes_index
-    from cuecard.core.vault._submit import submit as submit
-    from cuecard.core.vault._vault import Vault as Vault
+    from cuecard.core.vault.folder._archive import archive_session as archive_session
+    from cuecard.core.vault.folder._conflicts import Conflict as Conflict
+    from cuecard.core.vault.folder._conflicts import adjudicate as adjudicate
+    from cuecard.core.vault.folder._conflicts import queue as queue
+    from cuecard.core.vault.folder._forget import apply_forget as apply_forget
+    from cuecard.core.vault.folder._forget import candidates as candidates
+    from cuecard.core.vault.folder._init import init_vault as init_vault
+    from cuecard.core.vault.folder._lock import vault_lock as vault_lock
+    from cuecard.core.vault.folder._promote import apply_pending as apply_pending
+    from cuecard.core.vault.folder._promote import review as review
+    from cuecard.core.vault.folder._recall import cache_dir as cache_dir
+    from cuecard.core.vault.folder._recall import notes_index as notes_index
+    from cuecard.core.vault.folder._submit import submit as submit
+    from cuecard.core.vault.folder._vault import Vault as Vault
 
 _EXPORTS: dict[str, str] = {
     "Backend": "cuecard.core.vault._backend",
     "FolderBackend": "cuecard.core.vault._backend",
     "open_backend": "cuecard.core.vault._backend",
-    "Conflict": "cuecard.core.vault._conflicts",
+    "Conflict": "cuecard.core.vault.folder._conflicts",
     "DEFAULT": "cuecard.core.vault._layout",
     "LAYOUTS": "cuecard.core.vault._layout",
     "Layout": "cuecard.core.vault._layout",
     "NotAVault": "cuecard.core.vault._errors",
     "UAM": "cuecard.core.vault._layout",
-    "Vault": "cuecard.core.vault._vault",
+    "Vault": "cuecard.core.vault.folder._vault",
     "VaultBusy": "cuecard.core.vault._errors",
     "VaultError": "cuecard.core.vault._errors",
     "VaultExists": "cuecard.core.vault._errors",
-    "adjudicate": "cuecard.core.vault._conflicts",
-    "apply_forget": "cuecard.core.vault._forget",
-    "apply_pending": "cuecard.core.vault._promote",
-    "archive_session": "cuecard.core.vault._archive",
-    "cache_dir": "cuecard.core.vault._recall",
-    "candidates": "cuecard.core.vault._forget",
+    "adjudicate": "cuecard.core.vault.folder._conflicts",
+    "apply_forget": "cuecard.core.vault.folder._forget",
+    "apply_pending": "cuecard.core.vault.folder._promote",
+    "archive_session": "cuecard.core.vault.folder._archive",
+    "cache_dir": "cuecard.core.vault.folder._recall",
+    "candidates": "cuecard.core.vault.folder._forget",
     "detect_layout": "cuecard.core.vault._layout",
-    "init_vault": "cuecard.core.vault._init",
-    "notes_index": "cuecard.core.vault._recall",
-    "queue": "cuecard.core.vault._conflicts",
+    "init_vault": "cuecard.core.vault.folder._init",
+    "notes_index": "cuecard.core.vault.folder._recall",
+    "queue": "cuecard.core.vault.folder._conflicts",
     "resolve_vault_location": "cuecard.core.vault._location",
     "resolve_vault_path": "cuecard.core.vault._location",
-    "review": "cuecard.core.vault._promote",
-    "submit": "cuecard.core.vault._submit",
-    "vault_lock": "cuecard.core.vault._lock",
+    "review": "cuecard.core.vault.folder._promote",
+    "submit": "cuecard.core.vault.folder._submit",
+    "vault_lock": "cuecard.core.vault.folder._lock",
 }
 
 __all__ = sorted(_EXPORTS)

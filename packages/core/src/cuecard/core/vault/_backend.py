@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, Self, TypeVar
 
 from cuecard.core.recall._index import Hit
-from cuecard.core.vault._conflicts import Conflict
-from cuecard.core.vault._forget import Candidate
 from cuecard.core.vault._notes import NoteHost
-from cuecard.core.vault._promote import Applied, Pending, Review
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._conflicts import Conflict
+from cuecard.core.vault.folder._forget import Candidate
+from cuecard.core.vault.folder._promote import Applied, Pending, Review
+from cuecard.core.vault.folder._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def check_note_name(name: str) -> None:
     """A note id, or a bare ``NAME.md`` (no path separator, no ``..``, no leading dot):
     ``UsageError`` otherwise, before any file or row is touched."""
     from cuecard.core._errors import UsageError
-    from cuecard.core.vault._pg import NOTE_IDS
+    from cuecard.core.vault.postgres._vault import NOTE_IDS
 
     if name in NOTE_IDS:
         return
@@ -205,12 +205,12 @@ class FolderBackend(Opened[Vault]):
         )
 
     def status(self) -> dict[str, Any]:
-        from cuecard.core.vault._status import status
+        from cuecard.core.vault.folder._status import status
 
         return status(self.vault)
 
     def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
-        from cuecard.core.vault._submit import submit
+        from cuecard.core.vault.folder._submit import submit
 
         return submit(self.vault, agent, lines)
 
@@ -245,12 +245,12 @@ class FolderBackend(Opened[Vault]):
         return [p.name for p in self.vault.inbox_files()]
 
     def pending(self) -> list[tuple[int, Pending]]:
-        from cuecard.core.vault._promote import numbered_pending
+        from cuecard.core.vault.folder._promote import numbered_pending
 
         return numbered_pending(self.vault)
 
     def review(self) -> Reviewed:
-        from cuecard.core.vault._promote import review, write_review
+        from cuecard.core.vault.folder._promote import review, write_review
 
         result = review(self.vault)
         queued = write_review(self.vault, result, "cuecard vault apply")
@@ -258,15 +258,15 @@ class FolderBackend(Opened[Vault]):
 
     def drop_pending(self, ident: int) -> Pending | None:
         """Tick item ``ident`` of the pending list, as a person would by hand."""
-        from cuecard.core.vault._promote import tick_pending
+        from cuecard.core.vault.folder._promote import tick_pending
 
         with self.vault.lock():
             ticked = tick_pending(self.vault, lambda number, _: number == ident)
         return ticked[0] if ticked else None
 
     def apply(self, *, auto: bool) -> tuple[Applied, int]:
-        from cuecard.core.vault._promote import apply_pending
-        from cuecard.core.vault._promote import auto as review_and_apply
+        from cuecard.core.vault.folder._promote import apply_pending
+        from cuecard.core.vault.folder._promote import auto as review_and_apply
 
         if auto:
             result, done, _ = review_and_apply(self.vault)
@@ -277,19 +277,19 @@ class FolderBackend(Opened[Vault]):
         return done, conflicts
 
     def conflicts(self) -> list[Conflict]:
-        from cuecard.core.vault._conflicts import queue
+        from cuecard.core.vault.folder._conflicts import queue
 
         return queue(self.vault)
 
     def adjudicate(self, ident: str, decision: str) -> Conflict:
-        from cuecard.core.vault._conflicts import adjudicate
+        from cuecard.core.vault.folder._conflicts import adjudicate
 
         conflict = adjudicate(self.vault, ident, decision)
         self._mirror()
         return conflict
 
     def forget(self, *, today: date, days: int, apply: bool) -> list[Candidate]:
-        from cuecard.core.vault._forget import apply_forget, candidates
+        from cuecard.core.vault.folder._forget import apply_forget, candidates
 
         if not apply:
             return candidates(self.vault, today=today, days=days)
@@ -298,7 +298,7 @@ class FolderBackend(Opened[Vault]):
         return moved
 
     def archive(self, agent: str, title: str, text: str) -> tuple[str, int] | None:
-        from cuecard.core.vault._archive import archive_session
+        from cuecard.core.vault.folder._archive import archive_session
 
         return archive_session(self.vault, agent, title, text)
 
@@ -310,7 +310,7 @@ class FolderBackend(Opened[Vault]):
     def _mirror(self) -> None:
         """Copy the notes to the mirror database when one is set (see ``_mirror``). A failure
         only warns: the folder is the vault, and the next write or ``vault mirror`` catches up."""
-        from cuecard.core.vault._mirror import mirror_location, mirror_notes
+        from cuecard.core.vault.transfer._mirror import mirror_location, mirror_notes
 
         try:
             url = mirror_location()
@@ -330,7 +330,7 @@ def open_backend(location: str) -> Backend:
     from cuecard.core.vault._location import is_database_url
 
     if is_database_url(location):
-        from cuecard.core.vault._pg_backend import PgBackend
+        from cuecard.core.vault.postgres._backend import PgBackend
 
         return PgBackend.open(location)
     return FolderBackend(Vault.open(Path(location)))

@@ -34,11 +34,11 @@ from collections.abc import Callable
 from typing import Any
 
 from cuecard.core._errors import ConfigError, CuecardError
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -251,8 +251,8 @@ def digest(
     """Digest the pending archives of a folder or PostgreSQL vault (see the module docstring);
     a report of what was done. Each archive is claimed (locked against every other digest)
     while its request runs, so two digests at once never send the same text."""
-    from cuecard.core.vault._digest_archives import archives_of
     from cuecard.core.vault._secrets import redact_credentials
+    from cuecard.core.vault.folder._digest import archives_of
 
     report: dict[str, Any] = {
         "enabled": config.enabled,

@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import LAYOUTS
     from cuecard.core.vault._location import is_database_url, resolve_vault_location
+    from cuecard.core.vault.folder._init import init_vault
 
     location = resolve_vault_location(args.vault)
     if is_database_url(location):
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _init_database(args: argparse.Namespace, url: str) -> int:
     from cuecard.core._errors import UsageError
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
     if args.force or args.layout != "default":
         raise UsageError(

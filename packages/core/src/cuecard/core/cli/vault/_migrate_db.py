@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from cuecard.core._errors import UsageError
     from cuecard.core.vault._location import is_database_url, resolve_vault_location
-    from cuecard.core.vault._pg import PgVault, safe_url
+    from cuecard.core.vault.postgres._vault import PgVault, safe_url
 
     url = resolve_vault_location(args.vault)
     if not is_database_url(url):

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.core._errors import UsageError
     from cuecard.core.cli.vault._open import open_vault
     from cuecard.core.vault._location import check_database_url, is_database_url
-    from cuecard.core.vault._mirror import MIRROR_ENV, mirror_location, mirror_notes
+    from cuecard.core.vault.transfer._mirror import MIRROR_ENV, mirror_location, mirror_notes
 
     if args.to is not None and not is_database_url(args.to):
         raise UsageError(f"--to {args.to!r}: give a postgresql:// URL")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from cuecard.core.vault._location import resolve_vault_location, resolve_vault_path
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

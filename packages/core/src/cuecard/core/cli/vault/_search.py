@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core.vault._search import run_search
+    from cuecard.core.cli._search import run_search
 
     return run_search(
         args.vault, " ".join(args.query), args.limit, args.json, args.mode, args.explain

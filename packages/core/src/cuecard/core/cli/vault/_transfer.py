@@ -60,9 +60,9 @@ def _copy(source: str, target: str, given: str, as_json: bool) -> int:
 
     from cuecard.core._errors import UsageError
     from cuecard.core.vault._location import check_database_url, is_database_url
-    from cuecard.core.vault._pg import PgVault, open_pg
-    from cuecard.core.vault._pg_transfer import folder_to_pg, pg_to_folder
-    from cuecard.core.vault._vault import Vault
+    from cuecard.core.vault.folder._vault import Vault
+    from cuecard.core.vault.postgres._vault import PgVault, open_pg
+    from cuecard.core.vault.transfer._transfer import folder_to_pg, pg_to_folder
 
     for value in (source, target):
         if is_database_url(value):

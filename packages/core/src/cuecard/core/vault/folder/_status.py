@@ -7,8 +7,8 @@ import os
 import re
 from typing import Any
 
-from cuecard.core.vault._conflicts import queue
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._conflicts import queue
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["status"]
 
@@ -45,7 +45,7 @@ def status(vault: Vault) -> dict[str, Any]:
 
 def recall_mode() -> dict[str, Any]:
     """How ``vault search`` ranks by default: mode, the streams it fuses, whether vectors run."""
-    from cuecard.core.vault._hybrid import load_settings, resolve_mode, vectors_state
+    from cuecard.core.vault.folder._hybrid import load_settings, resolve_mode, vectors_state
 
     settings = load_settings()
     mode = resolve_mode(None, settings)

@@ -79,14 +79,14 @@ class PgVault:
 
     def migrate(self) -> tuple[list[int], int]:
         """Apply missing migrations: (versions applied now, version held afterwards)."""
-        from cuecard.core.vault._pg_schema import current_version, migrate
+        from cuecard.core.vault.postgres._schema import current_version, migrate
 
         self.conn.autocommit = True
         applied = migrate(self.conn)
         return applied, current_version(self.conn)
 
     def require_schema(self) -> None:
-        from cuecard.core.vault._pg_schema import LATEST, current_version
+        from cuecard.core.vault.postgres._schema import LATEST, current_version
 
         version = current_version(self.conn)
         self.conn.commit()
@@ -105,7 +105,7 @@ class PgVault:
 
     def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
         """Insert one submission; its name (``<agent>-<stamp>-<nn>.md``) and fact count."""
-        from cuecard.core.vault._submit import MAX_SEQUENCE, check_agent, check_facts
+        from cuecard.core.vault.folder._submit import MAX_SEQUENCE, check_agent, check_facts
 
         check_agent(agent)
         facts = check_facts(lines)
@@ -133,7 +133,7 @@ class PgVault:
         ``source`` is kept for callers; a fact's source is read from its line's stamp.
         """
         from cuecard.core.vault._facts import note_facts
-        from cuecard.core.vault._pg_notes import lock_note, store_note
+        from cuecard.core.vault.postgres._notes import lock_note, store_note
 
         if note not in NOTE_IDS:
             raise VaultError(f"note {note!r}: not a canonical note id ({', '.join(NOTE_IDS)})")
@@ -172,7 +172,7 @@ class PgVault:
 
     def search(self, query: str, limit: int) -> list[Hit]:
         """The best facts for ``query`` (see ``_pg_search.rank``); they count as used."""
-        from cuecard.core.vault._pg_search import rank
+        from cuecard.core.vault.postgres._search import rank
 
         hits = rank(self, query, limit)
         self.record_use([h.key for h in hits])
@@ -194,7 +194,7 @@ class PgVault:
         return text
 
     def status(self) -> dict[str, Any]:
-        from cuecard.core.vault._status import recall_mode
+        from cuecard.core.vault.folder._status import recall_mode
 
         with self.conn.transaction():
             row = self.conn.execute(

@@ -379,7 +379,7 @@ def current_version(conn: psycopg.Connection[tuple[object, ...]]) -> int:
 
 def _fill_context(conn: psycopg.Connection[tuple[object, ...]]) -> None:
     """Give every fact the headings its note's text puts it under (schema 5's new column)."""
-    from cuecard.core.vault._pg_notes import fact_contexts
+    from cuecard.core.vault.postgres._notes import fact_contexts
 
     notes = conn.execute("SELECT note, text FROM cuecard_notes").fetchall()
     with conn.cursor() as cur:

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 
 from cuecard.core._errors import ConfigError
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["MIRROR_ENV", "Mirrored", "mirror_location", "mirror_notes"]
 
@@ -66,8 +66,8 @@ def mirror_location() -> str | None:
 
 def mirror_notes(vault: Vault, url: str) -> Mirrored:
     """Write every canonical note of the folder to the database at ``url``, in one transaction."""
-    from cuecard.core.vault._pg import NOTE_IDS, open_pg
-    from cuecard.core.vault._pg_notes import lock_note, store_note
+    from cuecard.core.vault.postgres._notes import lock_note, store_note
+    from cuecard.core.vault.postgres._vault import NOTE_IDS, open_pg
 
     done = Mirrored(url)
     texts: dict[str, str | None] = {}

@@ -18,7 +18,7 @@ from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._notes import add_fact, remove_fact
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = [
     "DECISIONS",
@@ -187,7 +187,7 @@ def find(vault: Vault, ident: str) -> Conflict:
 def _leave_out(vault: Vault, note_id: str, fact: str) -> None:
     """The old fact may still wait in the pending list (two new facts of one review conflicted):
     ``use-new`` leaves it out of the next apply too."""
-    from cuecard.core.vault._promote import tick_pending
+    from cuecard.core.vault.folder._promote import tick_pending
 
     tick_pending(vault, lambda _, p: p.note == note_id and p.fact == fact)
 

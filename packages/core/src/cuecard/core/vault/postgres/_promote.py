@@ -13,13 +13,13 @@ writes the same note text on either backend; the promotion log gets the folder's
 from __future__ import annotations
 
 from cuecard.core._fsio import crash_point
-from cuecard.core.vault._conflicts import distinct
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
-from cuecard.core.vault._pg import PgVault
-from cuecard.core.vault._pg_notes import lock_note, note_file_name, store_note
-from cuecard.core.vault._promote import Applied, Pending, Review, classify_submissions
 from cuecard.core.vault._secrets import find_credential
+from cuecard.core.vault.folder._conflicts import distinct
+from cuecard.core.vault.folder._promote import Applied, Pending, Review, classify_submissions
+from cuecard.core.vault.postgres._notes import lock_note, note_file_name, store_note
+from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = [
     "PENDING_TABLE",
@@ -115,7 +115,7 @@ def drop_pending(vault: PgVault, ident: int) -> Pending | None:
 
 
 def _refusals(rows: list[tuple[int, Pending]]) -> list[str]:
-    from cuecard.core.vault._pg import NOTE_IDS
+    from cuecard.core.vault.postgres._vault import NOTE_IDS
 
     refusals = []
     for seq, p in rows:

@@ -29,7 +29,7 @@ def _today() -> str:
 def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
     from cuecard.core.vault._errors import NotAVault
     from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import cache_dir, notes_index, record_use
+    from cuecard.core.vault.folder._recall import cache_dir, notes_index, record_use
 
     layout = detect_layout(root)
     if layout is None:
@@ -47,7 +47,7 @@ def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
 def _pg_hits(url: str, query: str, limit: int) -> list[Hit]:
     """Hits from a PostgreSQL vault: full-text ranking plus trigram similarity (hybrid mode
     runs in ``vault._pg_hybrid``)."""
-    from cuecard.core.vault._pg import open_pg
+    from cuecard.core.vault.postgres._vault import open_pg
 
     with open_pg(url) as vault:
         return vault.search(query, limit)
@@ -68,11 +68,11 @@ def run_search(
     # Hybrid search (and --explain) run in vault._hybrid / vault._pg_hybrid; plain ranking stays
     # on this path.
     if is_database_url(root):
-        from cuecard.core.vault._pg_hybrid import run_pg_hybrid
+        from cuecard.core.vault.postgres._hybrid import run_pg_hybrid
 
         done = run_pg_hybrid(root, query, limit, as_json, mode, explain)
     else:
-        from cuecard.core.vault._hybrid import run_hybrid
+        from cuecard.core.vault.folder._hybrid import run_hybrid
 
         done = run_hybrid(root, query, limit, as_json, mode, explain)
     if done is not None:

@@ -15,7 +15,7 @@ from cuecard.core.engine._text import strip_invisibles, unsafe_reason
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._facts import inbox_facts
 from cuecard.core.vault._secrets import find_credential
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["AGENT_RULE", "MAX_FACTS", "MAX_FACT_CHARS", "check_agent", "check_facts", "submit"]
 

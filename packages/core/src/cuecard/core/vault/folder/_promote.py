@@ -22,12 +22,12 @@ from pathlib import Path
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, crash_point
 from cuecard.core.engine._text import neutralise
-from cuecard.core.vault._conflicts import Conflict, queue_conflicts
 from cuecard.core.vault._facts import best_overlap, classify_against, inbox_facts, note_facts
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._secrets import find_credential, redact_credentials
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._conflicts import Conflict, queue_conflicts
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = [
     "Applied",

@@ -21,7 +21,7 @@ from cuecard.core.vault._layout import DEFAULT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._facts import NoteFact
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = [
     "derive_facts",
@@ -49,7 +49,7 @@ def note_file_name(note_id: str) -> str:
 
 def note_id_of_file(name: str) -> str | None:
     """The note id of a default-layout note file name, if it is one."""
-    from cuecard.core.vault._pg import NOTE_IDS
+    from cuecard.core.vault.postgres._vault import NOTE_IDS
 
     return next((n for n in NOTE_IDS if note_file_name(n) == name), None)
 
@@ -66,7 +66,7 @@ def _placed(text: str) -> dict[str, tuple[int, NoteFact, str, str]]:
     """Fact id -> (position, fact line, status, headings) in a note's text; the first line of
     an id wins. The headings are those the folder vault's search indexes a fact with."""
     from cuecard.core.vault._facts import fact_id, note_facts
-    from cuecard.core.vault._recall import headings
+    from cuecard.core.vault.folder._recall import headings
 
     facts = note_facts(text)
     contexts = headings(text, [fact.line for fact in facts])

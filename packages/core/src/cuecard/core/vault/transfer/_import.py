@@ -14,12 +14,12 @@ from typing import Any
 
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT
-from cuecard.core.vault._pg import NOTE_IDS, PgVault
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
+from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg_transfer import Moved
+    from cuecard.core.vault.transfer._transfer import Moved
 
 __all__ = ["import_logs", "import_queues", "import_records", "md_files", "optional_text"]
 
@@ -66,17 +66,17 @@ def _agent(name: str) -> str:
 
 def _file_names(vault: Vault) -> dict[str, str]:
     """A note file name of the folder's layout -> the default layout's name for that note."""
-    from cuecard.core.vault._pg_notes import note_file_name
+    from cuecard.core.vault.postgres._notes import note_file_name
 
     return {vault.note_file(note).name: note_file_name(note) for note in NOTE_IDS}
 
 
 def import_queues(vault: Vault, pg: PgVault, moved: Moved) -> None:
     """The pending list, the submissions (waiting, reviewed, processed) and the conflicts."""
-    from cuecard.core.vault._conflicts import queue
     from cuecard.core.vault._facts import inbox_facts
-    from cuecard.core.vault._pg_logs import parse_pending_header
-    from cuecard.core.vault._promote import parse_pending
+    from cuecard.core.vault.folder._conflicts import queue
+    from cuecard.core.vault.folder._promote import parse_pending
+    from cuecard.core.vault.postgres._logs import parse_pending_header
 
     layout, conn = vault.layout, pg.conn
     listed = optional_text(vault.path(layout.pending))
@@ -124,7 +124,7 @@ def import_queues(vault: Vault, pg: PgVault, moved: Moved) -> None:
 
 
 def _adjudications(vault: Vault, pg: PgVault, text: str) -> list[tuple[Any, ...]]:
-    from cuecard.core.vault._pg_logs import parse_adjudication
+    from cuecard.core.vault.postgres._logs import parse_adjudication
 
     layout = vault.layout
     if text.startswith(layout.adjudicated_header):
@@ -155,9 +155,9 @@ def _adjudications(vault: Vault, pg: PgVault, text: str) -> list[tuple[Any, ...]
 
 
 def _promotions(vault: Vault, pg: PgVault, text: str) -> list[tuple[Any, ...]]:
-    from cuecard.core.vault._pg_logs import parse_promotion
-    from cuecard.core.vault._pg_notes import note_id_of_file
-    from cuecard.core.vault._pg_promote import promotion_line
+    from cuecard.core.vault.postgres._logs import parse_promotion
+    from cuecard.core.vault.postgres._notes import note_id_of_file
+    from cuecard.core.vault.postgres._promote import promotion_line
 
     names = _file_names(vault)
     sources = {
@@ -210,9 +210,9 @@ def import_logs(vault: Vault, pg: PgVault, moved: Moved) -> None:
 
 def import_records(vault: Vault, pg: PgVault, moved: Moved) -> None:
     """Forgotten lines, session archives, use records and the digest cursor."""
-    from cuecard.core.vault._digest_archives import cursor_file
     from cuecard.core.vault._facts import bare, fact_id
-    from cuecard.core.vault._pg_logs import parse_cursor, parse_usage
+    from cuecard.core.vault.folder._digest import cursor_file
+    from cuecard.core.vault.postgres._logs import parse_cursor, parse_usage
 
     layout, conn = vault.layout, pg.conn
     names = _file_names(vault)

@@ -10,11 +10,11 @@ from typing import Any
 
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._backend import Opened, Places, Reviewed, Shown
-from cuecard.core.vault._conflicts import Conflict
-from cuecard.core.vault._forget import Candidate
-from cuecard.core.vault._pg import NOTE_IDS, PgVault, open_pg
-from cuecard.core.vault._pg_notes import note_file_name, note_id_of_file
-from cuecard.core.vault._promote import Applied, Pending
+from cuecard.core.vault.folder._conflicts import Conflict
+from cuecard.core.vault.folder._forget import Candidate
+from cuecard.core.vault.folder._promote import Applied, Pending
+from cuecard.core.vault.postgres._notes import note_file_name, note_id_of_file
+from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault, open_pg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,46 +89,46 @@ class PgBackend(Opened[PgVault]):
         return [str(r[0]) for r in rows]
 
     def pending(self) -> list[tuple[int, Pending]]:
-        from cuecard.core.vault._pg_promote import pending_rows
+        from cuecard.core.vault.postgres._promote import pending_rows
 
         return pending_rows(self.vault)
 
     def review(self) -> Reviewed:
-        from cuecard.core.vault._pg_promote import pending_rows, review_pg
+        from cuecard.core.vault.postgres._promote import pending_rows, review_pg
 
         result, queued = review_pg(self.vault)
         return Reviewed(result, queued, pending_rows(self.vault))
 
     def drop_pending(self, ident: int) -> Pending | None:
-        from cuecard.core.vault._pg_promote import drop_pending
+        from cuecard.core.vault.postgres._promote import drop_pending
 
         return drop_pending(self.vault, ident)
 
     def apply(self, *, auto: bool) -> tuple[Applied, int]:
-        from cuecard.core.vault._pg_promote import apply_pg, review_pg
+        from cuecard.core.vault.postgres._promote import apply_pg, review_pg
 
         conflicts = len(review_pg(self.vault, header=False)[0].conflicts) if auto else 0
         return apply_pg(self.vault), conflicts
 
     def conflicts(self) -> list[Conflict]:
-        from cuecard.core.vault._pg_conflicts import queue_pg
+        from cuecard.core.vault.postgres._conflicts import queue_pg
 
         return queue_pg(self.vault)
 
     def adjudicate(self, ident: str, decision: str) -> Conflict:
-        from cuecard.core.vault._pg_conflicts import adjudicate_pg
+        from cuecard.core.vault.postgres._conflicts import adjudicate_pg
 
         return adjudicate_pg(self.vault, ident, decision)
 
     def forget(self, *, today: date, days: int, apply: bool) -> list[Candidate]:
-        from cuecard.core.vault._pg_forget import apply_forget_pg, candidates_pg
+        from cuecard.core.vault.postgres._forget import apply_forget_pg, candidates_pg
 
         if apply:
             return apply_forget_pg(self.vault, today=today, days=days)
         return candidates_pg(self.vault, today=today, days=days)
 
     def archive(self, agent: str, title: str, text: str) -> tuple[str, int] | None:
-        from cuecard.core.vault._pg_archive import archive_session_pg
+        from cuecard.core.vault.postgres._archive import archive_session_pg
 
         return archive_session_pg(self.vault, agent, title, text)
 

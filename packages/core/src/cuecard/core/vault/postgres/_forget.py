@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import date
 
 from cuecard.core.vault._facts import bare
-from cuecard.core.vault._forget import Candidate, pick
 from cuecard.core.vault._notes import remove_fact
-from cuecard.core.vault._pg import PgVault
-from cuecard.core.vault._pg_notes import note_file_name, store_note
+from cuecard.core.vault.folder._forget import Candidate, pick
+from cuecard.core.vault.postgres._notes import note_file_name, store_note
+from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["apply_forget_pg", "candidates_pg"]
 

@@ -22,8 +22,8 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cuecard.core.vault._digest_archives import Claim, cursor_start
-from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault.folder._digest import Claim, cursor_start
+from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["PgArchives"]
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cuecard.core._fsio import atomic_write, locked
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["Archives", "Claim", "FolderArchives", "archives_of", "cursor_file", "cursor_start"]
 
@@ -138,7 +138,7 @@ class FolderArchives:
             yield self._read(name, self._cursor())
 
     def commit(self, claim: Claim, facts: list[str]) -> tuple[str, int] | None:
-        from cuecard.core.vault._submit import submit
+        from cuecard.core.vault.folder._submit import submit
 
         written = None
         if facts:
@@ -157,6 +157,6 @@ def archives_of(vault: Vault | PgVault) -> Archives:
     """The archives of a folder vault or of a PostgreSQL vault."""
     if isinstance(vault, Vault):
         return FolderArchives(vault)
-    from cuecard.core.vault._pg_digest import PgArchives
+    from cuecard.core.vault.postgres._digest import PgArchives
 
     return PgArchives(vault)

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cuecard.core.recall._index import RecallIndex
-from cuecard.core.vault import _recall
 from cuecard.core.vault._errors import NotAVault
 from cuecard.core.vault._layout import Layout, detect_layout
-from cuecard.core.vault._lock import vault_lock
+from cuecard.core.vault.folder import _recall
+from cuecard.core.vault.folder._lock import vault_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

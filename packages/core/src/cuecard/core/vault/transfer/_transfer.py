@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cuecard.core.vault._errors import VaultError
-from cuecard.core.vault._pg import NOTE_IDS, PgVault
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
+from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault
 
 __all__ = ["Moved", "folder_to_pg", "pg_to_folder"]
 
@@ -92,7 +92,7 @@ def _require_empty(pg: PgVault) -> None:
 
 def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
     """Copy a folder vault into an empty PostgreSQL vault, in one transaction."""
-    from cuecard.core.vault._pg_import import (
+    from cuecard.core.vault.transfer._import import (
         import_logs,
         import_queues,
         import_records,
@@ -118,9 +118,9 @@ def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
 def pg_to_folder(pg: PgVault, root: Path) -> Moved:
     """Copy a PostgreSQL vault into a new default-layout folder vault (one consistent read)."""
     from cuecard.core._fsio import atomic_write
-    from cuecard.core.vault._init import init_vault
     from cuecard.core.vault._layout import DEFAULT
-    from cuecard.core.vault._pg_export import (
+    from cuecard.core.vault.folder._init import init_vault
+    from cuecard.core.vault.transfer._export import (
         check_names,
         read_all,
         write_logs,

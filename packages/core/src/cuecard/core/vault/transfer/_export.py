@@ -15,12 +15,12 @@ from typing import Any
 from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT
-from cuecard.core.vault._pg import PgVault
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
+from cuecard.core.vault.postgres._vault import PgVault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg_transfer import Moved
+    from cuecard.core.vault.transfer._transfer import Moved
 
 __all__ = ["check_names", "read_all", "write_logs", "write_queues", "write_records"]
 
@@ -81,8 +81,8 @@ def _clock(when: datetime) -> Callable[[], datetime]:
 
 def write_queues(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """Submissions, the pending list (if one was generated) and the conflict queue."""
-    from cuecard.core.vault._conflicts import Conflict, _line
-    from cuecard.core.vault._promote import Pending, Review, render_pending
+    from cuecard.core.vault.folder._conflicts import Conflict, _line
+    from cuecard.core.vault.folder._promote import Pending, Review, render_pending
 
     reviewed = []
     for name, body, status in held["submissions"]:
@@ -127,7 +127,7 @@ def _adjudication_line(decision: str, detail: str, decided_at: datetime) -> str:
 
 def write_logs(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """The adjudication log (with its header) and the promotion log, one line per row."""
-    from cuecard.core.vault._pg_promote import promotion_line
+    from cuecard.core.vault.postgres._promote import promotion_line
 
     if held["adjudications"]:
         lines = [
@@ -150,8 +150,8 @@ def write_logs(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
 
 def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """Forgotten lines, session archives, use records and the digest cursor."""
-    from cuecard.core.vault._digest_archives import cursor_file
-    from cuecard.core.vault._pg_logs import render_cursor, render_usage
+    from cuecard.core.vault.folder._digest import cursor_file
+    from cuecard.core.vault.postgres._logs import render_cursor, render_usage
 
     forgotten: dict[str, list[str]] = {}
     for file, line in held["forgotten"]:

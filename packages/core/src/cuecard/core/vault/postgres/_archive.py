@@ -7,8 +7,8 @@ A block is appended by one upsert, so concurrent archivers on any machine lose n
 
 from __future__ import annotations
 
-from cuecard.core.vault._archive import render_block
-from cuecard.core.vault._pg import PgVault
+from cuecard.core.vault.folder._archive import render_block
+from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["archive_session_pg"]
 

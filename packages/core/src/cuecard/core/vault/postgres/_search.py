@@ -38,7 +38,7 @@ from cuecard.core.recall._index import NEIGHBOUR_SHARE, Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["rank"]
 
@@ -314,7 +314,7 @@ def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
     for i, key in enumerate(keys):
         params |= {f"q{i}": key.tsquery, f"lo{i}": key.lo, f"hi{i}": key.hi, f"g{i}": key.lo}
     rows = vault.alone(_statement(keys, bool(frags)), params)
-    from cuecard.core.vault._pg_notes import note_file_name
+    from cuecard.core.vault.postgres._notes import note_file_name
 
     return [
         Hit(note_file_name(note), ident, shown, float(score)) for note, ident, shown, score in rows

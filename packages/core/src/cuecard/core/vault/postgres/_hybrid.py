@@ -28,11 +28,11 @@ from __future__ import annotations
 import os
 
 from cuecard.core.recall._index import Entry, RecallIndex
-from cuecard.core.vault._hybrid import Result, Settings
+from cuecard.core.vault.folder._hybrid import Result, Settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault._pg import PgVault
+    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["LEXICAL", "mirror_index", "pg_cache_dir", "pg_hybrid_results", "run_pg_hybrid"]
 
@@ -81,7 +81,7 @@ def _note_path(file_name: str) -> str:
     file."""
     from urllib.parse import unquote
 
-    from cuecard.core.vault._pg_notes import note_file_name
+    from cuecard.core.vault.postgres._notes import note_file_name
 
     return note_file_name(unquote(file_name[:-3]))
 
@@ -180,9 +180,9 @@ def pg_hybrid_results(
     """The fused results for ``query`` on a PostgreSQL vault, and what each stream contributed
     (the same shape as ``_hybrid.hybrid_results``, plus ``lexical`` and ``mirror``)."""
     from cuecard.core.recall._fusion import fuse
-    from cuecard.core.vault._hybrid import vectors_state
-    from cuecard.core.vault._pg_search import rank
     from cuecard.core.vault._render import clean
+    from cuecard.core.vault.folder._hybrid import vectors_state
+    from cuecard.core.vault.postgres._search import rank
 
     pool = max(limit * 4, 40)
     weights = settings.weights
@@ -225,18 +225,18 @@ def run_pg_hybrid(
     """Search the PostgreSQL vault at ``url`` in the resolved mode and print the results as the
     folder vault's hybrid search does; ``None`` when the mode is plain BM25 without
     ``--explain`` (the caller's lean path then runs)."""
-    from cuecard.core.vault._hybrid import load_settings, print_results, resolve_mode
+    from cuecard.core.vault.folder._hybrid import load_settings, print_results, resolve_mode
 
     settings = load_settings()
     resolved = resolve_mode(mode, settings)
     if resolved == "bm25" and not explain:
         return None
-    from cuecard.core.vault._pg import open_pg
+    from cuecard.core.vault.postgres._vault import open_pg
 
     with open_pg(url) as vault:
         if resolved == "bm25":
-            from cuecard.core.vault._pg_search import rank
             from cuecard.core.vault._render import clean
+            from cuecard.core.vault.postgres._search import rank
 
             hits = rank(vault, query, limit)
             results = [

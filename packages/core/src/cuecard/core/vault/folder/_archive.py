@@ -7,7 +7,7 @@ from pathlib import Path
 from cuecard.core._fsio import atomic_write
 from cuecard.core.engine._text import neutralise
 from cuecard.core.vault._secrets import redact_credentials as redact
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["archive_session", "render_block"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._errors import VaultExists
 from cuecard.core.vault._layout import Layout, detect_layout
-from cuecard.core.vault._vault import Clock, Vault, _local_now
+from cuecard.core.vault.folder._vault import Clock, Vault, _local_now
 
 __all__ = ["init_vault"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._facts import fact_id, note_facts, stamp_date, usage_tag
-from cuecard.core.vault._vault import Vault
+from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["PROTECTED", "Candidate", "apply_forget", "candidates", "pick"]
 

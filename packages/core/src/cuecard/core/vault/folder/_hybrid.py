@@ -199,7 +199,7 @@ def run_hybrid(
         return None
     from cuecard.core.vault._errors import NotAVault
     from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault._recall import cache_dir, notes_index, record_use
+    from cuecard.core.vault.folder._recall import cache_dir, notes_index, record_use
 
     layout = detect_layout(root)
     if layout is None:

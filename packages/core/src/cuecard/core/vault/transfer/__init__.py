@@ -1,0 +1,3 @@
+"""Moving a vault between the two backends: export, import and the mirror."""
+
+__all__: list[str] = []
