@@ -99,7 +99,7 @@ def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str
 
     os.environ["XDG_CACHE_HOME"] = str(cache)
     from cuecard.core.recall._vectors import refresh, unavailable
-    from cuecard.core.vault.folder._hybrid import Settings
+    from cuecard.core.vault._settings import Settings
     from cuecard.core.vault.postgres._hybrid import mirror_index, pg_hybrid_results
     from cuecard.core.vault.postgres._vault import PgVault
 

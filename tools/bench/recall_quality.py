@@ -385,7 +385,7 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, object], Variants
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
     from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
-    from cuecard.core.vault.folder._hybrid import Settings
+    from cuecard.core.vault._settings import Settings
 
     rankings: dict[str, object] = {"default": Ranking()}
     no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}

@@ -18,6 +18,7 @@ from werkzeug import Request, Response
 
 from cuecard.core.cli import main
 from cuecard.core.vault._digest import SYSTEM_PROMPT, DigestConfig, DigestFailed, digest
+from cuecard.core.vault.postgres._digest import PgArchives
 from cuecard.core.vault.postgres._vault import PgVault
 
 KEY = "sk-" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe"
@@ -61,7 +62,7 @@ def put_archive(url: str, name: str, text: str) -> None:
 
 def run(url: str, cfg: DigestConfig, **options: Any) -> dict[str, Any]:
     with PgVault(url) as vault:
-        return digest(vault, cfg, **options)
+        return digest(PgArchives(vault), cfg, **options)
 
 
 def cursor(url: str) -> dict[str, tuple[int, str]]:

@@ -399,7 +399,8 @@ _FACT = (
 @given(facts=st.lists(_FACT, min_size=1, max_size=5), replaces=_FACT)
 def test_pending_list_round_trips_any_fact(tmp_path: Path, facts: list[str], replaces: str) -> None:
     from cuecard.core.vault._layout import LAYOUTS
-    from cuecard.core.vault.folder._promote import Pending, Review, parse_pending, render_pending
+    from cuecard.core.vault._model import Pending, Review
+    from cuecard.core.vault.folder._pending import parse_pending, render_pending
 
     for layout in LAYOUTS.values():
         vault = Vault(tmp_path / layout.name, layout)

@@ -1,14 +1,20 @@
-"""The search commands' work (``vault search``, ``recall``), free of argparse.
+"""The search commands' work (``vault search``, ``recall``): search through the backend
+interface, print what it found. Free of argparse.
 
 Both run as a cold process per call, so this module and what it imports stay on the standard
-library and import nothing until needed: no pydantic, no argparse, no entry-point scan.
+library and import nothing until needed: no pydantic, no argparse, no entry-point scan, no
+dataclasses. A folder vault's plain BM25 search reads the recall index and nothing more.
 """
 
 from __future__ import annotations
 
 import sys
 
-from cuecard.core.recall._index import Hit
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.recall._index import Hit
+    from cuecard.core.vault._results import Found
+    from cuecard.core.vault._settings import Settings
 
 __all__ = ["print_json", "run_recall", "run_search"]
 
@@ -20,37 +26,19 @@ def print_json(value: dict[str, object]) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def _today() -> str:
-    import time
+def _search(
+    location: str,
+    query: str,
+    limit: int,
+    mode: str = "bm25",
+    explain: bool = False,
+    settings: Settings | None = None,
+) -> Found:
+    """What the vault at ``location`` finds for ``query``, through the backend interface."""
+    from cuecard.core.vault._backend import open_backend
 
-    return time.strftime("%Y-%m-%d")
-
-
-def _vault_hits(root: str, query: str, limit: int) -> list[Hit]:
-    from cuecard.core.vault._errors import NotAVault
-    from cuecard.core.vault._layout import detect_layout
-    from cuecard.core.vault.folder._recall import cache_dir, notes_index, record_use
-
-    layout = detect_layout(root)
-    if layout is None:
-        raise NotAVault(
-            f"{root}: no vault here (neither notes/ with inbox/ nor 50-Agent-Context/); "
-            "create one with `cuecard vault init`"
-        )
-    index = notes_index(root, layout)
-    index.sync()
-    hits = index.search(query, limit)
-    record_use(cache_dir(root), [h.key for h in hits], _today())
-    return hits
-
-
-def _pg_hits(url: str, query: str, limit: int) -> list[Hit]:
-    """Hits from a PostgreSQL vault: full-text ranking plus trigram similarity (hybrid mode
-    runs in ``vault._pg_hybrid``)."""
-    from cuecard.core.vault.postgres._vault import open_pg
-
-    with open_pg(url) as vault:
-        return vault.search(query, limit)
+    with open_backend(location) as backend:
+        return backend.search(query, limit, mode=mode, explain=explain, settings=settings)
 
 
 def run_search(
@@ -61,37 +49,27 @@ def run_search(
     mode: str | None = None,
     explain: bool = False,
 ) -> int:
-    from cuecard.core.vault._location import is_database_url, resolve_vault_location
+    from cuecard.core.vault._location import resolve_vault_location
     from cuecard.core.vault._render import hit_json, render_hits
+    from cuecard.core.vault._settings import load_settings, resolve_mode
 
-    root = resolve_vault_location(vault_arg)
-    # Hybrid search (and --explain) run in vault._hybrid / vault._pg_hybrid; plain ranking stays
-    # on this path.
-    if is_database_url(root):
-        from cuecard.core.vault.postgres._hybrid import run_pg_hybrid
-
-        done = run_pg_hybrid(root, query, limit, as_json, mode, explain)
-    else:
-        from cuecard.core.vault.folder._hybrid import run_hybrid
-
-        done = run_hybrid(root, query, limit, as_json, mode, explain)
-    if done is not None:
-        return done
-    hits = (
-        _pg_hits(root, query, limit) if is_database_url(root) else _vault_hits(root, query, limit)
-    )
-    if as_json:
-        results = [hit_json(h) for h in hits]
+    location = resolve_vault_location(vault_arg)
+    settings = load_settings()  # before the vault is opened: a bad config is named first
+    found = _search(location, query, limit, resolve_mode(mode, settings), explain, settings)
+    if not found.plain:
+        _print_ranked(query, found.mode, found, found.info, as_json=as_json, explain=explain)
+    elif as_json:
+        results = [hit_json(h) for h in found]
         print_json({"query": query, "count": len(results), "results": results})
     else:
-        sys.stdout.write(render_hits(hits) + "\n")
+        sys.stdout.write(render_hits(found) + "\n")
     return 0
 
 
 def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
     from cuecard.core._errors import UsageError
     from cuecard.core.recall._project import project_index, project_root
-    from cuecard.core.vault._location import is_database_url, resolve_vault_location
+    from cuecard.core.vault._location import resolve_vault_location
     from cuecard.core.vault._render import DATA_LINE, hit_json, safe, wrap
 
     project_hits: list[Hit] = []
@@ -104,12 +82,7 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
         vault_root: str | None = resolve_vault_location(vault_arg)
     except UsageError:
         vault_root = None
-    if vault_root is None:
-        vault_hits = None
-    elif is_database_url(vault_root):
-        vault_hits = _pg_hits(vault_root, query, limit)
-    else:
-        vault_hits = _vault_hits(vault_root, query, limit)
+    vault_hits = None if vault_root is None else _search(vault_root, query, limit)
     if as_json:
         print_json(
             {
@@ -133,3 +106,71 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
         )
     sys.stdout.write(wrap("\n".join(lines), "recall") + "\n")
     return 0
+
+
+def _ranks_line(ranks: dict[str, int | None]) -> str:
+    return ", ".join(f"{name} {'-' if r is None else f'#{r}'}" for name, r in ranks.items())
+
+
+def _print_ranked(
+    query: str,
+    mode: str,
+    results: Found,
+    info: dict[str, object],
+    *,
+    as_json: bool,
+    explain: bool,
+) -> None:
+    """Print hybrid-mode results (redacted text, inside ``<memory-data>`` unless ``as_json``):
+    one JSON object of query, mode, count, results (note, id, text, score, and ranks with
+    ``explain``) and explain, or the text form with each stream's ranks."""
+    from cuecard.core.vault._render import DATA_LINE, NO_MATCHES, safe, wrap
+
+    if as_json:
+        import json
+
+        rows = []
+        for r in results:
+            row: dict[str, object] = {
+                "note": safe(r.path.rsplit("/", 1)[-1]),
+                "id": r.key,
+                "text": safe(r.text),
+                "score": round(r.score, 6),
+            }
+            if explain:
+                row["ranks"] = r.ranks
+            rows.append(row)
+        value: dict[str, object] = {
+            "query": query,
+            "mode": mode,
+            "count": len(rows),
+            "results": rows,
+        }
+        if explain:
+            value["explain"] = info
+        sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = [DATA_LINE, ""]
+    if explain:
+        counts = info.get("streams", {})
+        assert isinstance(counts, dict)
+        lines.append(
+            f"mode: {mode}; streams: "
+            + ", ".join(f"{n} {c} found" for n, c in counts.items())
+            + (f"; vectors off: {info['vectors_off']}" if "vectors_off" in info else "")
+        )
+        if "lexical" in info:
+            lines.append(f"bm25 stream: {safe(str(info['lexical']))}")
+        expansion = info.get("expansion") or {}
+        assert isinstance(expansion, dict)
+        for concept, near in expansion.items():
+            lines.append(f"graph: {safe(concept)} -> {safe(', '.join(near))}")
+        lines.append("")
+    if not results:
+        lines.append(NO_MATCHES)
+    for r in results:
+        lines.append(f"doc: {safe(r.path.rsplit('/', 1)[-1])} [{r.key}]")
+        lines.append(f"  {safe(r.text)}")
+        if explain:
+            lines.append(f"  ranks: {_ranks_line(r.ranks)}; score {r.score:.5f}")
+    sys.stdout.write(wrap("\n".join(lines), "vault") + "\n")

@@ -1,6 +1,8 @@
 """The shared fact vault: layouts, submission, promotion, conflicts, forgetting, archives.
 
-Re-exported lazily, so the cold search path imports only what it uses.
+Two backends behind one interface (``Backend``, opened by ``open_backend``): the Markdown folder
+(``vault.folder``) and PostgreSQL (``vault.postgres``); ``vault.transfer`` moves a vault between
+them. Re-exported lazily, so the cold search path imports only what it uses.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._backend import Backend as Backend
-    from cuecard.core.vault._backend import FolderBackend as FolderBackend
     from cuecard.core.vault._backend import open_backend as open_backend
     from cuecard.core.vault._errors import NotAVault as NotAVault
     from cuecard.core.vault._errors import VaultBusy as VaultBusy
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
     from cuecard.core.vault._layout import detect_layout as detect_layout
     from cuecard.core.vault._location import resolve_vault_location as resolve_vault_location
     from cuecard.core.vault._location import resolve_vault_path as resolve_vault_path
+    from cuecard.core.vault._model import Conflict as Conflict
     from cuecard.core.vault.folder._archive import archive_session as archive_session
-    from cuecard.core.vault.folder._conflicts import Conflict as Conflict
+    from cuecard.core.vault.folder._backend import FolderBackend as FolderBackend
     from cuecard.core.vault.folder._conflicts import adjudicate as adjudicate
     from cuecard.core.vault.folder._conflicts import queue as queue
     from cuecard.core.vault.folder._forget import apply_forget as apply_forget
@@ -40,10 +42,9 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "Backend": "cuecard.core.vault._backend",
-    "FolderBackend": "cuecard.core.vault._backend",
-    "open_backend": "cuecard.core.vault._backend",
-    "Conflict": "cuecard.core.vault.folder._conflicts",
+    "Conflict": "cuecard.core.vault._model",
     "DEFAULT": "cuecard.core.vault._layout",
+    "FolderBackend": "cuecard.core.vault.folder._backend",
     "LAYOUTS": "cuecard.core.vault._layout",
     "Layout": "cuecard.core.vault._layout",
     "NotAVault": "cuecard.core.vault._errors",
@@ -61,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "detect_layout": "cuecard.core.vault._layout",
     "init_vault": "cuecard.core.vault.folder._init",
     "notes_index": "cuecard.core.vault.folder._recall",
+    "open_backend": "cuecard.core.vault._backend",
     "queue": "cuecard.core.vault.folder._conflicts",
     "resolve_vault_location": "cuecard.core.vault._location",
     "resolve_vault_path": "cuecard.core.vault._location",

@@ -17,8 +17,9 @@ Each archive is read from where the last successful digest of that file stopped 
 cursor of size and SHA-256 of what was read): a second archive of the same day, or lines
 appended to today's, are never lost, and a rewritten file is read again whole. Where archives
 and cursor live is the ``Archives`` interface: a folder vault's ``sessions/*.md`` with the
-cursor beside the recall index (``FolderArchives``), or a PostgreSQL vault's tables with one
-cursor for the whole fleet (``_pg_digest.PgArchives``). Each archive is claimed while its
+cursor beside the recall index (``folder._digest.FolderArchives``), or a PostgreSQL vault's
+tables with one cursor for the whole fleet (``postgres._digest.PgArchives``); each backend hands
+``digest`` its own. Each archive is claimed while its
 request runs, so two digests at once never send the same text. The text is redacted before it
 leaves the process; the answer's credential-shaped or unsafe lines are dropped, and the rest is
 written to the inbox as one normal submission (agent ``digest``) for review. The cursor of a
@@ -27,24 +28,24 @@ file advances only when its request succeeded.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from cuecard.core._errors import ConfigError, CuecardError
-from cuecard.core.vault.folder._vault import Vault
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = [
     "SYSTEM_PROMPT",
+    "Archives",
+    "Claim",
     "DigestConfig",
     "DigestFailed",
     "build_request",
+    "cursor_start",
     "digest",
     "load_digest_config",
     "parse_facts",
@@ -58,6 +59,53 @@ SYSTEM_PROMPT = (
 )
 MAX_FACTS = 30
 NONE_LINES = frozenset({"(none)", "none", "(无)", "无", "（无）", "n/a"})
+
+
+class Claim:
+    """One archive as read now: its name in reports, its bytes, and where the last successful
+    digest stopped (0 when never digested, or when the file was rewritten)."""
+
+    __slots__ = ("data", "label", "name", "start")
+
+    def __init__(self, name: str, label: str, data: bytes, start: int) -> None:
+        self.name = name
+        self.label = label
+        self.data = data
+        self.start = start
+
+    @property
+    def new_text(self) -> str:
+        return self.data[self.start :].decode("utf-8", "replace")
+
+
+def cursor_start(data: bytes, size: int | None, sha256: str | None) -> int:
+    """Where to read ``data`` from: the cursor's size when its SHA-256 is that of the first
+    ``size`` bytes (text was only appended), else 0 (a new or rewritten archive: read whole)."""
+    if size is None or sha256 is None or not 0 <= size <= len(data):
+        return 0
+    return size if hashlib.sha256(data[:size]).hexdigest() == sha256 else 0
+
+
+class Archives(Protocol):
+    """Session archives, their digest cursor and the inbox, on one kind of vault (a folder's
+    ``sessions/`` and cache file, or PostgreSQL's tables: ``postgres._digest``)."""
+
+    def pending(self) -> list[str]:
+        """Names of the archives holding text past their cursor, in order (a hint: read
+        without locks; ``claim`` decides)."""
+        ...
+
+    def claim(self, name: str, *, lock: bool) -> AbstractContextManager[Claim | None]:
+        """The archive as it is now, or ``None`` when nothing is left past its cursor. With
+        ``lock`` no other digest (any process, any machine) claims it until the block ends,
+        and ``commit`` may be called inside; an exception inside discards ``commit``'s work
+        where the backend can (PostgreSQL: one transaction)."""
+        ...
+
+    def commit(self, claim: Claim, facts: list[str]) -> tuple[str, int] | None:
+        """Submit ``facts`` (if any) as agent ``digest`` and move the cursor to the end of what
+        was read; the submission's name in reports and its fact count."""
+        ...
 
 
 class DigestFailed(CuecardError):
@@ -241,18 +289,17 @@ def _ask(config: DigestConfig, body: dict[str, Any], post: Post) -> str:
 
 
 def digest(
-    vault: Vault | PgVault,
+    archives: Archives,
     config: DigestConfig,
     *,
     dry_run: bool = False,
     limit: int | None = None,
     post: Post | None = None,
 ) -> dict[str, Any]:
-    """Digest the pending archives of a folder or PostgreSQL vault (see the module docstring);
+    """Digest the pending ``archives`` of a folder or PostgreSQL vault (see the module docstring);
     a report of what was done. Each archive is claimed (locked against every other digest)
     while its request runs, so two digests at once never send the same text."""
     from cuecard.core.vault._secrets import redact_credentials
-    from cuecard.core.vault.folder._digest import archives_of
 
     report: dict[str, Any] = {
         "enabled": config.enabled,
@@ -266,7 +313,6 @@ def digest(
     }
     if not config.enabled:
         return report
-    archives = archives_of(vault)
     names = archives.pending()
     report["pending"] = len(names)
     for name in names[: limit or None]:

@@ -16,6 +16,7 @@ __all__ = [
     "bare",
     "classify_against",
     "fact_id",
+    "headings",
     "inbox_facts",
     "note_facts",
     "similarity",
@@ -166,3 +167,25 @@ def best_overlap(fact: str, existing: list[str], floor: float) -> str | None:
         if score > best_score:
             best, best_score = line, score
     return best if best_score >= floor else None
+
+
+def headings(text: str, lines: list[str]) -> list[str]:
+    """For each of ``lines`` (fact lines of ``text``, in order, as written), the headings it
+    sits under, outermost first, joined by `` / `` (``""`` under none)."""
+    found: list[str] = []
+    path: list[tuple[int, str]] = []
+    want = iter(lines)
+    line = next(want, None)
+    for raw in text.splitlines():
+        if line is None:
+            break
+        heading = HEADING.match(raw)
+        if heading:
+            level = len(heading.group(1))
+            path = [(lv, t) for lv, t in path if lv < level]
+            if heading.group(2):
+                path.append((level, heading.group(2)))
+        elif raw.rstrip() == line:
+            found.append(" / ".join(t for _, t in path))
+            line = next(want, None)
+    return found + [""] * (len(lines) - len(found))

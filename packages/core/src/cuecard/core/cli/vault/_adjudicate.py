@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cuecard.core.vault.folder._conflicts import Conflict
+    from cuecard.core.vault._model import Conflict
 
 DECISIONS = ("use-new", "keep-old", "keep-both", "defer")
 _SHORT = {"n": "use-new", "o": "keep-old", "b": "keep-both", "d": "defer", "": "defer"}

@@ -26,8 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.cli.vault._open import open_backend
-    from cuecard.core.vault.folder._archive import MAX_ARCHIVE_CHARS
-    from cuecard.core.vault.folder._submit import check_agent
+    from cuecard.core.vault._rules import MAX_ARCHIVE_CHARS, check_agent
 
     check_agent(args.agent)
     text = sys.stdin.read(MAX_ARCHIVE_CHARS + 1)

@@ -22,8 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.cli.vault._open import open_backend
-    from cuecard.core.vault.folder._conflicts import render_queue
-    from cuecard.core.vault._render import clean
+    from cuecard.core.vault._render import clean, render_queue
 
     with open_backend(args) as vault:
         waiting = vault.conflicts()

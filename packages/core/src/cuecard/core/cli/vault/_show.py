@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.cli.vault._open import open_backend
-    from cuecard.core.vault._backend import check_note_name
     from cuecard.core.vault._render import clean, render_note
+    from cuecard.core.vault._shared import check_note_name
 
     name: str = args.note.strip()
     check_note_name(name)  # before any file or row is touched

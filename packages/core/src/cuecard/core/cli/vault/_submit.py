@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuecard.core.cli.vault._open import open_backend
-    from cuecard.core.vault.folder._submit import check_agent
+    from cuecard.core.vault._rules import check_agent
 
     check_agent(args.agent)
     lines = "\n".join(args.facts).splitlines() if args.facts else sys.stdin.read().splitlines()

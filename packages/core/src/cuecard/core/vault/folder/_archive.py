@@ -5,31 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuecard.core._fsio import atomic_write
-from cuecard.core.engine._text import neutralise
-from cuecard.core.vault._secrets import redact_credentials as redact
+from cuecard.core.vault._rules import render_block
 from cuecard.core.vault.folder._vault import Vault
 
-__all__ = ["archive_session", "render_block"]
-
-MAX_ARCHIVE_CHARS = 1_000_000
-
-
-def _header_field(text: str) -> str:
-    return neutralise(redact(" ".join(text.split()))).replace("#", "\\#")
-
-
-def render_block(when: str, agent: str, title: str, lines: list[str]) -> str:
-    """``## HH:MM [agent] title``, a blank line, then each non-blank line as ``- …``."""
-    head = f"## {when} [{_header_field(agent)}]"
-    if title.strip():
-        head += f" {_header_field(title)}"
-    body = []
-    for raw in lines:
-        line = neutralise(redact(raw.strip()))
-        if not line:
-            continue
-        body.append(line if line.startswith(("- ", "* ", "• ")) else f"- {line}")
-    return head + "\n\n" + "\n".join(body) + "\n\n"
+__all__ = ["archive_session"]
 
 
 def archive_session(vault: Vault, agent: str, title: str, text: str) -> tuple[str, int] | None:

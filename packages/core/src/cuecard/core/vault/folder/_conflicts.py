@@ -8,59 +8,23 @@ old, ``defer`` keeps the conflict in the queue. Every decision is logged.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from cuecard.core._errors import NotFound, UsageError
 from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import Layout
+from cuecard.core.vault._model import DECISIONS, Conflict
 from cuecard.core.vault._notes import add_fact, remove_fact
+from cuecard.core.vault._rules import distinct
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = [
-    "DECISIONS",
-    "Conflict",
     "adjudicate",
-    "distinct",
     "queue",
     "queue_conflicts",
-    "render_queue",
 ]
-
-DECISIONS = ("use-new", "keep-old", "keep-both", "defer")
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A new fact similar to, but different from, a canonical one."""
-
-    new: str
-    old: str
-    source: str
-    note: str
-    """The canonical note id the new fact belongs to."""
-
-    @property
-    def id(self) -> str:
-        raw = json.dumps([self.new, self.old, self.source, self.note], ensure_ascii=False)
-        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """What makes two conflicts the same question: the two facts and the note."""
-        return (self.new, self.old, self.note)
-
-    def as_json(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "new": self.new,
-            "old": self.old,
-            "source": self.source,
-            "note": self.note,
-        }
 
 
 def _line(layout: Layout, c: Conflict) -> str:
@@ -116,16 +80,6 @@ def queue(vault: Vault) -> list[Conflict]:
         if conflict is not None:
             found.append(conflict)
     return found
-
-
-def distinct(conflicts: list[Conflict], held: set[tuple[str, str, str]]) -> list[Conflict]:
-    """The conflicts, in order, each question once and none of those ``held`` already."""
-    seen, out = set(held), []
-    for c in conflicts:
-        if c.key not in seen:
-            seen.add(c.key)
-            out.append(c)
-    return out
 
 
 def queue_conflicts(vault: Vault, conflicts: list[Conflict]) -> int:
@@ -187,7 +141,7 @@ def find(vault: Vault, ident: str) -> Conflict:
 def _leave_out(vault: Vault, note_id: str, fact: str) -> None:
     """The old fact may still wait in the pending list (two new facts of one review conflicted):
     ``use-new`` leaves it out of the next apply too."""
-    from cuecard.core.vault.folder._promote import tick_pending
+    from cuecard.core.vault.folder._pending import tick_pending
 
     tick_pending(vault, lambda _, p: p.note == note_id and p.fact == fact)
 
@@ -217,14 +171,3 @@ def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
         if decision != "defer":
             _dequeue(vault, conflict)
     return conflict
-
-
-def render_queue(conflicts: list[Conflict]) -> str:
-    if not conflicts:
-        return "no conflicts waiting"
-    out = []
-    for c in conflicts:
-        out.append(f"[{c.id}] note {c.note or '?'} (from {c.source})")
-        out.append(f"  new: {c.new}")
-        out.append(f"  old: {c.old}")
-    return "\n".join(out)

@@ -10,61 +10,15 @@ a crash can leave a line in both places, never in neither.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from cuecard.core._fsio import atomic_write
-from cuecard.core.vault._facts import fact_id, note_facts, stamp_date, usage_tag
+from cuecard.core.vault._model import Candidate
+from cuecard.core.vault._rules import pick
 from cuecard.core.vault.folder._vault import Vault
 
-__all__ = ["PROTECTED", "Candidate", "apply_forget", "candidates", "pick"]
-
-PROTECTED = re.compile(
-    r"\b(?:path|director|config|prefer|account|server|port\b|ports\b|credential|password"
-    r"|secret|model|domain|backup|script|rule|coordinat|agent|vault|endpoint|api\b|url)"
-    r"|#keep\b|路径|目录|配置|偏好|账号|服务器|端口|凭据|密码|密钥|规则|协作|模型|域名|备份|脚本",
-    re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A fact line that would be forgotten."""
-
-    note: str
-    """Vault-relative note path."""
-    line: str
-    id: str
-    stamped: date
-    last_used: date | None
-
-
-def pick(
-    notes: Iterable[tuple[str, str]], uses: dict[str, date], *, today: date, days: int = 90
-) -> list[Candidate]:
-    """The lines to forget among ``notes`` (vault-relative path, text; the index note left out
-    by the caller), given each fact's last use. Pure: both backends feed it their notes."""
-    found = []
-    for rel, text in notes:
-        for fact in note_facts(text):
-            if fact.superseded or fact.placeholder or PROTECTED.search(fact.text):
-                continue
-            stamped = stamp_date(fact.line)
-            if stamped is None or (today - stamped).days < days:
-                continue
-            ident = fact_id(fact.text)
-            count, tagged = usage_tag(fact.line)
-            last = max(
-                (d for d in (uses.get(ident), tagged or (stamped if count else None)) if d),
-                default=None,
-            )
-            if last is not None and (today - last).days < days:
-                continue
-            found.append(Candidate(rel, fact.line, ident, stamped, last))
-    return found
+__all__ = ["apply_forget", "candidates"]
 
 
 def candidates(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:

@@ -55,35 +55,11 @@ def note_paths(root: str, layout: Layout) -> list[str]:
     return found
 
 
-def headings(text: str, lines: list[str]) -> list[str]:
-    """For each of ``lines`` (fact lines of ``text``, in order, as written), the headings it
-    sits under, outermost first, joined by `` / `` (``""`` under none)."""
-    from cuecard.core.vault._facts import HEADING
-
-    found: list[str] = []
-    path: list[tuple[int, str]] = []
-    want = iter(lines)
-    line = next(want, None)
-    for raw in text.splitlines():
-        if line is None:
-            break
-        heading = HEADING.match(raw)
-        if heading:
-            level = len(heading.group(1))
-            path = [(lv, t) for lv, t in path if lv < level]
-            if heading.group(2):
-                path.append((level, heading.group(2)))
-        elif raw.rstrip() == line:
-            found.append(" / ".join(t for _, t in path))
-            line = next(want, None)
-    return found + [""] * (len(lines) - len(found))
-
-
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
     with its headings as context."""
     from cuecard.core.engine._text import neutralise
-    from cuecard.core.vault._facts import fact_id, note_facts
+    from cuecard.core.vault._facts import fact_id, headings, note_facts
     from cuecard.core.vault._secrets import redact_credentials as redact
 
     facts = note_facts(text)

@@ -7,6 +7,7 @@ import os
 import re
 from typing import Any
 
+from cuecard.core.vault._settings import recall_mode
 from cuecard.core.vault.folder._conflicts import queue
 from cuecard.core.vault.folder._vault import Vault
 
@@ -40,24 +41,4 @@ def status(vault: Vault) -> dict[str, Any]:
         "conflicts": len(queue(vault)),
         "last_promotion": last,
         "recall": recall_mode(),
-    }
-
-
-def recall_mode() -> dict[str, Any]:
-    """How ``vault search`` ranks by default: mode, the streams it fuses, whether vectors run."""
-    from cuecard.core.vault.folder._hybrid import load_settings, resolve_mode, vectors_state
-
-    settings = load_settings()
-    mode = resolve_mode(None, settings)
-    why = vectors_state()
-    streams = ["bm25"]
-    if mode == "hybrid":
-        streams += [n for n in ("graph", "vectors") if settings.weights[n] > 0]
-        if why is not None and "vectors" in streams:
-            streams.remove("vectors")
-    return {
-        "mode": mode,
-        "configured": settings.mode,
-        "streams": streams,
-        "vectors": "available" if why is None else why,
     }

@@ -7,58 +7,12 @@ share a name; a taken name moves on to the next number.
 
 from __future__ import annotations
 
-import re
-
-from cuecard.core._errors import UsageError, ValidationError
 from cuecard.core._fsio import exclusive_create
-from cuecard.core.engine._text import strip_invisibles, unsafe_reason
 from cuecard.core.vault._errors import VaultError
-from cuecard.core.vault._facts import inbox_facts
-from cuecard.core.vault._secrets import find_credential
+from cuecard.core.vault._rules import MAX_SEQUENCE, check_agent, check_facts
 from cuecard.core.vault.folder._vault import Vault
 
-__all__ = ["AGENT_RULE", "MAX_FACTS", "MAX_FACT_CHARS", "check_agent", "check_facts", "submit"]
-
-AGENT = re.compile(r"^[^\W_][\w.-]{0,63}$")
-AGENT_RULE = (
-    "use 1-64 letters, digits, dots, underscores or hyphens, starting with a letter or digit"
-)
-MAX_FACTS = 200
-MAX_FACT_CHARS = 4_000
-MAX_SEQUENCE = 999
-
-
-def check_agent(agent: str) -> str:
-    if not AGENT.fullmatch(agent):
-        raise UsageError(f"--agent {agent!r}: invalid agent name: {AGENT_RULE}")
-    return agent
-
-
-def check_facts(lines: list[str]) -> list[str]:
-    """The facts of the submitted text, or ``ValidationError`` naming every refused line."""
-    facts = [
-        f for f in (strip_invisibles(fact).strip() for fact in inbox_facts("\n".join(lines))) if f
-    ]
-    if not facts:
-        raise ValidationError(["nothing to submit: give at least one non-blank fact line"])
-    refusals: list[str] = []
-    if len(facts) > MAX_FACTS:
-        refusals.append(f"submission: {len(facts)} facts, at most {MAX_FACTS} per submission")
-    for number, fact in enumerate(facts, 1):
-        secret = find_credential(fact)
-        if secret is not None:
-            refusals.append(
-                f"fact {number}: looks like a plaintext credential ({secret}); store a label or "
-                "where it is kept, never the secret"
-            )
-        unsafe = unsafe_reason(fact)
-        if unsafe is not None:
-            refusals.append(f"fact {number}: {unsafe}")
-        if len(fact) > MAX_FACT_CHARS:
-            refusals.append(f"fact {number}: {len(fact)} characters, at most {MAX_FACT_CHARS}")
-    if refusals:
-        raise ValidationError(["submission rejected, nothing written:", *refusals])
-    return facts
+__all__ = ["submit"]
 
 
 def submit(vault: Vault, agent: str, lines: list[str]) -> tuple[str, int]:

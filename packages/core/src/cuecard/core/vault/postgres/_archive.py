@@ -1,13 +1,13 @@
 """Session archives on a PostgreSQL vault: one ``cuecard_archives`` row per day.
 
-The block is the folder vault's (``_archive.render_block``: redacted, neutralised) and the row's
+The block is the folder vault's (``_rules.render_block``: redacted, neutralised) and the row's
 text is what the folder's ``sessions/<YYYY-MM-DD>.md`` would hold: ``# <date>`` then each block.
 A block is appended by one upsert, so concurrent archivers on any machine lose nothing.
 """
 
 from __future__ import annotations
 
-from cuecard.core.vault.folder._archive import render_block
+from cuecard.core.vault._rules import render_block
 from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["archive_session_pg"]

@@ -1,18 +1,25 @@
-"""The PostgreSQL implementation of the vault backend interface (see ``_backend``).
+"""The PostgreSQL implementation of the vault backend interface (``vault._backend.Backend``).
 
-A thin adapter: each method is one of the PostgreSQL vault's transactions (``_pg``,
-``_pg_promote``, ``_pg_conflicts``, ...). psycopg is imported only when one is opened.
+A thin adapter: each method is one of the PostgreSQL vault's transactions (``_vault``,
+``_promote``, ``_conflicts``, ...). psycopg is imported only when one is opened.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cuecard.core.recall._index import Hit
-from cuecard.core.vault._backend import Opened, Places, Reviewed, Shown
-from cuecard.core.vault.folder._conflicts import Conflict
-from cuecard.core.vault.folder._forget import Candidate
-from cuecard.core.vault.folder._promote import Applied, Pending
+from cuecard.core.vault._model import (
+    Applied,
+    Candidate,
+    Conflict,
+    Found,
+    Pending,
+    Places,
+    Result,
+    Reviewed,
+    Shown,
+)
+from cuecard.core.vault._shared import Opened, check_note_name
 from cuecard.core.vault.postgres._notes import note_file_name, note_id_of_file
 from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault, open_pg
 
@@ -21,6 +28,7 @@ if TYPE_CHECKING:
     from datetime import date
 
     from cuecard.core.vault._digest import DigestConfig
+    from cuecard.core.vault._settings import Settings
 
 __all__ = ["PgBackend", "note_id_of"]
 
@@ -42,7 +50,7 @@ def note_id_of(name: str) -> str | None:
     return note_id_of_file(name)
 
 
-class PgBackend(Opened[PgVault]):
+class PgBackend(Opened):
     """A PostgreSQL vault behind the backend interface."""
 
     kind = "postgresql"
@@ -66,12 +74,45 @@ class PgBackend(Opened[PgVault]):
     def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
         return self.vault.submit(agent, lines)
 
-    def search(self, query: str, limit: int) -> list[Hit]:
-        return self.vault.search(query, limit)
+    def today(self) -> date:
+        return self.vault.now().date()
+
+    def search(
+        self,
+        query: str,
+        limit: int,
+        *,
+        mode: str = "bm25",
+        explain: bool = False,
+        settings: Settings | None = None,
+    ) -> Found:
+        from cuecard.core.vault.postgres._hybrid import LEXICAL
+
+        info: dict[str, object]
+        if mode == "bm25" and not explain:  # the lean path: the database's ranking as it is
+            hits = self.vault.search(query, limit)
+            return Found([Result(h.path, h.key, h.text, h.score) for h in hits])
+        if mode == "bm25":
+            from cuecard.core.vault._render import clean
+            from cuecard.core.vault.postgres._search import rank
+
+            hits = rank(self.vault, query, limit)
+            results = [
+                Result(h.path, h.key, clean(h.text), h.score, {"bm25": i})
+                for i, h in enumerate(hits, 1)
+            ]
+            info = {"lexical": LEXICAL, "streams": {"bm25": len(hits)}}
+        else:
+            from cuecard.core.vault._settings import load_settings
+            from cuecard.core.vault.postgres._hybrid import pg_hybrid_results
+
+            chosen = settings or load_settings()
+            results, info = pg_hybrid_results(self.vault, query, limit, chosen, vectors=True)
+        self.vault.record_use([r.key for r in results])
+        return Found(results, mode=mode, explain=explain, info=info)
 
     def show(self, name: str) -> Shown:
         from cuecard.core._errors import NotFound
-        from cuecard.core.vault._backend import check_note_name
 
         check_note_name(name)
         note_id = note_id_of(name)
@@ -134,5 +175,6 @@ class PgBackend(Opened[PgVault]):
 
     def digest(self, config: DigestConfig, *, dry_run: bool, limit: int | None) -> dict[str, Any]:
         from cuecard.core.vault._digest import digest
+        from cuecard.core.vault.postgres._digest import PgArchives
 
-        return digest(self.vault, config, dry_run=dry_run, limit=limit)
+        return digest(PgArchives(self.vault), config, dry_run=dry_run, limit=limit)

@@ -15,8 +15,8 @@ from pathlib import PurePosixPath
 from cuecard.core._errors import NotFound, UsageError
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._model import DECISIONS, Conflict
 from cuecard.core.vault._notes import add_fact, remove_fact
-from cuecard.core.vault.folder._conflicts import DECISIONS, Conflict
 from cuecard.core.vault.postgres._notes import lock_note, store_note
 from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault
 

@@ -3,7 +3,7 @@
 ``cuecard_archives`` holds one row per day (the text a folder's ``sessions/<day>.md`` holds);
 ``cuecard_digest_cursor`` holds, per archive, the size and SHA-256 of the UTF-8 text digested so
 far: one cursor for the whole fleet, so each archive's text is digested once, not once per
-machine. The rules are the folder vault's (``_digest_archives.cursor_start``): text appended
+machine. The rules are the folder vault's (``vault._digest.cursor_start``): text appended
 past the cursor is sent; an archive whose first ``size`` bytes changed is read again whole.
 
 Two digests at once, on any machines: each archive is claimed in its own transaction that
@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cuecard.core.vault.folder._digest import Claim, cursor_start
+from cuecard.core.vault._digest import Claim, cursor_start
 from cuecard.core.vault.postgres._vault import PgVault
 
 __all__ = ["PgArchives"]
@@ -40,7 +40,7 @@ _EMPTY = hashlib.sha256(b"").hexdigest()
 
 
 class PgArchives:
-    """The ``_digest_archives.Archives`` of a PostgreSQL vault (see the module docstring)."""
+    """The ``vault._digest.Archives`` of a PostgreSQL vault (see the module docstring)."""
 
     def __init__(self, vault: PgVault) -> None:
         self.vault = vault

@@ -1,6 +1,6 @@
 """Forgetting on a PostgreSQL vault: stale, unprotected, unused lines move to ``cuecard_forgotten``.
 
-The rules are the folder vault's own: ``_forget.pick`` runs over the notes' texts (read
+The rules are the folder vault's own: ``_rules.pick`` runs over the notes' texts (read
 from ``cuecard_notes``) and the last uses (``cuecard_facts.last_used``), so a line is a candidate
 on PostgreSQL exactly when it would be in a folder holding the same notes and use records.
 Candidates name their note by its folder file (``notes/environment.md``). Applying locks every
@@ -14,8 +14,9 @@ from __future__ import annotations
 from datetime import date
 
 from cuecard.core.vault._facts import bare
+from cuecard.core.vault._model import Candidate
 from cuecard.core.vault._notes import remove_fact
-from cuecard.core.vault.folder._forget import Candidate, pick
+from cuecard.core.vault._rules import pick
 from cuecard.core.vault.postgres._notes import note_file_name, store_note
 from cuecard.core.vault.postgres._vault import PgVault
 

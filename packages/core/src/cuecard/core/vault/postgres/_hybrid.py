@@ -4,7 +4,7 @@ The streams, fused by the folder vault's weighted RRF (``recall._fusion``) with 
 ``[recall]`` settings and the same output:
 
 - ``bm25`` (the lexical stream): PostgreSQL's full-text ranking with BM25 idf and ``pg_trgm``
-  (``_pg_search.rank``), run in the database. Its weight is ``recall.weights.bm25``.
+  (``_search.rank``), run in the database. Its weight is ``recall.weights.bm25``.
 - ``graph`` and ``vectors``: the concept graph and (with ``cuecard-core[vectors]``) local
   vectors, computed on this machine over a *mirror* of the database's active facts: one small
   file per note (JSON lines of fact id, shown line and redacted text) in this machine's cache
@@ -28,13 +28,14 @@ from __future__ import annotations
 import os
 
 from cuecard.core.recall._index import Entry, RecallIndex
-from cuecard.core.vault.folder._hybrid import Result, Settings
+from cuecard.core.vault._results import Result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core.vault._settings import Settings
     from cuecard.core.vault.postgres._vault import PgVault
 
-__all__ = ["LEXICAL", "mirror_index", "pg_cache_dir", "pg_hybrid_results", "run_pg_hybrid"]
+__all__ = ["LEXICAL", "mirror_index", "pg_cache_dir", "pg_hybrid_results"]
 
 # Version of the mirror's file format and extraction: a change rebuilds the local index.
 RULES = "pg-mirror-1"
@@ -77,7 +78,7 @@ def _file_name(note: str) -> str:
 
 
 def _note_path(file_name: str) -> str:
-    """The result path (the note's folder file name, as ``_pg_search.rank`` gives) of a mirror
+    """The result path (the note's folder file name, as ``_search.rank`` gives) of a mirror
     file."""
     from urllib.parse import unquote
 
@@ -178,10 +179,10 @@ def pg_hybrid_results(
     vault: PgVault, query: str, limit: int, settings: Settings, *, vectors: bool
 ) -> tuple[list[Result], dict[str, object]]:
     """The fused results for ``query`` on a PostgreSQL vault, and what each stream contributed
-    (the same shape as ``_hybrid.hybrid_results``, plus ``lexical`` and ``mirror``)."""
+    (the same shape as ``folder._hybrid.hybrid_results``, plus ``lexical`` and ``mirror``)."""
     from cuecard.core.recall._fusion import fuse
     from cuecard.core.vault._render import clean
-    from cuecard.core.vault.folder._hybrid import vectors_state
+    from cuecard.core.vault._settings import vectors_state
     from cuecard.core.vault.postgres._search import rank
 
     pool = max(limit * 4, 40)
@@ -217,35 +218,3 @@ def pg_hybrid_results(
     # The database is shared: text is redacted and made safe again here, whoever wrote it.
     results = [Result(f.item[0], f.item[1], clean(texts[f.item]), f.score, f.ranks) for f in fused]
     return results, info
-
-
-def run_pg_hybrid(
-    url: str, query: str, limit: int, as_json: bool, mode: str | None, explain: bool
-) -> int | None:
-    """Search the PostgreSQL vault at ``url`` in the resolved mode and print the results as the
-    folder vault's hybrid search does; ``None`` when the mode is plain BM25 without
-    ``--explain`` (the caller's lean path then runs)."""
-    from cuecard.core.vault.folder._hybrid import load_settings, print_results, resolve_mode
-
-    settings = load_settings()
-    resolved = resolve_mode(mode, settings)
-    if resolved == "bm25" and not explain:
-        return None
-    from cuecard.core.vault.postgres._vault import open_pg
-
-    with open_pg(url) as vault:
-        if resolved == "bm25":
-            from cuecard.core.vault._render import clean
-            from cuecard.core.vault.postgres._search import rank
-
-            hits = rank(vault, query, limit)
-            results = [
-                Result(h.path, h.key, clean(h.text), h.score, {"bm25": i})
-                for i, h in enumerate(hits, 1)
-            ]
-            info: dict[str, object] = {"lexical": LEXICAL, "streams": {"bm25": len(hits)}}
-        else:
-            results, info = pg_hybrid_results(vault, query, limit, settings, vectors=True)
-        vault.record_use([r.key for r in results])
-    print_results(query, resolved, results, info, as_json=as_json, explain=explain)
-    return 0

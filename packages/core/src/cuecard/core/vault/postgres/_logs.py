@@ -95,7 +95,7 @@ def parse_promotion(line: str) -> LogLine | None:
 
 def parse_usage(text: str) -> dict[str, tuple[int, date]]:
     """Fact id -> (uses, last day) from a ``usage.log`` (lines without a valid day are skipped,
-    as ``_recall.last_uses`` skips them)."""
+    as ``folder._recall.last_uses`` skips them)."""
     found: dict[str, tuple[int, date]] = {}
     for line in text.splitlines():
         ident, _, day = line.partition("\t")

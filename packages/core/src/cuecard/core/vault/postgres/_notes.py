@@ -21,7 +21,7 @@ from cuecard.core.vault._layout import DEFAULT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault._facts import NoteFact
-    from cuecard.core.vault.postgres._vault import PgVault
+    from cuecard.core.vault.postgres._conn import Connected
 
 __all__ = [
     "derive_facts",
@@ -49,7 +49,7 @@ def note_file_name(note_id: str) -> str:
 
 def note_id_of_file(name: str) -> str | None:
     """The note id of a default-layout note file name, if it is one."""
-    from cuecard.core.vault.postgres._vault import NOTE_IDS
+    from cuecard.core.vault._shared import NOTE_IDS
 
     return next((n for n in NOTE_IDS if note_file_name(n) == name), None)
 
@@ -65,8 +65,7 @@ def stamp_source(line: str) -> str | None:
 def _placed(text: str) -> dict[str, tuple[int, NoteFact, str, str]]:
     """Fact id -> (position, fact line, status, headings) in a note's text; the first line of
     an id wins. The headings are those the folder vault's search indexes a fact with."""
-    from cuecard.core.vault._facts import fact_id, note_facts
-    from cuecard.core.vault.folder._recall import headings
+    from cuecard.core.vault._facts import fact_id, headings, note_facts
 
     facts = note_facts(text)
     contexts = headings(text, [fact.line for fact in facts])
@@ -114,7 +113,7 @@ def derive_facts(text: str) -> dict[str, tuple[Any, ...]]:
     return rows
 
 
-def lock_note(vault: PgVault, note: str) -> str:
+def lock_note(vault: Connected, note: str) -> str:
     """The note's text, its row locked until the transaction ends (created from its template
     when missing). Call inside a transaction."""
     vault.conn.execute(
@@ -127,7 +126,7 @@ def lock_note(vault: PgVault, note: str) -> str:
     return str(row[0]) if row else ""
 
 
-def store_note(vault: PgVault, note: str, text: str) -> int:
+def store_note(vault: Connected, note: str, text: str) -> int:
     """Write a note's text and bring its facts in line (see the module docstring); the number
     of facts inserted. Call inside a transaction, after ``lock_note`` for an edit."""
     conn = vault.conn

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from cuecard.core._fsio import crash_point
 from cuecard.core.vault._layout import DEFAULT
+from cuecard.core.vault._model import Applied, Pending, Review
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
+from cuecard.core.vault._rules import classify_submissions, distinct
 from cuecard.core.vault._secrets import find_credential
-from cuecard.core.vault.folder._conflicts import distinct
-from cuecard.core.vault.folder._promote import Applied, Pending, Review, classify_submissions
 from cuecard.core.vault.postgres._notes import lock_note, note_file_name, store_note
 from cuecard.core.vault.postgres._vault import PgVault
 

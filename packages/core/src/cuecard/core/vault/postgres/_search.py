@@ -38,7 +38,7 @@ from cuecard.core.recall._index import NEIGHBOUR_SHARE, Hit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault.postgres._vault import PgVault
+    from cuecard.core.vault.postgres._conn import Connected
 
 __all__ = ["rank"]
 
@@ -287,7 +287,7 @@ def _statement(keys: list[_Key], frags: bool) -> LiteralString:
     )
 
 
-def rank(vault: PgVault, query: str, limit: int) -> list[Hit]:
+def rank(vault: Connected, query: str, limit: int) -> list[Hit]:
     """Active facts matching any meaningful word (prefixes from four letters), any CJK bigram,
     or (through the trigram index) a code identifier, best first by BM25 (see the module
     docstring). Unlike the folder vault's BM25 each word counts once per fact (no term

@@ -13,6 +13,7 @@ from typing import Any
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT, Layout
+from cuecard.core.vault._shared import NOTE_IDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,9 +21,7 @@ if TYPE_CHECKING:
 
     import psycopg
 
-__all__ = ["PgVault", "connect", "safe_url"]
-
-NOTE_IDS = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
+__all__ = ["NOTE_IDS", "PgVault", "connect", "open_pg", "safe_url"]
 
 
 def safe_url(url: str) -> str:
@@ -105,7 +104,7 @@ class PgVault:
 
     def submit(self, agent: str, lines: list[str]) -> tuple[str, int]:
         """Insert one submission; its name (``<agent>-<stamp>-<nn>.md``) and fact count."""
-        from cuecard.core.vault.folder._submit import MAX_SEQUENCE, check_agent, check_facts
+        from cuecard.core.vault._rules import MAX_SEQUENCE, check_agent, check_facts
 
         check_agent(agent)
         facts = check_facts(lines)
@@ -171,7 +170,7 @@ class PgVault:
     # -- reading --------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int) -> list[Hit]:
-        """The best facts for ``query`` (see ``_pg_search.rank``); they count as used."""
+        """The best facts for ``query`` (see ``_search.rank``); they count as used."""
         from cuecard.core.vault.postgres._search import rank
 
         hits = rank(self, query, limit)
@@ -194,7 +193,7 @@ class PgVault:
         return text
 
     def status(self) -> dict[str, Any]:
-        from cuecard.core.vault.folder._status import recall_mode
+        from cuecard.core.vault._settings import recall_mode
 
         with self.conn.transaction():
             row = self.conn.execute(

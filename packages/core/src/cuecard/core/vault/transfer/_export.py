@@ -1,6 +1,6 @@
 """Writing a PostgreSQL vault's queues, logs and records into a new default-layout folder.
 
-The parts of ``_pg_transfer.pg_to_folder`` after the notes. ``read_all`` reads everything in
+The parts of ``_transfer.pg_to_folder`` after the notes. ``read_all`` reads everything in
 the caller's (repeatable-read) transaction; the writers only write files. Names that come from
 the database are checked before any file is written under them.
 """
@@ -20,7 +20,7 @@ from cuecard.core.vault.postgres._vault import PgVault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault.transfer._transfer import Moved
+    from cuecard.core.vault._model import Moved
 
 __all__ = ["check_names", "read_all", "write_logs", "write_queues", "write_records"]
 
@@ -81,8 +81,9 @@ def _clock(when: datetime) -> Callable[[], datetime]:
 
 def write_queues(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """Submissions, the pending list (if one was generated) and the conflict queue."""
-    from cuecard.core.vault.folder._conflicts import Conflict, _line
-    from cuecard.core.vault.folder._promote import Pending, Review, render_pending
+    from cuecard.core.vault._model import Conflict, Pending, Review
+    from cuecard.core.vault.folder._conflicts import _line
+    from cuecard.core.vault.folder._pending import render_pending
 
     reviewed = []
     for name, body, status in held["submissions"]:

@@ -1,7 +1,7 @@
 """Reading a folder vault into an empty PostgreSQL vault: queues, logs and records.
 
-The parts of ``_pg_transfer.folder_to_pg`` after the notes, each inside its transaction. Names
-are mapped through the folder's layout (see ``_pg_transfer``'s docstring for what moves).
+The parts of ``_transfer.folder_to_pg`` after the notes, each inside its transaction. Names
+are mapped through the folder's layout (see ``_transfer``'s docstring for what moves).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault.transfer._transfer import Moved
+    from cuecard.core.vault._model import Moved
 
 __all__ = ["import_logs", "import_queues", "import_records", "md_files", "optional_text"]
 
@@ -75,7 +75,7 @@ def import_queues(vault: Vault, pg: PgVault, moved: Moved) -> None:
     """The pending list, the submissions (waiting, reviewed, processed) and the conflicts."""
     from cuecard.core.vault._facts import inbox_facts
     from cuecard.core.vault.folder._conflicts import queue
-    from cuecard.core.vault.folder._promote import parse_pending
+    from cuecard.core.vault.folder._pending import parse_pending
     from cuecard.core.vault.postgres._logs import parse_pending_header
 
     layout, conn = vault.layout, pg.conn

@@ -15,12 +15,13 @@ a database that ``vault migrate-db`` has prepared.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 from cuecard.core._errors import ConfigError
 from cuecard.core.vault.folder._vault import Vault
 
-__all__ = ["MIRROR_ENV", "Mirrored", "mirror_location", "mirror_notes"]
+__all__ = ["MIRROR_ENV", "Mirrored", "after_change", "mirror_location", "mirror_notes"]
 
 MIRROR_ENV = "CUECARD_VAULT_MIRROR"
 
@@ -90,3 +91,19 @@ def mirror_notes(vault: Vault, url: str) -> Mirrored:
             done.facts += store_note(pg, note, text)
             done.notes.append(note)
     return done
+
+
+def after_change(vault: Vault) -> None:
+    """Copy the notes to the mirror database when one is set: the folder backend's change hook
+    (``open_backend`` installs it). A failure only warns: the folder is the vault, and the next
+    write or ``vault mirror`` catches up."""
+    try:
+        url = mirror_location()
+        if url is not None:
+            mirror_notes(vault, url)
+    except Exception as exc:  # the folder's change is done; the copy must not undo it
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(
+            f"warning: the vault mirror was not updated ({reason}); `cuecard vault mirror` retries",
+            file=sys.stderr,
+        )

@@ -44,10 +44,10 @@ longer carries its stamp (read back from the fact's stamp otherwise).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cuecard.core.vault._errors import VaultError
+from cuecard.core.vault._model import Moved
 from cuecard.core.vault.folder._vault import Vault
 from cuecard.core.vault.postgres._vault import NOTE_IDS, PgVault
 
@@ -61,24 +61,6 @@ SELECT (SELECT count(*) FROM cuecard_facts) + (SELECT count(*) FROM cuecard_subm
      + (SELECT count(*) FROM cuecard_promotions) + (SELECT count(*) FROM cuecard_forgotten)
      + (SELECT count(*) FROM cuecard_archives) + (SELECT count(*) FROM cuecard_digest_cursor)
 """
-
-
-@dataclass
-class Moved:
-    """What a transfer carried."""
-
-    facts: int = 0
-    submissions: int = 0
-    processed: int = 0
-    conflicts: int = 0
-    notes: list[str] = field(default_factory=list)
-    pending: int = 0
-    adjudications: int = 0
-    promotions: int = 0
-    forgotten: int = 0
-    archives: int = 0
-    uses: int = 0
-    cursor: int = 0
 
 
 def _require_empty(pg: PgVault) -> None:
