@@ -18,8 +18,8 @@ import psycopg
 import pytest
 
 from cuecard.core.cli import main
-from cuecard.core.vault.postgres._vault import PgVault
 from cuecard.core.vault.folder._recall import cache_dir
+from cuecard.core.vault.postgres._vault import PgVault
 from tests._support.postgres import PASSWORD, PgServer
 
 Run = Callable[..., tuple[int, str, str]]
@@ -376,8 +376,8 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
 def test_a_version_2_database_migrates_its_facts_into_notes(
     cc: Run, pg_url: str, tmp_path: Path
 ) -> None:
-    from cuecard.core.vault.postgres import _schema as _pg_schema
     from cuecard.core.vault._facts import fact_id
+    from cuecard.core.vault.postgres import _schema as _pg_schema
 
     with PgVault(pg_url) as vault:
         vault.conn.autocommit = True

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-VAULT = Path(__file__).resolve().parents[2] / "packages/core/src/cuecard/core/vault"
+VAULT = Path(__file__).resolve().parents[3] / "packages/core/src/cuecard/core/vault"
 PACKAGE = "cuecard.core.vault"
 
 
