@@ -19,10 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "packages" / "core" / "src"
 PACKAGE = "cuecard.core"
 
-# The vault still has import cycles of its own; the vault split (issue 20, item 3) removes them
-# and this exclusion with them. A cycle that leaves the vault subtree is reported all the same.
-CYCLES_EXCUSED_INSIDE = "cuecard.core.vault"
-
 
 def module_names(source: Path) -> dict[str, Path]:
     """Every module under ``source`` (a ``src`` folder), by dotted name."""
@@ -166,16 +162,10 @@ def one_loop(graph: dict[str, dict[str, int]], component: list[str]) -> str:
     raise AssertionError(f"no loop through {component}")  # a component always has one
 
 
-def _excused(component: list[str]) -> bool:
-    return all(
-        m == CYCLES_EXCUSED_INSIDE or m.startswith(CYCLES_EXCUSED_INSIDE + ".") for m in component
-    )
-
-
 def test_core_has_no_import_cycle() -> None:
     graph = import_graph(SOURCE, PACKAGE)
     assert len(graph) > 50, "core's modules were not found"
-    found = [one_loop(graph, c) for c in cycles(graph) if not _excused(c)]
+    found = [one_loop(graph, c) for c in cycles(graph)]
     assert found == [], "import cycles in cuecard.core:\n" + "\n".join(found)
 
 
