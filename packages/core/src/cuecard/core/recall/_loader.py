@@ -20,8 +20,11 @@ from collections import Counter
 from itertools import chain, repeat
 
 from cuecard.core._fsio import crash_point
-from cuecard.core.recall._index import Entry, Ranking
 from cuecard.core.recall._tokens import finish, plain, run_raw
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # types only: _index imports this module (lazily, to build)
+    from cuecard.core.recall._index import Entry, Ranking
 
 __all__ = ["Loader", "TokenMemo"]
 
