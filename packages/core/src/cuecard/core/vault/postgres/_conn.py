@@ -1,4 +1,4 @@
-"""What the note, search and schema functions need of a PostgreSQL vault: its connection.
+"""What the note and search functions need of a PostgreSQL vault: its connection.
 
 Typed structurally, so those modules do not import ``_vault`` (which imports them).
 """
@@ -19,3 +19,7 @@ class Connected(Protocol):
 
     @property
     def conn(self) -> psycopg.Connection[tuple[Any, ...]]: ...
+
+    def alone(self, sql: Any, params: Any = None) -> list[tuple[Any, ...]]:
+        """The rows of one statement run as its own transaction (see ``PgVault.alone``)."""
+        ...
