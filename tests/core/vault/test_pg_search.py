@@ -143,7 +143,7 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     import psycopg
 
     from cuecard.core.recall._index import NEIGHBOUR_SHARE
-    from cuecard.core.vault import _pg_search as s
+    from cuecard.core.vault.postgres import _search as s
 
     with psycopg.connect(url) as conn:
         rows = conn.execute(

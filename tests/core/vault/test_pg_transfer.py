@@ -200,7 +200,7 @@ def test_a_unified_agent_memory_folder_imports_through_its_layout(
 
 # -- PostgreSQL -> folder -> PostgreSQL ---------------------------------------------------------
 
-# Columns the folder cannot hold (see _pg_transfer's docstring), left out of the comparison.
+# Columns the folder cannot hold (see transfer/_transfer's docstring), left out of the comparison.
 TABLES = {
     "cuecard_notes": "note, text",
     "cuecard_facts": "note, id, position, line, text, shown, status, source, written, uses, "
