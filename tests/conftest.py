@@ -29,7 +29,7 @@ def project(tmp_path: Path) -> Iterator[Path]:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     result = run_cli("init", cwd=root)
     assert result.returncode == 0, result.stderr
-    yield root
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,10 @@ def test_each_distribution_declares_its_metadata(folder: str) -> None:
     assert project["license"] == "MIT"
     assert project["license-files"] == ["LICENSE"]
     assert (base / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
-    assert project["readme"] == "README.md" and (base / "README.md").is_file()
-    assert project["authors"] and project["keywords"]
+    assert project["readme"] == "README.md"
+    assert (base / "README.md").is_file()
+    assert project["authors"]
+    assert project["keywords"]
     classifiers = project["classifiers"]
     assert classifiers == sorted(classifiers)
     assert "Typing :: Typed" in classifiers

@@ -34,7 +34,8 @@ def require_host() -> None:
     """Skip when the host was deliberately not installed; fail when it is missing otherwise."""
     if os.environ.get("CUECARD_SKIP_DSH_HOST") == "1":
         pytest.skip("CUECARD_SKIP_DSH_HOST=1: the DSH host was not installed")
-    assert DSH.is_file() and (NODE22 / "node").is_file(), (
+    assert DSH.is_file(), "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
+    assert (NODE22 / "node").is_file(), (
         "run scripts/deps/dsh-node.sh (scripts/test does) to install the DSH host"
     )
 

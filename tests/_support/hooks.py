@@ -111,7 +111,8 @@ def build_repo(root: Path) -> Path:
         path = root / ".cuecard" / "memories" / f"{memory['id']}.json"
         path.write_text(json.dumps(memory, indent=2), encoding="utf-8")
     report = compile_index(store)
-    assert report.memories == len(MEMORIES) and not report.left_out, report
+    assert report.memories == len(MEMORIES), report
+    assert not report.left_out, report
     return root
 
 

@@ -50,8 +50,10 @@ def test_verified_grounds_are_auto_accepted(repo: Path) -> None:
     assert out["file"] == f".cuecard/memories/{out['memory_id']}.json"
     assert "auto-accepted because its evidence file was verified" in out["message"]
     saved = memory(repo, out["memory_id"])
-    assert saved["origin"] == "model_initiated" and saved["review"]["auto_accepted"] is True
-    assert saved["evidence"][0]["verified"] is True and len(saved["evidence"][0]["sha256"]) == 64
+    assert saved["origin"] == "model_initiated"
+    assert saved["review"]["auto_accepted"] is True
+    assert saved["evidence"][0]["verified"] is True
+    assert len(saved["evidence"][0]["sha256"]) == 64
 
 
 @pytest.mark.parametrize(
@@ -82,7 +84,8 @@ def test_auto_accept_off(repo: Path) -> None:
     config = repo / ".cuecard/config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "auto_accept": False}))
     out = ingest(repo, GOOD)
-    assert out["outcome"] == "candidate" and "auto-accept is off" in out["message"]
+    assert out["outcome"] == "candidate"
+    assert "auto-accept is off" in out["message"]
 
 
 @pytest.mark.parametrize(
@@ -108,7 +111,8 @@ def test_auto_accept_off(repo: Path) -> None:
 )
 def test_refusals_say_why_and_store_nothing(repo: Path, proposal: Any, reason: str) -> None:
     out = ingest(repo, proposal)
-    assert out["outcome"] == "refused" and out["memory_id"] is None
+    assert out["outcome"] == "refused"
+    assert out["memory_id"] is None
     assert reason in out["message"]
     assert "ghp_" not in out["message"]
     assert list((repo / ".cuecard/memories").iterdir()) == []
@@ -127,7 +131,8 @@ def test_a_new_candidate_replaces_a_pending_one_on_its_topic(repo: Path) -> None
     second = ingest(repo, {**GOOD, "evidence": [], "body": "Pass charge_id from charges, always."})
     assert second["outcome"] == "replaced"
     old = memory(repo, first["memory_id"])
-    assert old["status"] == "archived" and second["memory_id"] in old["archived_reason"]
+    assert old["status"] == "archived"
+    assert second["memory_id"] in old["archived_reason"]
 
 
 def test_requests_wait_for_a_person(repo: Path) -> None:
@@ -147,7 +152,8 @@ def test_requests_wait_for_a_person(repo: Path) -> None:
         },
     )
     candidate = memory(repo, revise["memory_id"])
-    assert candidate["status"] == "candidate" and candidate["revises"] == live
+    assert candidate["status"] == "candidate"
+    assert candidate["revises"] == live
     accepted = subprocess.run(
         [
             str(BIN / "python"),
@@ -166,12 +172,14 @@ def test_requests_wait_for_a_person(repo: Path) -> None:
 def test_telemetry_has_outcomes_not_content(repo: Path) -> None:
     ingest(repo, GOOD)
     line = (repo / ".cuecard/local/telemetry/inbox.jsonl").read_text().splitlines()[-1]
-    assert json.loads(line)["outcome"] == "active" and "refund" not in line
+    assert json.loads(line)["outcome"] == "active"
+    assert "refund" not in line
 
 
 def test_schema_proposal(tmp_path: Path) -> None:
     schema = json.loads(run_cli("schema", "proposal", cwd=tmp_path).stdout)
-    assert schema["title"] == "Proposal" and len(schema["anyOf"]) == 2
+    assert schema["title"] == "Proposal"
+    assert len(schema["anyOf"]) == 2
 
 
 def test_triggers_are_suggested_from_the_session(repo: Path) -> None:
@@ -223,6 +231,7 @@ def test_an_inbox_that_is_a_link_is_not_emptied(repo: Path, tmp_path: Path) -> N
     (repo / ".cuecard/inbox").symlink_to(elsewhere)
     result = run_cli("ingest", "--json", cwd=repo)
     [out] = json.loads(result.stdout)["results"]
-    assert out["outcome"] == "refused" and "is a link" in out["message"]
+    assert out["outcome"] == "refused"
+    assert "is a link" in out["message"]
     assert (elsewhere / "p.json").is_file()
     assert list((repo / ".cuecard/memories").iterdir()) == []

@@ -58,7 +58,8 @@ def test_sessions_roll_up_and_only_idle_ones_are_pruned(store: Store) -> None:
     record_session(store, "old", at=NOW - 10 * DAY, calls=[("edit", "src/a.py")], asks=1)
     record_session(store, "fresh", at=NOW - DAY, calls=[("read", "src/b.py")], corrections=2)
     report = maintain(store, clock=lambda: NOW)
-    assert report.sessions_rolled == 2 and report.sessions_pruned == 1
+    assert report.sessions_rolled == 2
+    assert report.sessions_pruned == 1
     assert not (store.local_dir / "sessions" / "old").exists()
     assert (store.local_dir / "sessions" / "fresh" / "footprint.jsonl").is_file()
     names = {row[0] for row in _db(store, "SELECT name FROM sessions")}
@@ -70,7 +71,8 @@ def test_sessions_roll_up_and_only_idle_ones_are_pruned(store: Store) -> None:
     assert health["sessions"] == 2
     entry = next(e for e in health["memories"] if e["id"] == m)
     assert entry["fires"] == {"paths": 1}
-    assert health["funnel"]["asks"] == 1 and health["funnel"]["corrections"] == 2
+    assert health["funnel"]["asks"] == 1
+    assert health["funnel"]["corrections"] == 2
 
 
 def test_a_roll_up_killed_after_its_insert_counts_nothing_twice(store: Store) -> None:
@@ -86,7 +88,8 @@ def test_a_roll_up_killed_after_its_insert_counts_nothing_twice(store: Store) ->
     )
     assert killed.returncode == -9
     left = list(store.local_dir.glob("ledger.jsonl.*.rolling"))
-    assert len(left) == 1 and _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
+    assert len(left) == 1
+    assert _db(store, "SELECT COUNT(*) FROM deliveries") == [(1,)]
     entry = next(e for e in health_report(store)["memories"] if e["id"] == m)
     assert entry["fires"] == {"paths": 1}  # the batch on disk and its rows are one delivery
     maintain(store, clock=lambda: NOW)
@@ -103,7 +106,8 @@ def test_torn_and_foreign_lines_are_skipped(store: Store) -> None:
         b'\xff\xfe{"e": "tool", "paths": [1, "a"]}\nnot json\n'
     )
     report = maintain(store, clock=lambda: NOW)
-    assert report.deliveries_rolled == 1 and report.sessions_rolled == 1
+    assert report.deliveries_rolled == 1
+    assert report.sessions_rolled == 1
 
 
 # -- retirement ----------------------------------------------------------------------------------
@@ -124,7 +128,8 @@ def test_retires_after_the_configured_number_of_unfired_sessions(store: Store) -
     assert _status(store, m) == "active"
     record_session(store, "s9", at=NOW - 3 * DAY, calls=[("read", "src/pay/y.py")])
     report = maintain(store, clock=lambda: NOW)
-    assert [r["id"] for r in report.retired] == [m] and report.compiled
+    assert [r["id"] for r in report.retired] == [m]
+    assert report.compiled
     saved = json.loads((store.memories_dir / f"{m}.json").read_text())
     assert saved["status"] == "archived"
     assert "touched in 3 sessions without it firing" in saved["archived_reason"]
@@ -213,7 +218,9 @@ def test_similarity_index_is_refreshed_with_live_memories(store: Store) -> None:
     gone = add(store, status="archived", archived_reason="old")
     report = maintain(store, clock=lambda: NOW)
     cached = json.loads((store.local_dir / "similarity.json").read_text())
-    assert live in cached and gone not in cached and report.similarity == 1
+    assert live in cached
+    assert gone not in cached
+    assert report.similarity == 1
 
 
 def test_cli_json_keys_are_documented(store: Store, monkeypatch, capsys) -> None:
@@ -252,7 +259,9 @@ def test_progress_bar_on_a_terminal(store: Store) -> None:
     shown = os.read(master, 65536).decode() if ready else ""
     os.close(master)
     assert result.returncode == 0
-    assert "sessions" in shown and "[" in shown and "1/1" in shown
+    assert "sessions" in shown
+    assert "[" in shown
+    assert "1/1" in shown
     assert "rolled up 1 sessions" in result.stdout
 
 
@@ -322,5 +331,6 @@ def test_a_damaged_database_is_set_aside_and_a_new_one_begun(store: Store) -> No
     report = maintain(store, clock=lambda: NOW)
     assert report.sessions_rolled == 1
     kept = list(store.local_dir.glob("telemetry.sqlite.damaged-*"))
-    assert len(kept) == 1 and kept[0].read_bytes().startswith(b"not a database")
+    assert len(kept) == 1
+    assert kept[0].read_bytes().startswith(b"not a database")
     assert _db(store, "SELECT COUNT(*) FROM sessions") == [(1,)]

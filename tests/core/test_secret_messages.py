@@ -97,7 +97,8 @@ def test_a_kept_refused_proposal_is_a_redacted_copy(project: Path, cli: Run, sec
     kept = {p.name.split("-", 1)[1]: p.read_text() for p in folder.iterdir()}
     assert sorted(kept) == ["broken.json", "plain.json"]
     for text in kept.values():
-        assert "[redacted]" in text and "deploy with token" in text
+        assert "[redacted]" in text
+        assert "deploy with token" in text
         for piece in fragments(secret):
             assert piece not in text
 
@@ -149,13 +150,16 @@ def test_a_bad_topic_says_what_a_topic_looks_like(project: Path, cli: Run) -> No
     )  # fmt: skip
     assert result.returncode == 1
     assert "e.g. billing/retries" in result.stderr
-    assert "pattern" not in result.stderr and "^[" not in result.stderr
+    assert "pattern" not in result.stderr
+    assert "^[" not in result.stderr
     assert "memory (new): topic must be lowercase" in result.stderr, result.stderr
     (project / ".cuecard/inbox/t.json").write_text(json.dumps({**BASE, "topic": "Bad Topic"}))
     out = json.loads(cli("ingest", "--json")[1])["results"][0]
     assert out["outcome"] == "refused"
-    assert "topic must be lowercase" in out["message"] and "e.g. billing/retries" in out["message"]
-    assert "^[" not in out["message"] and "memory " not in out["message"]
+    assert "topic must be lowercase" in out["message"]
+    assert "e.g. billing/retries" in out["message"]
+    assert "^[" not in out["message"]
+    assert "memory " not in out["message"]
 
 
 def test_no_stored_file_after_a_refusal(project: Path, cli: Run) -> None:
@@ -184,7 +188,8 @@ def test_credentials_behind_a_label_are_found(text: str) -> None:
     from cuecard.core import find_secret, redact
 
     assert find_secret(text) is not None
-    assert "[redacted]" in redact(text) and "Zx86_kP02mQ7vB" not in redact(text)
+    assert "[redacted]" in redact(text)
+    assert "Zx86_kP02mQ7vB" not in redact(text)
 
 
 @pytest.mark.parametrize(
@@ -229,4 +234,5 @@ def test_a_proposal_named_after_a_credential_is_answered_without_it(
     for piece in fragments(GITHUB):
         assert piece not in out + err
     kept = [p.name for p in (project / ".cuecard/local/inbox-done").iterdir()]
-    assert len(kept) == 1 and GITHUB[4:] not in kept[0]
+    assert len(kept) == 1
+    assert GITHUB[4:] not in kept[0]

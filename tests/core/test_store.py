@@ -35,9 +35,11 @@ def test_init_writes_the_opt_in(tmp_path: Path) -> None:
     result = run_cli("init", "--json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert out["created"] is True and out["project_id"].startswith(tmp_path.name.lower()[:10])
+    assert out["created"] is True
+    assert out["project_id"].startswith(tmp_path.name.lower()[:10])
     store = tmp_path / ".cuecard"
-    assert (store / "memories").is_dir() and (store / "inbox").is_dir()
+    assert (store / "memories").is_dir()
+    assert (store / "inbox").is_dir()
     assert "local/" in (store / ".gitignore").read_text().splitlines()
     config = json.loads((store / "config.json").read_text())
     assert config["delivery_limit"] == 10_000
@@ -87,7 +89,8 @@ def test_a_killed_writer_is_rolled_forward(project: Path, point: str) -> None:
     assert killed.returncode == -signal.SIGKILL
     journal = project / ".cuecard/.journal.json"
     if point == "before-journal":
-        assert not journal.exists() and files(project) == before
+        assert not journal.exists()
+        assert files(project) == before
     else:
         assert journal.exists()
     # Every file on disk is whole at every point.
@@ -131,7 +134,8 @@ def test_a_torn_file_is_reported_not_fatal(project: Path) -> None:
     (project / ".cuecard/memories/9d5a1c1e-2f3d-4e5f-8a6b-7c8d9e0f1a2b.json").write_text('{"id": ')
     listing = run_cli("list", "--json", cwd=project)
     out = json.loads(listing.stdout)
-    assert len(out["memories"]) == 1 and len(out["problems"]) == 1
+    assert len(out["memories"]) == 1
+    assert len(out["problems"]) == 1
 
 
 def test_the_console_script_is_installed() -> None:

@@ -24,7 +24,8 @@ def test_status_reports_the_vault(home: Home) -> None:
     assert set(data) >= {"vault", "layout", "index", "pending", "conflicts", "last_promotion"}
     assert data["pending"] == 0
     output = str(response["output"])
-    assert output.startswith("<memory-data>\n") and output.endswith("</memory-data>")
+    assert output.startswith("<memory-data>\n")
+    assert output.endswith("</memory-data>")
     assert "pending inbox files: 0" in output
 
 
@@ -34,9 +35,11 @@ def test_submit_writes_one_inbox_file_with_the_agent_name(home: Home) -> None:
     [written] = inbox(home)
     assert written.name.startswith("dsh-")  # the default agent
     text = written.read_text()
-    assert "CI runs nightly" in text and "Logs go to /var/log/app" in text
+    assert "CI runs nightly" in text
+    assert "Logs go to /var/log/app" in text
     code, response = call("submit", {"facts": "Another fact", "agent": "dsh-web"})
-    assert code == 0 and any(p.name.startswith("dsh-web-") for p in inbox(home))
+    assert code == 0
+    assert any(p.name.startswith("dsh-web-") for p in inbox(home))
     assert call("status", {})[1]["data"]["pending"] == 2  # type: ignore[index]
 
 
@@ -70,7 +73,8 @@ def test_search_finds_promoted_facts_wrapped_and_without_host_paths(seeded: Home
     code, response = call("search", {"query": "staging port", "limit": 3})
     assert code == 0, response
     output = str(response["output"])
-    assert output.startswith("<memory-data") and output.rstrip().endswith("</memory-data>")
+    assert output.startswith("<memory-data")
+    assert output.rstrip().endswith("</memory-data>")
     assert "listens on port 8443" in output
     assert str(seeded.root) not in output
     _, cjk = call("search", {"query": "简体中文"})
@@ -156,7 +160,8 @@ def test_malformed_requests_get_a_json_refusal(
 ) -> None:
     code, response = call(tool, stdin)
     assert code == 2
-    assert response["ok"] is False and message in str(response["error"])
+    assert response["ok"] is False
+    assert message in str(response["error"])
 
 
 def test_invalid_utf8_is_refused_cleanly(seeded: Home) -> None:
@@ -246,4 +251,5 @@ def test_the_names_the_model_sees_are_accepted(seeded: Home, name: str) -> None:
     done = run_cli("dsh", "call", name, cwd=seeded.root, stdin=json.dumps(requests[name]))
     assert "unknown" not in done.stdout, done.stdout
     code, response = call("memory_delete", {})
-    assert code == 2 and "memory_search" in str(response["error"])
+    assert code == 2
+    assert "memory_search" in str(response["error"])

@@ -83,7 +83,8 @@ def test_preview_writes_nothing(cli: Cli, user_home: Path) -> None:
     code, report = cli.deploy("preview", user_home)
     assert code == 0
     [first, _second] = targets(report)
-    assert first["changed"] is True and first["written"] is False
+    assert first["changed"] is True
+    assert first["written"] is False
     assert BEGIN in str(first["diff"])
     assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT
     assert backups(user_home / ".dsh/AGENTS.md") == []
@@ -99,8 +100,10 @@ def test_apply_writes_one_block_keeps_user_text_backs_up_and_is_idempotent(
     assert all(t["written"] for t in targets(report))
     text = agents.read_text()
     assert text.startswith(USER_TEXT)
-    assert text.count(BEGIN) == 1 and text.count(END) == 1
-    assert "`/srv/vault`" in text and "--agent dsh" in text
+    assert text.count(BEGIN) == 1
+    assert text.count(END) == 1
+    assert "`/srv/vault`" in text
+    assert "--agent dsh" in text
     assert "--agent claude" in (user_home / ".claude/CLAUDE.md").read_text()
     [backup] = backups(agents)
     assert backup.read_text() == USER_TEXT
@@ -113,7 +116,8 @@ def test_apply_writes_one_block_keeps_user_text_backs_up_and_is_idempotent(
     assert len(backups(agents)) == 1
 
     code, checked = cli.deploy("selfcheck", user_home)
-    assert code == 0 and not any(t["problem"] for t in targets(checked))
+    assert code == 0
+    assert not any(t["problem"] for t in targets(checked))
 
 
 def test_apply_replaces_an_old_block_in_place(cli: Cli, user_home: Path) -> None:
@@ -122,7 +126,8 @@ def test_apply_replaces_an_old_block_in_place(cli: Cli, user_home: Path) -> None
     code, _ = cli.deploy("apply", user_home, "--target", "dsh")
     assert code == 0
     text = agents.read_text()
-    assert text.startswith(f"before\n{BEGIN}\n## cuecard") and text.endswith(f"{END}\nafter\n")
+    assert text.startswith(f"before\n{BEGIN}\n## cuecard")
+    assert text.endswith(f"{END}\nafter\n")
     assert "old rules" not in text
 
 
@@ -130,20 +135,24 @@ def test_rollback_restores_the_state_before_apply(cli: Cli, user_home: Path) -> 
     agents = user_home / ".dsh/AGENTS.md"
     cli.deploy("apply", user_home, "--target", "dsh")
     code, report = cli.deploy("rollback", user_home, "--target", "dsh")
-    assert code == 0 and targets(report)[0]["written"] is True
+    assert code == 0
+    assert targets(report)[0]["written"] is True
     assert agents.read_text() == USER_TEXT
     code, report = cli.deploy("rollback", user_home, "--target", "claude")
-    assert code == 1 and targets(report)[0]["problem"] == "no backup to restore"
+    assert code == 1
+    assert targets(report)[0]["problem"] == "no backup to restore"
 
 
 def test_selfcheck_fails_on_missing_or_duplicated_markers(cli: Cli, user_home: Path) -> None:
     code, report = cli.deploy("selfcheck", user_home, "--target", "dsh")
-    assert code == 1 and "found 0 and 0" in str(targets(report)[0]["problem"])
+    assert code == 1
+    assert "found 0 and 0" in str(targets(report)[0]["problem"])
     cli.deploy("apply", user_home, "--target", "dsh")
     agents = user_home / ".dsh/AGENTS.md"
     agents.write_text(agents.read_text() + f"\n{BEGIN}\n")
     code, report = cli.deploy("selfcheck", user_home, "--target", "dsh")
-    assert code == 1 and "found 2 and 1" in str(targets(report)[0]["problem"])
+    assert code == 1
+    assert "found 2 and 1" in str(targets(report)[0]["problem"])
 
 
 def test_broken_markers_refuse_apply_and_change_nothing(cli: Cli, user_home: Path) -> None:
@@ -153,7 +162,8 @@ def test_broken_markers_refuse_apply_and_change_nothing(cli: Cli, user_home: Pat
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
     assert done.returncode == 1
     assert "markers are broken" in done.stderr
-    assert agents.read_text() == broken and backups(agents) == []
+    assert agents.read_text() == broken
+    assert backups(agents) == []
 
 
 @pytest.mark.parametrize(
@@ -168,12 +178,14 @@ def test_targets_outside_the_allowlist_are_refused(cli: Cli, user_home: Path, ta
 
 def test_a_path_to_an_allowlisted_file_is_accepted(cli: Cli, user_home: Path) -> None:
     code, report = cli.deploy("apply", user_home, "--target", str(user_home / ".claude/CLAUDE.md"))
-    assert code == 0 and [t["agent"] for t in targets(report)] == ["claude"]
+    assert code == 0
+    assert [t["agent"] for t in targets(report)] == ["claude"]
 
 
 def test_a_missing_target_is_never_created(cli: Cli, user_home: Path) -> None:
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "codex")
-    assert done.returncode == 1 and "does not exist" in done.stderr
+    assert done.returncode == 1
+    assert "does not exist" in done.stderr
     assert not (user_home / ".codex/AGENTS.md").exists()
 
 
@@ -184,7 +196,8 @@ def test_a_symlinked_target_is_refused(cli: Cli, user_home: Path, tmp_path: Path
     agents.unlink()
     agents.symlink_to(elsewhere)
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "dsh")
-    assert done.returncode == 1 and "symbolic link" in done.stderr
+    assert done.returncode == 1
+    assert "symbolic link" in done.stderr
     assert elsewhere.read_text() == "keep me\n"
     assert [t["agent"] for t in targets(cli.deploy("detect", user_home)[1])] == ["claude"]
 
@@ -197,7 +210,8 @@ def test_a_symlinked_folder_is_refused(cli: Cli, user_home: Path, tmp_path: Path
     (user_home / ".claude").rmdir()
     (user_home / ".claude").symlink_to(outside)
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--target", "claude")
-    assert done.returncode == 1 and "outside" in done.stderr
+    assert done.returncode == 1
+    assert "outside" in done.stderr
     assert (outside / "CLAUDE.md").read_text() == "outside\n"
 
 
@@ -209,13 +223,15 @@ def test_concurrent_applies_leave_one_block(user_home: Path) -> None:
     ]
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
     text = (user_home / ".dsh/AGENTS.md").read_text()
-    assert text.count(BEGIN) == 1 and text.startswith(USER_TEXT)
+    assert text.count(BEGIN) == 1
+    assert text.startswith(USER_TEXT)
     assert len(backups(user_home / ".dsh/AGENTS.md")) == 1
 
 
 def test_a_vault_path_cannot_inject_markers(cli: Cli, user_home: Path) -> None:
     done = cli.dsh("deploy", "apply", "--home", str(user_home), "--vault", "/x -->\n<!-- y")
-    assert done.returncode == 1 and "must not contain" in done.stderr
+    assert done.returncode == 1
+    assert "must not contain" in done.stderr
     assert (user_home / ".dsh/AGENTS.md").read_text() == USER_TEXT
 
 
@@ -245,5 +261,6 @@ def test_apply_and_rollback_keep_file_modes_and_leave_no_lock_files(
     assert after - before == {n for n in after if n.startswith("CLAUDE.md.bak-cuecard-")}
     code, report = cli.deploy("rollback", user_home)
     assert code == 0, report
-    assert mode(target) == 0o600 and target.read_text() == USER_TEXT
+    assert mode(target) == 0o600
+    assert target.read_text() == USER_TEXT
     assert not [p for p in user_home.rglob("*") if "lock" in p.name]

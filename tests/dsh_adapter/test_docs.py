@@ -34,7 +34,8 @@ def test_every_plugin_setting_is_documented(plugin: str) -> None:
 def test_every_command_is_documented_and_has_help(command: str) -> None:
     assert f"`cuecard dsh {command}" in README
     done = dsh(command, "--help")
-    assert done.returncode == 0 and "usage:" in done.stdout
+    assert done.returncode == 0
+    assert "usage:" in done.stdout
 
 
 def test_every_tool_is_documented() -> None:

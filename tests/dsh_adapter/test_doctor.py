@@ -24,7 +24,9 @@ def doctor(home: Home) -> tuple[dict[str, Any], list[str], list[str]]:
 
 def test_nothing_is_said_about_dsh_before_dsh_install(home: Home) -> None:
     report, problems, notes = doctor(home)
-    assert report["dsh"] is None and problems == [] and notes == []
+    assert report["dsh"] is None
+    assert problems == []
+    assert notes == []
 
 
 def test_a_recorded_interpreter_without_profiles_or_vault_is_reported(
@@ -33,7 +35,8 @@ def test_a_recorded_interpreter_without_profiles_or_vault_is_reported(
     assert dsh("install", "--no-add", "--out", str(isolated.root / "t")).returncode == 0
     monkeypatch.delenv("CUECARD_VAULT")
     report, problems, _ = doctor(isolated)
-    assert report["dsh"]["runs_cuecard"] is True and report["dsh"]["profiles"] == []
+    assert report["dsh"]["runs_cuecard"] is True
+    assert report["dsh"]["profiles"] == []
     assert any("no DSH profile" in p for p in problems), problems
     assert any("have no vault" in p for p in problems), problems
     assert report["ok"] is False

@@ -103,12 +103,14 @@ def test_hooks_config_anchors_matchers_quotes_paths_and_runs_nothing_at_pre_tool
 def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
     rows = patch_rows(Path("/cfg/dsh-hooks.json"))
     once = put_patch_rows(DSH_DEFAULT, rows)
-    assert "[]" not in once and once.startswith("# Your patch layer")
+    assert "[]" not in once
+    assert once.startswith("# Your patch layer")
     assert '        configPath: "/cfg/dsh-hooks.json"' in once
     assert put_patch_rows(once, rows) == once
     other = "- id: hmr\n  disabled: false\n"
     merged = put_patch_rows(other, rows)
-    assert merged.startswith(other) and merged.count(PATCH_BEGIN) == 1
+    assert merged.startswith(other)
+    assert merged.count(PATCH_BEGIN) == 1
     with pytest.raises(DshAdapterError, match="flow-style"):
         put_patch_rows("[{id: x}]\n", rows)
 

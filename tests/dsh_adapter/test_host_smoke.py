@@ -67,7 +67,8 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
     )  # fmt: skip
     assert install.returncode == 0, install.stderr
     report = json.loads(install.stdout)
-    assert report["added"] is True and report["patch"], report
+    assert report["added"] is True, report
+    assert report["patch"], report
 
     hmr = tmp_path / "hmr-on.yml"  # rc.8 watches the user patch layer: it needs the hmr row on
     hmr.write_text("- id: hmr\n  disabled: false\n")
@@ -90,7 +91,8 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
 
     recall = by_plugin["cuecard-dsh-discipline"]
     assert recall.startswith('<memory-data source="cuecard recall"')
-    assert recall.endswith("</memory-data>") and "listens on port 8443" in recall  # the vault's
+    assert recall.endswith("</memory-data>")
+    assert "listens on port 8443" in recall
 
     # The project memory arrives once: through the hook bridge (UserPromptSubmit) or through the
     # recall, whichever of the two pre-step listeners the host ran first; they share the ledger.
@@ -155,7 +157,8 @@ def test_the_real_web_host_serves_the_status_route_and_the_panel(tmp_path: Path)
             assert res.status == 200
             assert res.headers["cache-control"] == "no-store"
             status = json.loads(res.read())
-        assert status["ok"] is True and status["vault"]["layout"] == "default"
+        assert status["ok"] is True
+        assert status["vault"]["layout"] == "default"
         with urllib.request.urlopen(f"{base}/", timeout=60) as res:
             page = res.read().decode()
         assert "/plugins/cuecard-dsh-memory/client.js" in page  # the panel is in the boot graph

@@ -44,10 +44,12 @@ def test_a_tarball_is_an_npm_package_of_the_plugin(name: str, tmp_path: Path) ->
         members = {m.name: m for m in tar.getmembers()}
         assert "package/package.json" in members
         assert "package/cordis.patch.yml" in members
-        assert "package/lib/index.js" in members and "package/lib/runner.js" in members
+        assert "package/lib/index.js" in members
+        assert "package/lib/runner.js" in members
         assert all(m.name.startswith("package/") and ".." not in m.name for m in members.values())
         meta = json.loads(tar.extractfile(members["package/package.json"]).read())  # type: ignore[union-attr]
-    assert meta["name"] == name and meta["type"] == "module"
+    assert meta["name"] == name
+    assert meta["type"] == "module"
     assert meta["dsh"]["bundle"]["patch"] == "./cordis.patch.yml"
     assert pack(name, tmp_path / "again").read_bytes() == tgz.read_bytes()  # reproducible
 

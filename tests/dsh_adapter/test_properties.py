@@ -39,7 +39,8 @@ def test_bound_never_exceeds_the_limit_and_marks_the_cut(text, limit) -> None:
     else:
         assert out == text
     wrapped = bound(f"<memory-data>\n{text}\n</memory-data>", limit)
-    assert wrapped.endswith("</memory-data>") and len(wrapped) <= limit
+    assert wrapped.endswith("</memory-data>")
+    assert len(wrapped) <= limit
 
 
 @given(st.text(max_size=500).filter(lambda t: BEGIN not in t and END not in t))
@@ -47,7 +48,8 @@ def test_the_block_is_idempotent_and_keeps_user_text(text) -> None:
     block = render_block(vault="/srv/vault", agent="dsh")
     once = replace_block(text, block)
     assert replace_block(once, block) == once
-    assert once.startswith(text) and verify(once, block) is None
+    assert once.startswith(text)
+    assert verify(once, block) is None
     newer = render_block(vault="/other", agent="dsh")
     assert replace_block(once, newer).startswith(text)
     assert replace_block(once, newer).count(BEGIN) == 1
@@ -57,7 +59,9 @@ def test_the_block_is_idempotent_and_keeps_user_text(text) -> None:
 def test_an_accepted_doc_name_never_leaves_its_folder(doc) -> None:
     if doc_problem(doc) is None:
         name = doc.strip()
-        assert "/" not in name and "\\" not in name and ".." not in name
+        assert "/" not in name
+        assert "\\" not in name
+        assert ".." not in name
         assert not name.startswith(".")
 
 

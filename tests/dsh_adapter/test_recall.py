@@ -76,16 +76,19 @@ def test_recall_needs_a_topic_in_auto_mode(seeded: Home) -> None:
     done = dsh("recall", stdin="a haiku about autumn 8443")
     assert (done.returncode, done.stdout) == (0, "")  # exit 0, no output: nothing to inject
     opened = recall(stdin="Which port does the staging server use?")
-    assert opened["searched"] is True and opened["count"] >= 1
+    assert opened["searched"] is True
+    assert opened["count"] >= 1
     output = str(opened["output"])
     assert output.startswith('<memory-data source="cuecard recall" topics="')
-    assert output.endswith("</memory-data>") and "listens on port 8443" in output
+    assert output.endswith("</memory-data>")
+    assert "listens on port 8443" in output
     assert str(seeded.root) not in output
 
 
 def test_always_mode_searches_every_message(seeded: Home) -> None:
     value = recall("--mode", "always", "staging", "8443")
-    assert value["searched"] is True and "port 8443" in str(value["output"])
+    assert value["searched"] is True
+    assert "port 8443" in str(value["output"])
 
 
 def test_a_search_without_hits_prints_nothing(seeded: Home) -> None:
@@ -105,7 +108,8 @@ def test_output_fits_max_chars_and_keeps_the_closing_tag(home: Home) -> None:
         note.write("\n" + facts)
     value = recall("--limit", "40", "--max-chars", "400", stdin="which server port is for metrics")
     output = str(value["output"])
-    assert len(output) <= 400 and output.endswith("</memory-data>")
+    assert len(output) <= 400
+    assert output.endswith("</memory-data>")
     assert "[…]" in output
     assert output.count("</memory-data>") == 1
 
@@ -125,7 +129,8 @@ def test_bad_options_are_usage_errors(isolated: Home, args: list[str]) -> None:
 def test_a_missing_vault_fails_loudly_for_the_plugin_to_log(isolated: Home) -> None:
     done = dsh("recall", stdin="where is the config?")
     assert done.returncode == 1
-    assert done.stdout == "" and "vault" in done.stderr
+    assert done.stdout == ""
+    assert "vault" in done.stderr
 
 
 def test_invalid_utf8_on_stdin_does_not_crash(seeded: Home) -> None:
@@ -142,7 +147,8 @@ def test_a_question_about_what_is_known_recalls_in_auto_mode(home: Home) -> None
               stdin="Billing retries use exponential backoff capped at 5 tries\n")  # fmt: skip
     vault_cli("vault", "apply", "--auto")
     value = recall(stdin="what do we know about billing retries?")
-    assert value["topics"] == ["what is known"] and value["searched"] is True
+    assert value["topics"] == ["what is known"]
+    assert value["searched"] is True
     assert "exponential backoff" in str(value["output"])
 
 
@@ -160,7 +166,8 @@ def test_a_message_naming_what_the_vault_holds_recalls_in_auto_mode(home: Home) 
     # none of these words is a configured topic; the vault holds them
     value = recall(stdin="the ledgerline output looks odd today")
     [topic] = value["topics"]  # the search's own form of the word (it may be stemmed)
-    assert str(topic)[:8] == "ledgerli" and value["searched"] is True
+    assert str(topic)[:8] == "ledgerli"
+    assert value["searched"] is True
     assert "rendered by the ledgerline service" in str(value["output"])
     # a word most facts share names nothing in particular; an unknown word names nothing
     assert recall(stdin="the build seems slow")["searched"] is False

@@ -48,12 +48,15 @@ def test_the_worker_answers_each_request_in_order_and_survives_bad_ones(
     ])  # fmt: skip
     assert [a.get("id") for a in answers] == [1, 2, None, 3, 4, 5, 6, 7]
     hello = answers[0]
-    assert hello["ok"] is True and hello["vault"] == str(seeded.vault)
+    assert hello["ok"] is True
+    assert hello["vault"] == str(seeded.vault)
     assert hello["python"] == sys.executable
     response = answers[1]["response"]
-    assert isinstance(response, dict) and "listens on port 8443" in str(response["output"])
+    assert isinstance(response, dict)
+    assert "listens on port 8443" in str(response["output"])
     assert "error" in answers[2]
-    assert answers[3]["code"] == 1 and "separator" in str(answers[3]["response"])
+    assert answers[3]["code"] == 1
+    assert "separator" in str(answers[3]["response"])
     assert "listens on port 8443" in str(answers[4]["output"])
     assert answers[5] == {"id": 5, "output": "", "topics": [], "searched": False}
     assert "unknown" in str(answers[6]["error"])
@@ -65,8 +68,10 @@ def test_an_overlong_line_is_refused_and_the_next_one_answered(seeded: Home) -> 
 
     huge = b'{"id": 1, "op": "hello", "pad": "' + b"x" * (MAX_LINE + 10) + b'"}\n'
     answers = serve([huge, line({"id": 2, "op": "hello"})])
-    assert answers[0]["id"] is None and "over" in str(answers[0]["error"])
-    assert answers[1]["id"] == 2 and answers[1]["ok"] is True
+    assert answers[0]["id"] is None
+    assert "over" in str(answers[0]["error"])
+    assert answers[1]["id"] == 2
+    assert answers[1]["ok"] is True
 
 
 def test_stray_output_cannot_break_the_protocol(seeded: Home) -> None:
@@ -89,8 +94,10 @@ def test_stray_output_cannot_break_the_protocol(seeded: Home) -> None:
     )
     assert done.returncode == 0, done.stderr
     answers = [json.loads(x) for x in done.stdout.splitlines()]
-    assert answers[0] == {"id": 9, "ok": True} and answers[1]["id"] == 10
-    assert b"a stray line" in done.stderr and b"raw bytes on fd 1" in done.stderr
+    assert answers[0] == {"id": 9, "ok": True}
+    assert answers[1]["id"] == 10
+    assert b"a stray line" in done.stderr
+    assert b"raw bytes on fd 1" in done.stderr
 
 
 def test_recall_in_a_session_gives_each_project_memory_once_per_epoch(
@@ -130,7 +137,8 @@ def test_hello_names_a_vault_that_is_missing_or_not_a_vault(
     isolated: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     [missing] = serve([line({"id": 1, "op": "hello"})])
-    assert missing["ok"] is True and "does not exist" in str(missing["vault_problem"])
+    assert missing["ok"] is True
+    assert "does not exist" in str(missing["vault_problem"])
     plain = isolated.root / "plain"
     plain.mkdir()
     monkeypatch.setenv("CUECARD_VAULT", str(plain))
@@ -138,4 +146,5 @@ def test_hello_names_a_vault_that_is_missing_or_not_a_vault(
     assert "is not a vault" in str(not_a_vault["vault_problem"])
     monkeypatch.delenv("CUECARD_VAULT")
     [unset] = serve([line({"id": 1, "op": "hello"})])
-    assert "CUECARD_VAULT" in str(unset["vault_problem"]) and unset["vault"] is None
+    assert "CUECARD_VAULT" in str(unset["vault_problem"])
+    assert unset["vault"] is None

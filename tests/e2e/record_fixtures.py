@@ -94,7 +94,8 @@ def _claude(project: Project) -> None:
     with ModelServer(script) as server:
         done = run(claude_command("Please deploy the fix, then make check.sh pass.", tools=tools),
                    cwd=root, env=claude_env(project.env, server.url))  # fmt: skip
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
 
 
 def _codex(project: Project) -> None:
@@ -123,7 +124,8 @@ def _codex(project: Project) -> None:
         done = run(codex_command("Please deploy the fix, then make check.sh pass.",
                                  url=server.url), cwd=project.root,
                    env=codex_env(project.env))  # fmt: skip
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
 
 
 def _opencode(project: Project) -> None:
@@ -146,7 +148,8 @@ def _opencode(project: Project) -> None:
     with ModelServer(script) as server:
         done = run(opencode_command("Please deploy the fix, then make check.sh pass."),
                    cwd=root, env=opencode_env(project.env, server.url), timeout=300)  # fmt: skip
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
 
 
 def _grok(project: Project) -> None:
@@ -166,7 +169,8 @@ def _grok(project: Project) -> None:
     with ModelServer(script) as server:
         done = run(grok_command("Please deploy the fix, then make check.sh pass."),
                    cwd=project.root, env=grok_env(project.env, server.url))  # fmt: skip
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
 
 
 SESSIONS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "grok": _grok}

@@ -67,13 +67,16 @@ def test_a_memory_reaches_the_model_at_a_read_and_an_edit_once_per_epoch(
     asked = server.main_requests
     assert len(asked) == 5
     # the read's memory is in the request right after the read, the edit's after the edit
-    assert server.first_with(DECISION) == 1 and server.first_with(TRAP) == 3
+    assert server.first_with(DECISION) == 1
+    assert server.first_with(TRAP) == 3
     last = asked[-1]
-    assert last.count(DECISION) == 1 and last.count(TRAP) == 1
+    assert last.count(DECISION) == 1
+    assert last.count(TRAP) == 1
     assert last.count("<memory-data") == 2
     # Claude Code puts it in a user turn after the tool result, as a system reminder
     reminder = [s for s in asked[3].strings() if TRAP in s]
-    assert reminder and "PreToolUse:Edit hook additional context" in reminder[0]
+    assert reminder
+    assert "PreToolUse:Edit hook additional context" in reminder[0]
     assert charge.read_text().count("order.amount_due") == 1
 
 
@@ -81,7 +84,8 @@ def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., P
     project = new_project("claude")
     server = claude(project, "Please deploy the fix to staging.", [Reply("On it.")])
     first = server.main_requests[0]
-    assert first.count(PROCEDURE) == 1 and first.count("<memory-data") == 1
+    assert first.count(PROCEDURE) == 1
+    assert first.count("<memory-data") == 1
 
 
 def test_nothing_happens_in_a_project_that_did_not_opt_in(
@@ -139,7 +143,8 @@ def test_after_a_compaction_the_memory_is_delivered_again(
         with ModelServer(script) as server:
             done = run(claude_command(prompt, tools=TOOLS, resume=resume), cwd=project.root,
                        env=claude_env(project.env, server.url))  # fmt: skip
-        assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert server.spent, done.stderr[-2000:]
         ids.extend({str(e["session_id"]) for e in done.events() if e.get("session_id")})
         return server
 
@@ -158,7 +163,8 @@ def test_after_a_compaction_the_memory_is_delivered_again(
                                    Reply("Done.")], resume=sid)  # fmt: skip
     # the compacted history lost it; the new epoch delivers it again, once
     assert after.main_requests[0].count(TRAP) == 0
-    assert after.first_with(TRAP) == 2 and after.main_requests[-1].count(TRAP) == 1
+    assert after.first_with(TRAP) == 2
+    assert after.main_requests[-1].count(TRAP) == 1
 
 
 def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
@@ -166,7 +172,8 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
 ) -> None:
     project = new_project("claude")
     settings = (project.root / ".claude/settings.json").read_text()
-    assert str(VENV_BIN) not in settings and str(project.root) not in settings
+    assert str(VENV_BIN) not in settings
+    assert str(project.root) not in settings
     assert not (project.root / ".claude/settings.local.json").exists()
     # a teammate's machine without cuecard: the same committed file, no cuecard-hook on the PATH
     env = claude_env(project.env, "")
@@ -180,7 +187,8 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
         env["ANTHROPIC_BASE_URL"] = server.url
         done = run(claude_command("Please deploy the fix.", tools=TOOLS), cwd=project.root,
                    env=env)  # fmt: skip
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
     hooks = [e for e in done.events() if e.get("subtype") == "hook_response"]
     assert {e["hook_event"] for e in hooks} >= {"SessionStart", "PreToolUse", "Stop"}
     assert all((e["exit_code"], e["stdout"], e["stderr"]) == (0, "", "") for e in hooks)

@@ -69,9 +69,11 @@ def test_a_memory_reaches_the_model_at_a_read_and_an_edit_once_per_epoch(
     ])  # fmt: skip
     asked = server.main_requests
     assert len(asked) == 4
-    assert server.first_with(DECISION) == 1 and server.first_with(TRAP) == 2
+    assert server.first_with(DECISION) == 1
+    assert server.first_with(TRAP) == 2
     last = asked[-1]
-    assert last.count(DECISION) == 1 and last.count(TRAP) == 1
+    assert last.count(DECISION) == 1
+    assert last.count(TRAP) == 1
     assert last.count("<memory-data") == 2
     # Codex puts it in a developer message between the call and its output
     items = last.body["input"]
@@ -80,7 +82,8 @@ def test_a_memory_reaches_the_model_at_a_read_and_an_edit_once_per_epoch(
     assert "amount_due" in (project.root / "src/billing/charge.py").read_text()
     # the committed hooks.json holds no path of this machine: Codex found cuecard-hook on PATH
     hooks = (project.root / ".codex/hooks.json").read_text()
-    assert str(VENV_BIN) not in hooks and str(project.root) not in hooks
+    assert str(VENV_BIN) not in hooks
+    assert str(project.root) not in hooks
     assert {c["argv"][1] for c in project.calls} >= {"SessionStart", "PreToolUse", "Stop"}
 
 
@@ -88,7 +91,8 @@ def test_a_prompt_keyword_reaches_the_first_request(new_project: Callable[..., P
     project = project_for(new_project)
     server = codex(project, "Please deploy the fix to staging.", [Reply("On it.")])
     first = server.main_requests[0]
-    assert first.count(PROCEDURE) == 1 and first.count("<memory-data") == 1
+    assert first.count(PROCEDURE) == 1
+    assert first.count("<memory-data") == 1
 
 
 def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
@@ -111,7 +115,8 @@ def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
     ])  # fmt: skip
     asked = server.main_requests
     # Stop's ask reached the model, once, after the turn ended
-    assert server.first_with(ASK) == 4 and asked[-1].count(ASK) == 1
+    assert server.first_with(ASK) == 4
+    assert asked[-1].count(ASK) == 1
     # the proposal is stored and cuecard's answer reached the model
     stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
     assert len(stored) == 1
@@ -150,7 +155,8 @@ def test_untrusted_hooks_are_skipped_doctor_says_so_and_the_given_step_trusts_th
     doctor = json.loads(project.cuecard("doctor", "--json", check=False).stdout)
     assert any("(6 untrusted of 6)" in p["message"] for p in doctor["problems"])
     server = codex(project, "Please deploy the fix to staging.", [Reply("On it.")])
-    assert project.calls == [] and server.main_requests[0].count(PROCEDURE) == 0
+    assert project.calls == []
+    assert server.main_requests[0].count(PROCEDURE) == 0
     # the exact step the installer gave: the tables to add
     tables = note.split(f"add to {config}:\n", 1)[1]
     config.write_text(config.read_text() + "\n" + tables + "\n")
@@ -185,9 +191,11 @@ def test_after_a_compaction_the_memory_is_delivered_again(
         command = codex_command("Fix charge.", url=server.url)
         command[2:2] = ["-c", "model_auto_compact_token_limit=5"]
         done = run(command, cwd=project.root, env=codex_env(project.env))
-    assert done.returncode == 0 and server.spent, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, done.stderr[-2000:]
     events = [(c["argv"][1], c["payload"].get("source")) for c in project.calls]
-    assert ("PostCompact", None) in events and ("SessionStart", "compact") in events
+    assert ("PostCompact", None) in events
+    assert ("SessionStart", "compact") in events
     # delivered, compacted away, delivered again in the new epoch (each compaction request
     # holds it once: the summary before it has none)
     delivered = [

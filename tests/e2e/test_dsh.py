@@ -179,7 +179,8 @@ def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -
     setup.turn("Look at the provider decision.", [read(adr), Reply("Done.")])
     events = session_events(setup.home / ".dsh")
     points = [e["data"]["point"] for e in events if e["type"] == "hook/invoked"]
-    assert "PreToolUse" not in points and "PostToolUse" in points, points
+    assert "PreToolUse" not in points, points
+    assert "PostToolUse" in points, points
     config = json.loads((setup.home / ".config" / "cuecard" / "dsh-hooks.json").read_text())
     assert "PreToolUse" not in config["hooks"]
 
@@ -201,7 +202,8 @@ def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Pat
     server = setup.turn("How do we deploy? Look at the provider decision.",
                         [read(adr), Reply("Done.")], cwd=plain)  # fmt: skip
     for request in server.main_requests:
-        assert DECISION not in request.text() and PROCEDURE not in request.text()
+        assert DECISION not in request.text()
+        assert PROCEDURE not in request.text()
     assert tree() == before
     assert not (plain / ".cuecard").exists()
 
@@ -210,7 +212,8 @@ def test_a_set_up_problem_is_shown_to_a_headless_user(setup: Setup, tmp_path: Pa
     missing = tmp_path / "no-such-vault"
     setup.turn("What is the provider decision?", [Reply("Done.")], CUECARD_VAULT=str(missing))
     lines = [line for line in setup.stderr.splitlines() if line.startswith("cuecard: ")]
-    assert lines and all("cuecard doctor" in line for line in lines), setup.stderr[-2000:]
+    assert lines, setup.stderr[-2000:]
+    assert all("cuecard doctor" in line for line in lines), setup.stderr[-2000:]
     assert any(str(missing) in line for line in lines), lines
     assert len(lines) == len(set(lines))  # each problem once, though both plugins found it
     setup.turn("What is the provider decision?", [Reply("Done.")])

@@ -68,9 +68,12 @@ def test_memories_of_a_read_and_an_edit_reach_the_model_at_stop_once(
     # nothing reached the model before the turn ended (Grok drops it; cuecard held it)
     assert all(r.count("<memory-data") == 0 for r in asked[:4])
     # at Stop, both memories, once, as feedback the agent acts on in the same turn
-    assert server.first_with(DECISION) == 4 and server.first_with(TRAP) == 4
+    assert server.first_with(DECISION) == 4
+    assert server.first_with(TRAP) == 4
     last = asked[-1]
-    assert last.count(DECISION) == 1 and last.count(TRAP) == 1 and last.count(FEEDBACK) == 1
+    assert last.count(DECISION) == 1
+    assert last.count(TRAP) == 1
+    assert last.count(FEEDBACK) == 1
     # the second Stop (stopHookActive) neither repeats them nor keeps the agent working
     stops = [c for c in project.calls if c["argv"] == ["grok", "Stop"]]
     assert [bool(c["stdout"]) for c in stops] == [True, False]
@@ -84,7 +87,8 @@ def test_a_prompt_keyword_reaches_the_model_at_the_end_of_the_turn(
     server = grok(project, "Please deploy the fix to staging.", [Reply("On it."), Reply("Ok.")])
     first, second = server.main_requests
     assert first.count(PROCEDURE) == 0  # Grok drops UserPromptSubmit's context
-    assert second.count(PROCEDURE) == 1 and second.count(FEEDBACK) == 1
+    assert second.count(PROCEDURE) == 1
+    assert second.count(FEEDBACK) == 1
     # the prompt reached the hook as the user typed it, out of Grok's <user_query> wrapper
     prompt = next(c for c in project.calls if c["argv"] == ["grok", "UserPromptSubmit"])
     assert prompt["payload"]["prompt"].startswith("<user_query>")
@@ -105,7 +109,8 @@ def test_capture_a_fix_then_the_ask_then_the_proposal_is_stored_and_answered(
     ])  # fmt: skip
     asked = server.main_requests
     # Stop's ask reached the model once, after the turn ended, with the edit's memory
-    assert server.first_with(ASK) == 4 and asked[-1].count(ASK) == 1
+    assert server.first_with(ASK) == 4
+    assert asked[-1].count(ASK) == 1
     assert asked[4].count(TRAP) == 1
     # the proposal is stored, and cuecard's answer reached the model at the next Stop
     stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
@@ -144,7 +149,8 @@ def test_an_untrusted_folder_runs_no_hooks_doctor_says_so_and_the_given_step_tru
     assert any("Grok Build skips the project's hooks" in p["message"] for p in doctor["problems"])
     script = [Reply("On it."), Reply("Ok.")]
     server = grok(project, "Please deploy the fix to staging.", script[:1])
-    assert project.calls == [] and server.main_requests[0].count(PROCEDURE) == 0
+    assert project.calls == []
+    assert server.main_requests[0].count(PROCEDURE) == 0
     # the exact step the installer gave: the table to add
     table = note.split(f"add to {trust_file}:\n", 1)[1]
     trust_file.parent.mkdir(parents=True, exist_ok=True)
@@ -158,7 +164,8 @@ def test_an_untrusted_folder_runs_no_hooks_doctor_says_so_and_the_given_step_tru
 def test_install_records_the_trust_grok_reads(new_project: Callable[..., Project]) -> None:
     project = new_project("grok")
     text = (project.home / ".grok" / "trusted_folders.toml").read_text("utf-8")
-    assert f'[folders."{project.root.resolve()}"]' in text and "trusted = true" in text
+    assert f'[folders."{project.root.resolve()}"]' in text
+    assert "trusted = true" in text
     again = json.loads(project.cuecard("install", "grok", "--json").stdout)
     assert str(project.home / ".grok" / "trusted_folders.toml") not in again["written"]
     assert any(n.startswith("Grok Build already trusts") for n in again["notes"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -51,7 +52,8 @@ def test_anthropic_messages_stream_tool_calls_then_text_and_record_the_bodies() 
     assert "OK." in side[1].decode()  # a side request leaves the script alone
     assert "Done." in last.decode()
     assert [r.main for r in server.requests] == [True, False, True]
-    assert server.spent and server.main_requests[1].count("<memory-data") == 1
+    assert server.spent
+    assert server.main_requests[1].count("<memory-data") == 1
 
 
 def test_responses_stream_function_and_freeform_calls() -> None:
@@ -79,7 +81,8 @@ def test_chat_completions_stream_tool_call_deltas_and_done(path: str) -> None:
     chunks = events(raw)
     assert chunks[-1] == "[DONE]"
     calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks[1:-2]]
-    assert calls[0]["id"] == "c1" and calls[0]["function"]["name"] == "read"
+    assert calls[0]["id"] == "c1"
+    assert calls[0]["function"]["name"] == "read"
     assert json.loads(calls[1]["function"]["arguments"]) == {"filePath": "a"}
     assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"
     assert server.requests[0].tool_names() == ["read"]
@@ -88,5 +91,5 @@ def test_chat_completions_stream_tool_call_deltas_and_done(path: str) -> None:
 def test_the_server_stops_on_exit() -> None:
     with ModelServer() as server:
         url = server.url
-    with pytest.raises(OSError):
+    with pytest.raises(urllib.error.URLError):  # the port is closed: connection refused
         post(f"{url}/v1/messages", {"model": "m", "messages": []})

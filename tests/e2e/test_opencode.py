@@ -74,9 +74,12 @@ def test_a_memory_reaches_the_model_in_the_tool_result_at_a_read_and_an_edit_onc
     ])  # fmt: skip
     asked = server.main_requests
     assert len(asked) == 5
-    assert server.first_with(DECISION) == 1 and server.first_with(TRAP) == 3
+    assert server.first_with(DECISION) == 1
+    assert server.first_with(TRAP) == 3
     results = tool_results(asked[-1])
-    assert DECISION in results[0] and TRAP in results[2] and TRAP not in results[3]
+    assert DECISION in results[0]
+    assert TRAP in results[2]
+    assert TRAP not in results[3]
     assert asked[-1].count("<memory-data") == 2
     assert "amount_due" in (project.root / "src/billing/charge.py").read_text()
 
@@ -91,7 +94,8 @@ def test_a_prompt_keyword_arrives_with_the_first_tool_result(
     ])  # fmt: skip
     first, second = server.main_requests
     assert first.count(PROCEDURE) == 0  # the system prompt is left alone
-    assert second.count(PROCEDURE) == 1 and PROCEDURE in tool_results(second)[0]
+    assert second.count(PROCEDURE) == 1
+    assert PROCEDURE in tool_results(second)[0]
     # `opencode run` quotes the prompt; cuecard-hook reads it as typed
     prompt = next(c for c in project.calls if c["argv"] == ["opencode", "UserPromptSubmit"])
     assert prompt["payload"]["prompt"] == '"Please deploy the fix to staging."'
@@ -114,9 +118,11 @@ def test_capture_in_opencode_run_the_ask_the_proposal_and_the_answer(
     ])  # fmt: skip
     asked = server.main_requests
     # Stop's ask reached the model once, in the same run, as a user message after the turn
-    assert server.first_with(ASK) == 5 and asked[-1].count(ASK) == 1
+    assert server.first_with(ASK) == 5
+    assert asked[-1].count(ASK) == 1
     messages = asked[5].body["messages"]
-    assert messages[-1]["role"] == "user" and ASK in json.dumps(messages[-1])
+    assert messages[-1]["role"] == "user"
+    assert ASK in json.dumps(messages[-1])
     # the proposal is stored and cuecard's answer reached the model in the tool result
     stored = [m for m in project.memories() if m["title"] == PROPOSAL["title"]]
     assert len(stored) == 1

@@ -94,10 +94,10 @@ def test_failure_then_fix_after_an_edit() -> None:
         tool("run", "ok", "pytest -q"),
     ]
     found = evidence(turn)
-    assert found is not None and found.reasons == (
-        "`pytest` failed, then succeeded after a change",
-    )
-    assert "cuecard-save" in request_text(found) and ".cuecard/inbox/" in request_text(found)
+    assert found is not None
+    assert found.reasons == ("`pytest` failed, then succeeded after a change",)
+    assert "cuecard-save" in request_text(found)
+    assert ".cuecard/inbox/" in request_text(found)
 
 
 def test_failure_then_fix_with_other_arguments() -> None:
@@ -136,7 +136,8 @@ def test_a_correction_counts_only_after_the_agent_acted() -> None:
     correction = {"e": "prompt", "t": 5.0, "correction": True, "preview": "no, wrong file"}
     assert evidence([correction, tool("edit", "ok")]) is None
     found = evidence([PROMPT, tool("edit", "ok"), correction])
-    assert found is not None and found.reasons == ('the user corrected you ("no, wrong file")',)
+    assert found is not None
+    assert found.reasons == ('the user corrected you ("no, wrong file")',)
 
 
 def test_evidence_keys_differ_per_evidence_set() -> None:
@@ -148,7 +149,9 @@ def test_evidence_keys_differ_per_evidence_set() -> None:
     ]
     b = [*a, {"e": "prompt", "t": 4.0}, *a[1:3], tool("run", "ok", "pytest", 5)]
     found_a, found_b = evidence(a), evidence(b)
-    assert found_a is not None and found_b is not None and found_a.key != found_b.key
+    assert found_a is not None
+    assert found_b is not None
+    assert found_a.key != found_b.key
 
 
 # -- the footprint --------------------------------------------------------------------------------
@@ -161,11 +164,15 @@ def test_the_footprint_keeps_no_prompt_text(tmp_path: Path) -> None:
     fp.tool("Bash", "run", command="curl -H 'Authorization: Bearer abc123def456ghi789jkl' x",
             paths=["src/a.py", "src/a.py"], outcome="fail", exit_code=2)  # fmt: skip
     text = Path(fp.path).read_text()
-    assert "secret plan" not in text and "abcdef123456" not in text and "abc123def456" not in text
+    assert "secret plan" not in text
+    assert "abcdef123456" not in text
+    assert "abc123def456" not in text
     records = fp.records()
     assert records[0] == {"t": 100.0, "e": "prompt"}
-    assert records[1]["correction"] is True and len(records[1]["preview"]) == PREVIEW_CHARS
-    assert records[2]["paths"] == ["src/a.py"] and records[2]["exit"] == 2
+    assert records[1]["correction"] is True
+    assert len(records[1]["preview"]) == PREVIEW_CHARS
+    assert records[2]["paths"] == ["src/a.py"]
+    assert records[2]["exit"] == 2
     assert "[redacted]" in records[2]["command"]
     assert Path(fp.path).parent.name.startswith("s_1~")  # a safe folder name
 

@@ -15,7 +15,8 @@ LONG = "x" * 190
 
 def answer(result: subprocess.CompletedProcess[bytes]) -> str:
     """The text a hook call gave the agent ("" for none)."""
-    assert result.returncode == 0 and not result.stderr, result.stderr
+    assert result.returncode == 0, result.stderr
+    assert not result.stderr, result.stderr
     if not result.stdout.strip():
         return ""
     out = json.loads(result.stdout)
@@ -39,7 +40,8 @@ def test_reports_that_do_not_fit_arrive_at_the_next_events(fresh_repo: Path) -> 
              tool_input={"command": patch})
     ]  # fmt: skip
     first = [n for n in names if f"check on {n})" in texts[0]]
-    assert 0 < len(first) < len(names) and "Held back for lack of room" in texts[0]
+    assert 0 < len(first) < len(names)
+    assert "Held back for lack of room" in texts[0]
     assert "(check 66666666 on scripts/gen/f" in texts[0]  # the held line names each file
     for _ in range(4):  # later calls in the same session deliver what was held
         texts.append(call(fresh_repo, "codex", "PreToolUse", "held", tool_name="shell",
@@ -58,7 +60,8 @@ def test_a_codex_update_file_is_judged_on_its_new_content(repo: Path) -> None:
     )
     text = call(repo, "codex", "PreToolUse", "upd", tool_name="apply_patch",
                 tool_input={"command": patch})  # fmt: skip
-    assert "## check: use log.info" in text and "print(x)" in text
+    assert "## check: use log.info" in text
+    assert "print(x)" in text
     assert "print(1)" not in text  # already in the file before the patch
     stale = patch.replace("-x = 1", "-y = 2")  # the hunk does not apply: Codex refuses it
     text = call(repo, "codex", "PreToolUse", "upd-stale", tool_name="apply_patch",
@@ -72,7 +75,8 @@ def test_files_over_one_megabyte_are_judged_on_their_first_256_kb(fresh_repo: Pa
     assert big.stat().st_size > 1024 * 1024
     edit = {"file_path": str(big), "old_string": "x = 0\n", "new_string": "print('early')\n"}
     text = call(fresh_repo, "claude", "PreToolUse", "big", tool_name="Edit", tool_input=edit)
-    assert "## check: use log.info" in text and "print('early')" in text
+    assert "## check: use log.info" in text
+    assert "print('early')" in text
     late = {"file_path": str(big), "old_string": "y = 1\n" * 2, "new_string": "print('late')\n"}
     text = call(fresh_repo, "claude", "PreToolUse", "big-2", tool_name="Edit", tool_input=late)
     assert "print('early')" not in text  # the first occurrence is in the first 256 KB
@@ -86,7 +90,8 @@ def test_files_changed_through_the_shell_are_judged_at_stop(fresh_repo: Path) ->
          tool_input={"command": "sed -i s/False/True/ config/settings.py"},
          tool_response={"stdout": "", "interrupted": False})  # fmt: skip
     text = call(fresh_repo, "claude", "Stop", "sh", stop_hook_active=False)
-    assert "## check: DEBUG is on" in text and "config/settings.py" in text
+    assert "## check: DEBUG is on" in text
+    assert "config/settings.py" in text
 
 
 def test_run_in_a_checks_on_judges_only_files_changed_through_the_shell(fresh_repo: Path) -> None:
@@ -118,4 +123,5 @@ def test_run_in_a_checks_on_judges_only_files_changed_through_the_shell(fresh_re
          tool_input={"file_path": "app/y.py", "old_string": "False", "new_string": "True"},
          tool_response={"filePath": "app/y.py"})  # fmt: skip
     text = call(fresh_repo, "claude", "Stop", "run", stop_hook_active=False)
-    assert "check on app/x.py" in text and "app/y.py" not in text
+    assert "check on app/x.py" in text
+    assert "app/y.py" not in text

@@ -29,11 +29,13 @@ def test_demo_replays_the_session(tmp_path: Path) -> None:
     assert steps[10]["received"]["decision"] == "block"
     assert "failed, then succeeded after a change" in steps[10]["received"]["reason"]
     assert "cuecard activated memory" in received[11] or "cuecard stored candidate" in received[11]
-    assert received[12] == "{}" and received[13] == "{}"
+    assert received[12] == "{}"
+    assert received[13] == "{}"
     assert "charge() is not idempotent" in received[14]  # again, after the compaction
     assert demo["delivered"] == 4
     out = render(demo["repository"], steps, demo["delivered"])  # what `cuecard demo` prints
     assert "[4] PreToolUse Edit src/billing/charge.py" in out
-    assert "→ the agent receives:" in out and "→ the person sees:" in out
+    assert "→ the agent receives:" in out
+    assert "→ the person sees:" in out
     assert "→ the agent is asked (Stop blocks with this reason):" in out
     assert "4 memory deliveries in the session" in out

@@ -29,7 +29,8 @@ def test_readme_names_every_harness_and_event() -> None:
 
 def test_hook_help(tmp_path: Path) -> None:
     result = subprocess.run([HOOK, "--help"], capture_output=True, text=True, cwd=tmp_path)
-    assert result.returncode == 0 and result.stdout == USAGE
+    assert result.returncode == 0
+    assert result.stdout == USAGE
 
 
 @pytest.mark.parametrize("command", ["install", "uninstall", "demo"])

@@ -43,8 +43,8 @@ def test_kinds_and_paths(repo: Path, tool: str, args: dict[str, Any], response: 
     session = f"fp-{tool}-{kind}-{len(json.dumps(args))}"
     assert post(repo, session, tool, args, response) == ""
     [record] = records(repo, session)
-    assert record["kind"] == kind and record["paths"] == [args.get("file_path") or args.get(
-        "filePath") or args.get("path")]  # fmt: skip
+    assert record["kind"] == kind
+    assert record["paths"] == [args.get("file_path") or args.get("filePath") or args.get("path")]
 
 
 def test_outcomes_commands_and_patterns(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,9 +58,11 @@ def test_outcomes_commands_and_patterns(repo: Path, monkeypatch: pytest.MonkeyPa
     post(repo, session, "Bash", {"command": "true"}, "no status here")
     found = records(repo, session)
     assert [r["outcome"] for r in found] == ["fail", "ok", "fail", "ok", "unknown"]
-    assert found[2]["exit"] == 2 and found[3]["exit"] == 0
+    assert found[2]["exit"] == 2
+    assert found[3]["exit"] == 0
     assert "sk-abcdefghijklmnop123" not in found[0]["command"]
-    assert found[0]["patterns"] == ["FAIL"] and found[0]["kind"] == "run"
+    assert found[0]["patterns"] == ["FAIL"]
+    assert found[0]["kind"] == "run"
 
 
 def test_subagents_and_prompts(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,7 +71,8 @@ def call(harness: str, event: str, data: bytes) -> tuple[int, str]:
 
 def check(out: str) -> None:
     if out:
-        assert out.endswith("\n") and out.count("\n") == 1
+        assert out.endswith("\n")
+        assert out.count("\n") == 1
         assert isinstance(json.loads(out), dict)
 
 
@@ -109,7 +110,8 @@ def test_random_payloads_through_the_real_command(repo: Path) -> None:
             "tool_input": {rng.choice(KEYS): rng.choice([None, 3, "src/billing/charge.py", [1]])},
         }
         result = run_hook(rng.choice(HARNESSES), rng.choice(EVENTS), payload, cwd=repo)
-        assert result.returncode == 0 and result.stderr == b""
+        assert result.returncode == 0
+        assert result.stderr == b""
         check(result.stdout.decode())
 
 
@@ -266,15 +268,18 @@ def _harness_shaped(out: bytes, event: str) -> None:
     if not out:
         return
     text = out.decode("utf-8")
-    assert text.endswith("\n") and text.count("\n") == 1
+    assert text.endswith("\n")
+    assert text.count("\n") == 1
     answer = json.loads(text)
-    assert isinstance(answer, dict) and "permissionDecision" not in text
+    assert isinstance(answer, dict)
+    assert "permissionDecision" not in text
     assert set(answer) <= {"hookSpecificOutput", "systemMessage", "decision", "reason"}
     if "hookSpecificOutput" in answer:
         assert set(answer["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
         assert answer["hookSpecificOutput"]["hookEventName"] == event
     if "decision" in answer:
-        assert event == "Stop" and answer["decision"] == "block"
+        assert event == "Stop"
+        assert answer["decision"] == "block"
 
 
 CALLS = [

@@ -88,11 +88,13 @@ def test_held_at_the_tool_call_given_at_stop_once_and_claimed_only_then(fresh_re
     ledger = fresh_repo / ".cuecard/local/sessions/g1/e0"
     assert not ledger.exists()  # nothing claimed before it reached the model
     first = stop(fresh_repo, "g1")
-    assert first.count(DECISION) == 1 and first.count(TRAP) == 1
+    assert first.count(DECISION) == 1
+    assert first.count(TRAP) == 1
     assert first.startswith("cuecard: project knowledge for what you did this turn")
     assert first.count("<memory-data") == 1
     assert stop(fresh_repo, "g1") == ""  # given once per epoch
-    assert edit_charge(fresh_repo, "g1") is None and stop(fresh_repo, "g1") == ""
+    assert edit_charge(fresh_repo, "g1") is None
+    assert stop(fresh_repo, "g1") == ""
 
 
 def test_a_stop_after_a_continuation_or_at_session_end_gives_nothing_and_claims_nothing(
@@ -174,7 +176,8 @@ def test_install_trusts_the_folder_keeping_what_the_file_holds(tmp_path: Path) -
     trust_file.parent.mkdir(parents=True)
     trust_file.write_text('# mine\n[folders."/elsewhere"]\ntrusted = true\n', encoding="utf-8")
     written, notes = trust_grok_folder(project, home, trust=True, environ={}, clock=100)
-    assert written == [str(trust_file)] and notes[0].startswith(f"trusted {project}")
+    assert written == [str(trust_file)]
+    assert notes[0].startswith(f"trusted {project}")
     text = trust_file.read_text("utf-8")
     assert text.startswith('# mine\n[folders."/elsewhere"]')
     assert grok_folder_trust(tomllib.loads(text), project) == ("trusted", str(project))
@@ -202,7 +205,8 @@ def test_install_leaves_trust_alone_where_it_must(
     text = content.format(parent=tmp_path, project=project)
     trust_file.write_text(text, encoding="utf-8")
     written, notes = trust_grok_folder(project, home, trust=True, environ=env)
-    assert written == [] and notes[0].startswith(expected.format(parent=tmp_path))
+    assert written == []
+    assert notes[0].startswith(expected.format(parent=tmp_path))
     assert trust_file.read_text("utf-8") == text
 
 
@@ -210,9 +214,12 @@ def test_no_trust_gives_the_exact_step_and_doctor_sees_it_work(tmp_path: Path) -
     home, project = tmp_path / "home", tmp_path / "proj"
     project.mkdir()
     written, notes = trust_grok_folder(project, home, trust=False, environ={})
-    assert written == [] and not (home / ".grok").exists()
+    assert written == []
+    assert not (home / ".grok").exists()
     [(problem, message, hint)] = grok_findings("project", project, home, {})
-    assert problem and "not trusted" in message and "/hooks-trust" in hint
+    assert problem
+    assert "not trusted" in message
+    assert "/hooks-trust" in hint
     assert grok_findings("user", project, home, {}) == []  # ~/.grok/hooks need no trust
     table = notes[0].split(":\n", 1)[1]
     (home / ".grok").mkdir(parents=True)

@@ -32,7 +32,8 @@ def edit(root: Path, session: str, **extra: Any) -> dict[str, Any]:
 
 
 def context(result: subprocess.CompletedProcess[bytes]) -> str:
-    assert result.returncode == 0 and result.stderr == b""
+    assert result.returncode == 0
+    assert result.stderr == b""
     if not result.stdout:
         return ""
     answer = json.loads(result.stdout)
@@ -41,7 +42,8 @@ def context(result: subprocess.CompletedProcess[bytes]) -> str:
 
 def test_once_per_epoch_and_again_after_a_compaction(repo: Path) -> None:
     first = context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo))
-    assert TRAP in first and first.count("(memory ") == 1
+    assert TRAP in first
+    assert first.count("(memory ") == 1
     assert context(run_hook("claude", "PreToolUse", edit(repo, "e2e-s1"), cwd=repo)) == ""
     resumed = {"session_id": "e2e-s1", "cwd": str(repo), "source": "resume"}
     line = run_hook("claude", "SessionStart", resumed, cwd=repo)
@@ -88,9 +90,11 @@ def test_what_does_not_fit_arrives_at_the_next_event(repo: Path) -> None:
     assert len(first.stdout.decode()) <= 10_000
     text = context(first)
     assert text.count("## procedure: Big procedure") == 2
-    assert "Held back for lack of room" in text and '"Big procedure 3"' in text
+    assert "Held back for lack of room" in text
+    assert '"Big procedure 3"' in text
     second = context(run_hook("claude", "PreToolUse", read, cwd=repo))
-    assert second.count("## procedure: Big procedure") == 1 and "Big procedure 3" in second
+    assert second.count("## procedure: Big procedure") == 1
+    assert "Big procedure 3" in second
     assert context(run_hook("claude", "PreToolUse", read, cwd=repo)) == ""
 
 
@@ -139,9 +143,11 @@ def test_inbox_proposals_are_ingested_by_the_write(fresh_repo: Path) -> None:
     grounded = {**PROPOSAL, "evidence": [{"kind": "file", "ref": "src/billing/charge.py"}]}
     message = write_proposal(fresh_repo, "grounded.json", grounded)
     found = re.search(STORED, message)
-    assert found and message.startswith("cuecard activated memory"), message
+    assert found, message
+    assert message.startswith("cuecard activated memory"), message
     stored = json.loads((fresh_repo / f".cuecard/memories/{found.group(2)}.json").read_text())
-    assert stored["status"] == "active" and stored["review"]["auto_accepted"] is True
+    assert stored["status"] == "active"
+    assert stored["review"]["auto_accepted"] is True
     # the same knowledge again is a duplicate of the live memory
     message = write_proposal(fresh_repo, "again.json", {**PROPOSAL, "topic": "billing/again"})
     assert message.startswith("cuecard refused again.json: it duplicates live memory"), message
@@ -156,7 +162,8 @@ def test_inbox_proposals_are_ingested_by_the_write(fresh_repo: Path) -> None:
     }
     message = write_proposal(fresh_repo, "ungrounded.json", ungrounded)
     found = re.search(STORED, message)
-    assert found and message.startswith("cuecard stored candidate"), message
+    assert found, message
+    assert message.startswith("cuecard stored candidate"), message
     stored = json.loads((fresh_repo / f".cuecard/memories/{found.group(2)}.json").read_text())
     assert stored["status"] == "candidate"
     # the new active memory is delivered at its trigger in the same session

@@ -30,7 +30,8 @@ def silent(result: subprocess.CompletedProcess[bytes]) -> None:
 def session_line(root: Path) -> str:
     start = {"session_id": "fail", "cwd": str(root), "source": "startup"}
     result = run_hook("claude", "SessionStart", start, cwd=root)
-    assert result.returncode == 0 and result.stderr == b""
+    assert result.returncode == 0
+    assert result.stderr == b""
     return str(json.loads(result.stdout)["systemMessage"])
 
 
@@ -49,7 +50,8 @@ def test_a_broken_config_is_recorded_shown_and_forgotten_once_fixed(fresh_repo: 
     assert "config.json" in record["claude PreToolUse"]["reason"]
     line = session_line(fresh_repo)
     assert line.startswith("cuecard: not working in this project. Hooks failed here")
-    assert "config.json" in line and "cuecard doctor" in line
+    assert "config.json" in line
+    assert "cuecard doctor" in line
     assert any(
         "`cuecard-hook claude PreToolUse` failed at" in m for m in doctor_problems(fresh_repo)
     )
@@ -75,7 +77,8 @@ def test_a_typo_in_the_hook_command_is_recorded_until_install_rewrites_it(
     assert "unknown harness 'claud'" in record["claud PreToolUse"]["reason"]
     assert "two arguments" in record["claude"]["reason"]
     line = session_line(fresh_repo)
-    assert line.startswith("cuecard: 13 live memories") and "(and 2 more)" in line
+    assert line.startswith("cuecard: 13 live memories")
+    assert "(and 2 more)" in line
     assert len(doctor_problems(fresh_repo)) == 3
     assert run_cli("install", "claude", cwd=fresh_repo).returncode == 0
     assert not (fresh_repo / RECORD).exists()

@@ -31,11 +31,13 @@ def call_hook(root: Path, payload: dict[str, Any], event: str = "PreToolUse") ->
         [HOOK, "claude", event], input=data, capture_output=True, cwd=root, env=env,
         timeout=LIVENESS,
     )  # fmt: skip
-    assert done.returncode == 0 and done.stderr == b""
+    assert done.returncode == 0
+    assert done.stderr == b""
     out = done.stdout.decode("utf-8")
     if not out:
         return {}
-    assert out.endswith("\n") and out.count("\n") == 1
+    assert out.endswith("\n")
+    assert out.count("\n") == 1
     answer = json.loads(out)
     assert "permissionDecision" not in json.dumps(answer)
     return dict(answer)
@@ -150,7 +152,8 @@ def test_every_delivered_field_is_escaped_whatever_the_index_holds(
     assert len(re.findall(r"<\s*/\s*memory-data", text, re.IGNORECASE)) == 1
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", text)
     head, meta = text.splitlines()[1:3]
-    assert head.startswith("## ") and meta.startswith("(memory 11111111, topic ")
+    assert head.startswith("## ")
+    assert meta.startswith("(memory 11111111, topic ")
 
 
 def _keys(path: Path) -> list[str]:

@@ -42,7 +42,8 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     report = install("claude", project=tmp_path, home=tmp_path / "home")
     merged = settings(target)
     assert merged["permissions"] == FOREIGN["permissions"]
-    assert "./guard.sh" in commands(merged) and "notify-send hi" in commands(merged)
+    assert "./guard.sh" in commands(merged)
+    assert "notify-send hi" in commands(merged)
     ours = [c for c in commands(merged) if "cuecard-hook" in c]
     # the committed file holds no path of this machine
     assert sorted(ours) == sorted(
@@ -50,7 +51,8 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
         for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
                   "PostToolUseFailure", "Stop")
     )  # fmt: skip
-    assert str(Path.cwd()) not in target.read_text() and "/.venv/" not in target.read_text()
+    assert str(Path.cwd()) not in target.read_text()
+    assert "/.venv/" not in target.read_text()
     # no matcher: every tool ("*" is no valid regular expression for a matcher)
     assert merged["hooks"]["PreToolUse"][1] == {  # type: ignore[index]
         "hooks": [
@@ -66,7 +68,9 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
             .startswith(f"---\nname: {name}\n")
         )
     again = install("claude", project=tmp_path, home=tmp_path / "home")
-    assert again.written == [] and again.backups == [] and len(again.unchanged) == 3
+    assert again.written == []
+    assert again.backups == []
+    assert len(again.unchanged) == 3
     assert settings(target) == merged
     # cuecard's own hooks are replaced instead of a second set added
     target.write_text(json.dumps(merge_hooks(FOREIGN, "claude", "/old/cuecard-hook")))
@@ -257,9 +261,8 @@ def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> 
     again = json.loads(run_cli("install", "claude", "--json", cwd=tmp_path).stdout)
     assert again["written"] == []
     result = run_cli("uninstall", "claude", cwd=tmp_path)
-    assert (
-        result.returncode == 0 and "cuecard uninstall for claude (project): done" in result.stdout
-    )
+    assert result.returncode == 0
+    assert "cuecard uninstall for claude (project): done" in result.stdout
     usage = run_cli("install", "cursor", cwd=tmp_path)
     assert usage.returncode == 2
 
@@ -273,13 +276,17 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["profile"] == "headless" and report["added"] is False
+    assert report["profile"] == "headless"
+    assert report["added"] is False
     hooks = json.loads(Path(report["hooks"]).read_text())
-    assert "cuecard-hook" in json.dumps(hooks) and "UserPromptSubmit" in hooks["hooks"]
+    assert "cuecard-hook" in json.dumps(hooks)
+    assert "UserPromptSubmit" in hooks["hooks"]
     refused = run_cli("install", "dsh", "--user", cwd=tmp_path, env=env)
-    assert refused.returncode == 2 and "cuecard dsh install --hooks" in refused.stderr
+    assert refused.returncode == 2
+    assert "cuecard dsh install --hooks" in refused.stderr
     refused = run_cli("install", "claude", "--profile", "web", cwd=tmp_path, env=env)
-    assert refused.returncode == 2 and "only for `cuecard install dsh`" in refused.stderr
+    assert refused.returncode == 2
+    assert "only for `cuecard install dsh`" in refused.stderr
     assert not (tmp_path / ".claude").exists()
 
 

@@ -45,24 +45,30 @@ def match(root: Path, *extra: str) -> dict[str, Any]:
 def test_match_with_a_harness_delivers_what_its_hook_delivers(wide: Path) -> None:
     plain = match(wide)
     as_hook = match(wide, "--harness", "claude")
-    assert len(plain["deliveries"]) == 3 and not plain["deferred"]  # delivery_limit alone
-    assert 0 < len(as_hook["deliveries"]) < 3 and as_hook["deferred"]
+    assert len(plain["deliveries"]) == 3
+    assert not plain["deferred"]
+    assert 0 < len(as_hook["deliveries"]) < 3
+    assert as_hook["deferred"]
     payload = {"session_id": "", "cwd": str(wide), "tool_name": "Read",
                "tool_input": {"file_path": "big/file.txt"}}  # fmt: skip
     hook = run_hook("claude", "PreToolUse", payload, cwd=wide)
     delivered = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
     assert delivered == as_hook["text"]
     text = cuecard(wide, "match", "--event", "read", "--path", "big/file.txt", "--harness", "codex")
-    assert "as the codex hook delivers: within 8," in text.stdout and "holds back" in text.stdout
+    assert "as the codex hook delivers: within 8," in text.stdout
+    assert "holds back" in text.stdout
 
 
 def test_doctor_reports_the_effective_limit_per_installed_harness(wide: Path) -> None:
     report = json.loads(cuecard(wide, "doctor", "--json").stdout)
     [row] = report["limits"]["harnesses"]
     assert report["limits"]["delivery_limit"] == 50_000
-    assert row["harness"] == "claude" and row["capped"] and 8_000 < row["effective"] < 9_000
+    assert row["harness"] == "claude"
+    assert row["capped"]
+    assert 8_000 < row["effective"] < 9_000
     [note] = [n for n in report["notes"] if n["check"] == "limits"]
-    assert "50,000" in note["message"] and f"{row['effective']:,}" in note["message"]
+    assert "50,000" in note["message"]
+    assert f"{row['effective']:,}" in note["message"]
     assert "limits" in cuecard(wide, "doctor", "--help").stdout
     text = cuecard(wide, "doctor").stdout
     assert f"limit: claude delivers at most {row['effective']:,} characters per event" in text

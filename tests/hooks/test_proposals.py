@@ -101,7 +101,8 @@ def test_an_inbox_that_is_a_link_is_never_emptied(fresh_repo: Path, tmp_path: Pa
     inbox.symlink_to(elsewhere)
     assert shell(fresh_repo, "ls .cuecard/inbox") is None
     answer = run_hook("claude", "Stop", payload(fresh_repo, "Stop"), cwd=fresh_repo)
-    assert answer.returncode == 0 and b"keep.json" not in answer.stdout
+    assert answer.returncode == 0
+    assert b"keep.json" not in answer.stdout
     assert (elsewhere / "keep.json").is_file()
 
 
@@ -111,7 +112,8 @@ def test_the_reply_never_holds_a_credential_key(fresh_repo: Path) -> None:
     text = json.dumps(nested).replace(aws, "\\u0041" + aws[1:])
     message = write_proposal(fresh_repo, "key.json", text)
     assert message.startswith("cuecard refused key.json"), message
-    assert aws not in message and aws[4:] not in message
+    assert aws not in message
+    assert aws[4:] not in message
     [kept] = (fresh_repo / ".cuecard/local/inbox-refused").iterdir()
     assert aws[4:] not in kept.read_text(encoding="utf-8")
 
@@ -145,7 +147,8 @@ def test_suggested_triggers_leave_out_cuecard_files(fresh_repo: Path) -> None:
     message = write_proposal(fresh_repo, "suggest.json", proposal)
     assert "Triggers were suggested from this session" in message, message
     suggested = message.split("Triggers were suggested from this session: ", 1)[1]
-    assert "src/billing/**" in suggested and ".cuecard" not in suggested
+    assert "src/billing/**" in suggested
+    assert ".cuecard" not in suggested
 
 
 def prompt(root: Path, text: str) -> None:
@@ -168,7 +171,8 @@ def test_auto_accept_needs_a_correction_that_names_the_memory(fresh_repo: Path) 
     assert message.startswith("cuecard stored candidate"), message
     assert "does not name this memory" in message
     line = telemetry(fresh_repo)[-1]
-    assert line["outcome"] == "candidate" and "unnamed_correction" in line["reasons"]
+    assert line["outcome"] == "candidate"
+    assert "unnamed_correction" in line["reasons"]
     prompt(fresh_repo, "that's wrong: retries must pass the idempotency key")
     renamed = {**grounded_by_correction, "topic": "billing/charge-retry-key"}
     message = write_proposal(fresh_repo, "named.json", renamed)

@@ -15,7 +15,8 @@ def payload(source: str) -> dict[str, str]:
 def test_session_start_claims_the_days_maintenance_once(fresh_repo: Path) -> None:
     marker = fresh_repo / ".cuecard/local/maintain.spawn"
     compacted = run_hook("claude", "SessionStart", payload("compact"), cwd=fresh_repo)
-    assert compacted.returncode == 0 and compacted.stdout == b""
+    assert compacted.returncode == 0
+    assert compacted.stdout == b""
     assert not marker.exists()
     first = run_hook("claude", "SessionStart", payload("startup"), cwd=fresh_repo)
     assert first.returncode == 0
@@ -23,4 +24,5 @@ def test_session_start_claims_the_days_maintenance_once(fresh_repo: Path) -> Non
     assert marker.is_file()
     stamp = marker.read_text()
     second = run_hook("claude", "SessionStart", payload("resume"), cwd=fresh_repo)
-    assert second.returncode == 0 and marker.read_text() == stamp
+    assert second.returncode == 0
+    assert marker.read_text() == stamp

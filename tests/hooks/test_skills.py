@@ -18,7 +18,8 @@ EXAMPLES = [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", SA
 def test_the_save_skill_shows_a_memory_an_archive_and_a_revise() -> None:
     kinds = [e.get("request", "memory") for e in EXAMPLES]
     assert kinds == ["memory", "archive", "revise"]
-    assert ".cuecard/inbox/<short-name>.json" in SAVE and "cuecard schema proposal" in SAVE
+    assert ".cuecard/inbox/<short-name>.json" in SAVE
+    assert "cuecard schema proposal" in SAVE
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.get("request", "memory"))
@@ -32,9 +33,11 @@ def test_each_example_is_a_valid_proposal(example: dict[str, object]) -> None:
 def test_skills_have_frontmatter(name: str) -> None:
     text = data_text("skills", name, "SKILL.md")
     front = text.split("---\n")[1]
-    assert front.startswith(f"name: {name}\n") and "\ndescription: " in front
+    assert front.startswith(f"name: {name}\n")
+    assert "\ndescription: " in front
 
 
 def test_the_review_skill_shows_status_and_the_ui() -> None:
     review = data_text("skills", "cuecard-review", "SKILL.md")
-    assert "cuecard status" in review and "cuecard ui" in review
+    assert "cuecard status" in review
+    assert "cuecard ui" in review

@@ -66,11 +66,12 @@ def test_patch_headers() -> None:
         ("src/gone.py", "delete", None),
     ]
     call = tool_call("apply_patch", {"command": patch})
-    assert (
-        call is not None and call.kind == "edit" and call.added == {"src/new.py": "a = 1\nb = 2\n"}
-    )
+    assert call is not None
+    assert call.kind == "edit"
+    assert call.added == {"src/new.py": "a = 1\nb = 2\n"}
     only_add = tool_call("apply_patch", patch.split("*** Update")[0] + "*** End Patch\n")
-    assert only_add is not None and only_add.kind == "write"
+    assert only_add is not None
+    assert only_add.kind == "write"
 
 
 def test_the_file_after_an_edit() -> None:
@@ -90,15 +91,21 @@ def test_the_file_after_an_edit() -> None:
     )
     missing = tool_call("Edit", {"file_path": "a", "old_string": "zzz", "new_string": "q"})
     write = tool_call("Write", {"file_path": "a", "content": "new"})
-    assert edit and every and multi and missing and write
+    assert edit
+    assert every
+    assert multi
+    assert missing
+    assert write
     assert after_edit(edit, "abab", "a") == "aBab"
     assert after_edit(every, "abab", "a") == "aBaB"
     assert after_edit(multi, "abab", "a") == "yybab"
     assert after_edit(missing, "abab", "a") == "abab"  # the tool refuses it: nothing changes
     assert after_edit(write, None, "a") == "new"
     assert after_edit(edit, None, "a") is None  # cannot tell without the file
-    assert edit.symbols == () and tool_call("Grep", {"pattern": "def charge_customer"}).symbols == (  # type: ignore[union-attr]
-        "def", "charge_customer")  # fmt: skip
+    assert edit.symbols == ()
+    grep = tool_call("Grep", {"pattern": "def charge_customer"})
+    assert grep is not None
+    assert grep.symbols == ("def", "charge_customer")
 
 
 @given(
@@ -141,4 +148,5 @@ def test_tool_call_never_raises(name: Any, args: Any) -> None:  # fmt: skip
 @given(st.text())
 def test_patch_files_never_raises(text: str) -> None:
     for path, action, _ in patch_files("*** Begin Patch\n" + text):
-        assert path and action in {"add", "update", "delete", "move"}
+        assert path
+        assert action in {"add", "update", "delete", "move"}

@@ -61,13 +61,16 @@ def test_trust_is_recorded_keeping_the_rest_and_is_idempotent(tmp_path: Path) ->
     text = config.read_text()
     assert text.startswith(original)
     parsed = tomllib.loads(text)
-    assert parsed["model"] == "gpt-5.5" and parsed["features"] == {"plugins": False}
+    assert parsed["model"] == "gpt-5.5"
+    assert parsed["features"] == {"plugins": False}
     hooks_file = tmp_path / "p" / ".codex" / "hooks.json"
     hooks = codex_hooks(hooks_file, json.loads(hooks_file.read_text()))
-    assert len(hooks) == 6 and set(codex_trust_state(parsed, hooks).values()) == {"trusted"}
+    assert len(hooks) == 6
+    assert set(codex_trust_state(parsed, hooks).values()) == {"trusted"}
     assert str(config) in report.written
     again = install("codex", project=tmp_path / "p", home=home, environ={})
-    assert config.read_text() == text and str(config) not in again.written
+    assert config.read_text() == text
+    assert str(config) not in again.written
     assert all(h.key.endswith(":0:0") for h in hooks)
     assert json.loads(hooks_file.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
         portable_command("codex", "Stop")
@@ -108,5 +111,6 @@ def test_a_private_config_stays_private_when_trust_is_recorded(tmp_path: Path) -
     config.write_text('model = "gpt-5.5"\n\n[mcp_servers.db.env]\nDB_PASSWORD = "hunter2"\n')
     config.chmod(0o600)
     report = install("codex", project=tmp_path / "p", home=home, environ={})
-    assert str(config) in report.written and "hooks.state" in config.read_text()
+    assert str(config) in report.written
+    assert "hooks.state" in config.read_text()
     assert stat.S_IMODE(config.stat().st_mode) == 0o600

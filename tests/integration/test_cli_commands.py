@@ -139,7 +139,8 @@ def test_a_cold_command_imports_only_its_own_modules(group: str | None, tmp_path
         assert loaded & COMMAND_MODULES == set(PATHS[path]), path
         others = {m for m in loaded if m.startswith(DISTRIBUTIONS)}
         if path[0] in BUILTINS:  # a built-in never scans the entry points
-            assert not others and "importlib.metadata" not in loaded, (path, others)
+            assert not others, (path, others)
+            assert "importlib.metadata" not in loaded, (path, others)
         elif path[0] != "install":  # install also loads the installers' option groups
             own = PATHS[path][0].rsplit(".cli", 1)[0]
             assert {m for m in others if not m.startswith(own)} == set(), path
@@ -172,4 +173,5 @@ def test_a_command_registers_into_a_plain_argparse_group_at_once() -> None:
     BUILTINS["list"](sub)
     assert "list memories" in parser.format_help()
     args = parser.parse_args(["list", "--status", "active"])
-    assert args.status == "active" and args.run.__module__ == "cuecard.core.cli._list"
+    assert args.status == "active"
+    assert args.run.__module__ == "cuecard.core.cli._list"

@@ -59,7 +59,8 @@ def test_a_command_whose_reader_stays_prints_as_before(project: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert result.returncode == 0 and result.stdout.startswith("{")
+    assert result.returncode == 0
+    assert result.stdout.startswith("{")
 
 
 def test_piped_into_head_in_a_shell(project: Path) -> None:

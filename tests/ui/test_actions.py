@@ -129,7 +129,8 @@ def test_accepting_a_candidate_makes_it_active(client: httpx.Client, seeded: See
     )
     assert answer.status_code == 200, answer.text
     saved = seeded.memory("candidate")
-    assert saved["status"] == "active" and saved["review"]["reviewed_by"] == "tester"
+    assert saved["status"] == "active"
+    assert saved["review"]["reviewed_by"] == "tester"
     assert "refund() needs" not in client.get("/queues/candidates").text
 
 
@@ -142,7 +143,8 @@ def test_accepting_a_revision_supersedes_what_it_revises(
     assert answer.status_code == 200, answer.text
     assert seeded.memory("revision")["status"] == "active"
     old = seeded.memory("stale")
-    assert old["status"] == "superseded" and old["superseded_by"] == seeded.ids["revision"]
+    assert old["status"] == "superseded"
+    assert old["superseded_by"] == seeded.ids["revision"]
 
 
 def test_a_candidate_without_not_derivable_cannot_go_live(
@@ -182,7 +184,8 @@ def test_marking_reviewed_empties_the_auto_accepted_queue(
     answer = client.post(f"/api/memories/{seeded.ids['auto']}/reviewed", json={})
     assert answer.status_code == 200
     saved = seeded.memory("auto")
-    assert saved["review"]["reviewed_by"] == "tester" and saved["review"]["auto_accepted"]
+    assert saved["review"]["reviewed_by"] == "tester"
+    assert saved["review"]["auto_accepted"]
     assert (
         "Every memory cuecard accepted on its own has been reviewed"
         in client.get("/queues/auto-accepted").text
@@ -207,7 +210,8 @@ def test_a_batch_is_rejected_whole(client: httpx.Client, seeded: Seeded) -> None
     assert answer.status_code == 200, answer.text
     for role in ("candidate", "unready"):
         saved = seeded.memory(role)
-        assert saved["status"] == "archived" and "batch b1" in saved["archived_reason"]
+        assert saved["status"] == "archived"
+        assert "batch b1" in saved["archived_reason"]
 
 
 def test_an_unknown_batch_is_not_found(client: httpx.Client) -> None:
@@ -220,7 +224,8 @@ def test_an_archive_request_is_carried_out(client: httpx.Client, seeded: Seeded)
     assert answer.status_code == 200, answer.text
     assert seeded.memory("target")["status"] == "archived"
     request = json.loads((seeded.root / f".cuecard/requests/{seeded.request}.json").read_text())
-    assert request["resolved"] == "archived" and request["resolved_by"] == "tester"
+    assert request["resolved"] == "archived"
+    assert request["resolved_by"] == "tester"
     again = client.post(f"/api/requests/{seeded.request}", json={"decision": "archive"})
     assert again.status_code == 404
 
@@ -239,7 +244,8 @@ def test_settings_change_auto_accept_and_refuse_a_bad_limit(
     answer = client.post("/api/settings", json={"auto_accept": False, "delivery_limit": 4000})
     assert answer.status_code == 200, answer.text
     saved = json.loads(config.read_text())
-    assert saved["auto_accept"] is False and saved["delivery_limit"] == 4000
+    assert saved["auto_accept"] is False
+    assert saved["delivery_limit"] == 4000
     before = config.read_bytes()
     for bad in ({"delivery_limit": 100}, {"auto_accept": "maybe"}, {"project_id": "x"}):
         refused = client.post("/api/settings", json=bad)
@@ -269,12 +275,14 @@ def test_a_vault_conflict_is_adjudicated(client: httpx.Client, seeded: Seeded) -
     marker = 'data-conflict="'
     ident = page[page.index(marker) + len(marker) :].split('"', 1)[0]
     wrong = client.post(f"/api/vault/conflicts/{ident}", json={"decision": "maybe"})
-    assert wrong.status_code == 409 and "choose one of" in wrong.json()["message"]
+    assert wrong.status_code == 409
+    assert "choose one of" in wrong.json()["message"]
     answer = client.post(f"/api/vault/conflicts/{ident}", json={"decision": "use-new"})
     assert answer.status_code == 200, answer.text
     note = (seeded.vault / "notes").glob("*.md")
     text = "".join(p.read_text() for p in note)
-    assert "port 5434" in text and "port 5433" not in text
+    assert "port 5434" in text
+    assert "port 5433" not in text
     assert "No conflicts wait." in client.get("/queues/vault-conflicts").text
 
 
@@ -295,7 +303,8 @@ def test_a_topic_held_by_another_live_memory_is_refused_on_the_topic_field(
     answer = edit(client, seeded.ids["contested"], topic="api/routes")
     assert answer.status_code == 422
     error = answer.json()["errors"][0]
-    assert error["field"] == "topic" and "already has a live memory" in error["message"]
+    assert error["field"] == "topic"
+    assert "already has a live memory" in error["message"]
     assert seeded.memory_bytes("contested") == before
 
 
@@ -303,7 +312,8 @@ def test_an_edit_that_changes_nothing_writes_nothing(client: httpx.Client, seede
     before = seeded.memory_bytes("candidate")
     current = seeded.memory("candidate")
     answer = edit(client, seeded.ids["candidate"], title=current["title"], body=current["body"])
-    assert answer.status_code == 200 and answer.json()["fields"] == []
+    assert answer.status_code == 200
+    assert answer.json()["fields"] == []
     assert seeded.memory_bytes("candidate") == before
 
 
@@ -367,15 +377,18 @@ def test_the_vault_inbox_is_reviewed_and_promoted(client: httpx.Client, seeded: 
 
     submit(Vault.open(seeded.vault), "agent", ["The release train leaves every Tuesday at noon"])
     reviewed = client.post("/api/vault/review", json={})
-    assert reviewed.status_code == 200 and "1 pending" in reviewed.json()["message"]
+    assert reviewed.status_code == 200
+    assert "1 pending" in reviewed.json()["message"]
     page = client.get("/queues/vault-pending").text
     assert "The release train leaves every Tuesday at noon" in page
     applied = client.post("/api/vault/apply", json={})
-    assert applied.status_code == 200 and "promoted 1 fact(s)" in applied.json()["message"]
+    assert applied.status_code == 200
+    assert "promoted 1 fact(s)" in applied.json()["message"]
     notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
     assert "The release train leaves every Tuesday at noon" in notes
     forgot = client.post("/api/vault/forget", json={})
-    assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
+    assert forgot.status_code == 200
+    assert "moved 0 fact(s)" in forgot.json()["message"]
 
 
 def test_a_pending_vault_item_is_left_out_of_the_promotion(
@@ -394,14 +407,16 @@ def test_a_pending_vault_item_is_left_out_of_the_promotion(
     with open_backend(str(seeded.vault)) as backend:
         [ident] = [i for i, p in backend.pending() if "nightly" in p.fact]
     answer = client.post(f"/api/vault/pending/{ident}/drop", json={})
-    assert answer.status_code == 200 and "nightly" in answer.json()["message"]
+    assert answer.status_code == 200
+    assert "nightly" in answer.json()["message"]
     for bad in (str(ident), "999", "x1", "-1"):
         assert client.post(f"/api/vault/pending/{bad}/drop", json={}).status_code == 404
     assert "nightly job" not in client.get("/queues/vault-pending").text
     applied = client.post("/api/vault/apply", json={})
     assert applied.status_code == 200
     notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
-    assert "Tuesday at noon" in notes and "nightly job" not in notes
+    assert "Tuesday at noon" in notes
+    assert "nightly job" not in notes
 
 
 def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
@@ -411,7 +426,8 @@ def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
     c = Server(running.served.url, None).client()
     try:
         answer = c.post("/api/vault/apply", json={})
-        assert answer.status_code == 404 and "no vault is configured" in answer.text
+        assert answer.status_code == 404
+        assert "no vault is configured" in answer.text
         assert "No vault is configured" in c.get("/queues/vault-conflicts").text
     finally:
         c.close()
@@ -434,9 +450,11 @@ def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
     c = Server(running.served.url, None).client()
     try:
         reviewed = c.post("/api/vault/review", json={})
-        assert reviewed.status_code == 200 and "1 new conflict(s)" in reviewed.json()["message"]
+        assert reviewed.status_code == 200
+        assert "1 new conflict(s)" in reviewed.json()["message"]
         page = c.get("/queues/vault-conflicts").text
-        assert "Tuesday at one" in page and "Tuesday at noon" in page
+        assert "Tuesday at one" in page
+        assert "Tuesday at noon" in page
         with open_backend(pg_url) as vault:
             [conflict] = vault.conflicts()
         answer = c.post(f"/api/vault/conflicts/{conflict.id}", json={"decision": "use-new"})
@@ -444,9 +462,11 @@ def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
         assert "No conflicts wait." in c.get("/queues/vault-conflicts").text
         with open_backend(pg_url) as vault:
             shown = vault.show(vault.search("release train", 1)[0].path)
-        assert "Tuesday at one" in shown.text and "Tuesday at noon" not in shown.text
+        assert "Tuesday at one" in shown.text
+        assert "Tuesday at noon" not in shown.text
         forgot = c.post("/api/vault/forget", json={})
-        assert forgot.status_code == 200 and "moved 0 fact(s)" in forgot.json()["message"]
+        assert forgot.status_code == 200
+        assert "moved 0 fact(s)" in forgot.json()["message"]
         with open_backend(pg_url) as vault:
             vault.submit("agent", ["The nightly job rotates the web logs"])
         assert c.post("/api/vault/review", json={}).status_code == 200

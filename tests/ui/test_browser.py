@@ -77,7 +77,8 @@ def test_open_the_printed_url_and_accept_a_candidate(
     page.goto(ui.url)
     assert page.url == ui.base + "/", "the key leaves the address bar"
     cookie = next(c for c in page.context.cookies() if c["name"] == f"cuecard_ui_{ui.port}")
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert cookie["httpOnly"]
+    assert cookie["sameSite"] == "Strict"
     assert page.evaluate("document.cookie") == "", "scripts cannot read the key"
     expect(page.locator("h1")).to_have_text("Overview")
     expect(page.locator("#count-waiting")).not_to_have_text("0")
@@ -142,7 +143,8 @@ def test_a_vault_conflict_is_adjudicated(
     expect(page.locator("li.conflict")).to_have_count(0)
     expect(page.locator("main")).to_contain_text("No conflicts wait.")
     notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
-    assert "port 5434" in notes and "port 5433" not in notes
+    assert "port 5434" in notes
+    assert "port 5433" not in notes
     log = (seeded.vault / "review/adjudicated.md").read_text()
     assert "5434" in log
 

@@ -44,4 +44,5 @@ def test_the_screenshots_shown_exist() -> None:
     assert len(shown) >= 6
     for rel in shown:
         path = README.parent / rel
-        assert path.is_file() and path.read_bytes()[:4] == b"\x89PNG", rel
+        assert path.is_file(), rel
+        assert path.read_bytes()[:4] == b"\x89PNG", rel

@@ -31,7 +31,8 @@ def test_settings_show_what_each_installed_hook_delivers(seeded: Seeded, live: S
             "/api/settings", json={"auto_accept": True, "delivery_limit": 5_000}
         ).is_success
         page = client.get("/settings").text
-        assert "claude at most 5,000 characters" in page and "hook output inline" not in page
+        assert "claude at most 5,000 characters" in page
+        assert "hook output inline" not in page
         assert client.post(
             "/api/settings", json={"auto_accept": True, "delivery_limit": 50_000}
         ).is_success

@@ -73,7 +73,8 @@ def test_a_memory_page_shows_breadth_evidence_use_similar_and_history(
     assert "run billing tests with the fake clock" in similar, "a live memory reads alike"
     assert "Seed: seed" in page, "the git commit of its file"
     auto = client_text(site, f"/memories/{seeded.ids['auto']}")
-    assert "Fires by dimension: paths 2." in auto and "unchanged" in auto
+    assert "Fires by dimension: paths 2." in auto
+    assert "unchanged" in auto
     assert "no person has reviewed it yet" in auto
 
 
@@ -81,7 +82,8 @@ def test_memory_text_is_escaped_everywhere(site: tuple[Seeded, httpx.Client]) ->
     seeded, _client = site
     for path in (f"/memories/{seeded.ids['html']}", "/memories", "/memories?status=archived"):
         page = client_text(site, path)
-        assert "<script>alert" not in page and '<img src=x onerror="alert(1)">' not in page
+        assert "<script>alert" not in page
+        assert '<img src=x onerror="alert(1)">' not in page
         assert "&lt;script&gt;alert" in page
         assert page.count("</textarea>") == page.count("<textarea"), "no textarea is closed early"
 
@@ -90,12 +92,15 @@ def test_settings_show_the_health_report_and_charts(site: tuple[Seeded, httpx.Cl
     page = client_text(site, "/settings")
     assert "the same data as <code>cuecard health --json</code>" in page
     assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="chart"') == 3
-    assert "Memories delivered per day" in page and "Capture funnel" in page
-    assert 'name="delivery_limit"' in page and 'value="10000"' in page
+    assert "Memories delivered per day" in page
+    assert "Capture funnel" in page
+    assert 'name="delivery_limit"' in page
+    assert 'value="10000"' in page
 
 
 def test_the_memory_list_filters_by_status(site: tuple[Seeded, httpx.Client]) -> None:
     page = client_text(site, "/memories?status=contested")
-    assert "deploys only before 15:00 UTC" in page and "refund() needs" not in page
+    assert "deploys only before 15:00 UTC" in page
+    assert "refund() needs" not in page
     empty = client_text(site, "/memories?status=superseded")
     assert "No memories are superseded." in empty

@@ -81,7 +81,8 @@ def test_dry_run_fires_as_the_hot_path_matches(clause: dict[str, Any], events: l
     result = dry_run(memory([clause]), [("s1", SESSION)])
     assert [h.kind for h in result.hits] == events
     assert result.matched == len(events)
-    assert result.events == 6 and result.sessions == 1
+    assert result.events == 6
+    assert result.sessions == 1
     assert result.sessions_hit == (1 if events else 0)
 
 
@@ -91,14 +92,16 @@ def test_an_event_counts_once_for_its_first_clause() -> None:
         {"on": ["edit"], "symbols": ["refund"]},
     ]
     result = dry_run(memory(triggers), [("s1", SESSION)])
-    assert result.matched == 1 and result.by_clause == {0: 1}
+    assert result.matched == 1
+    assert result.by_clause == {0: 1}
     assert result.by_dimension == {"paths": 1}
 
 
 def test_the_hit_list_is_bounded_but_the_count_is_not() -> None:
     many = [tool("read", paths=["billing/x.py"], t=float(i)) for i in range(50)]
     result = dry_run(memory([{"on": ["read"], "paths": ["billing/**"]}]), [("s", many)], limit=10)
-    assert result.matched == 50 and len(result.hits) == 10
+    assert result.matched == 50
+    assert len(result.hits) == 10
     assert result.hits[-1].t == 49.0, "the most recent are kept"
 
 
@@ -111,7 +114,8 @@ def test_recorded_sessions_skip_torn_lines_and_symlinks(tmp_path: Path) -> None:
     (local / "sessions/b").mkdir()
     (local / "sessions/b/footprint.jsonl").symlink_to(local / "sessions/a/footprint.jsonl")
     found = dict(recorded_sessions(str(local)))
-    assert list(found) == ["a"] and len(found["a"]) == 1
+    assert list(found) == ["a"]
+    assert len(found["a"]) == 1
     assert list(recorded_sessions(str(tmp_path / "nowhere"))) == []
 
 
@@ -162,15 +166,18 @@ def test_edits_refuse_unknown_fields_and_keep_the_rest() -> None:
         edited(base, {"id": "x", "status": "active"})
     assert sorted(e.field for e in refused.value.errors) == ["id", "status"]
     saved = edited(base, {"batch": "  ", "not_derivable": "Only finance knows."})
-    assert saved.batch is None and saved.not_derivable == "Only finance knows."
-    assert saved.id == base.id and saved.triggers == base.triggers
+    assert saved.batch is None
+    assert saved.not_derivable == "Only finance knows."
+    assert saved.id == base.id
+    assert saved.triggers == base.triggers
 
 
 def test_status_moves_follow_the_lifecycle() -> None:
     base = memory([{"on": ["edit"], "paths": ["billing/**"]}], not_derivable="why")
     now = datetime(2026, 11, 21, tzinfo=UTC)
     archived = with_status(base, "archived", reviewer="ana", now=now, note="obsolete")
-    assert archived.archived_reason == "obsolete" and archived.review.reviewed_by == "ana"
+    assert archived.archived_reason == "obsolete"
+    assert archived.review.reviewed_by == "ana"
     restored = with_status(archived, "candidate", reviewer="ana", now=now)
     assert restored.archived_reason is None
     with pytest.raises(EditRefused):
@@ -194,7 +201,8 @@ LEDGER = [
 
 def test_usage_reads_the_ledger() -> None:
     mine = usage(LEDGER, "m1")
-    assert mine.fires == {"paths": 2} and mine.total == 2
+    assert mine.fires == {"paths": 2}
+    assert mine.total == 2
     assert [d.session for d in mine.last] == ["b", "a"]
     assert fires_by_dimension(LEDGER) == {"paths": 2, "symbols": 1}
     assert deliveries_per_day(LEDGER) == [("1970-01-04", 2), ("1970-01-05", 1)]
@@ -202,7 +210,9 @@ def test_usage_reads_the_ledger() -> None:
 
 def test_charts_escape_labels_and_scale_bars() -> None:
     svg = bar_chart([("<script>", 10), ("b&c", 5), ("zero", 0)], title='t"itle')
-    assert "<script>" not in svg and "&lt;script&gt;" in svg and "b&amp;c" in svg
+    assert "<script>" not in svg
+    assert "&lt;script&gt;" in svg
+    assert "b&amp;c" in svg
     assert 'aria-label="t&quot;itle"' in svg
     assert svg.count("<rect") == 3
     assert bar_chart([], title="none") == ""

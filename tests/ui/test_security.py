@@ -42,14 +42,18 @@ def test_the_printed_url_trades_its_key_for_a_strict_cookie(ui: Server) -> None:
         assert first.headers["location"] == "/"
         cookie = first.headers["set-cookie"]
         assert cookie.startswith(f"cuecard_ui_{ui.port}={ui.key};")
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+        assert "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie
+        assert "Path=/" in cookie
         assert first.headers["referrer-policy"] == "no-referrer"
         page = c.get("/")
         assert page.status_code == 200
         assert "cuecard review" in page.text
         csp = page.headers["content-security-policy"]
-        assert "default-src 'none'" in csp and "script-src 'self'" in csp
-        assert "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
+        assert "default-src 'none'" in csp
+        assert "script-src 'self'" in csp
+        assert "frame-ancestors 'none'" in csp
+        assert "unsafe-inline" not in csp
         assert page.headers["x-content-type-options"] == "nosniff"
         assert page.headers["cache-control"] == "no-store"
 
@@ -73,7 +77,8 @@ def test_no_key_no_page(ui: Server, path: str) -> None:
 
 def test_a_wrong_key_or_cookie_is_refused(ui: Server) -> None:
     wrong = httpx.get(f"{ui.base}/?key=not-the-key", follow_redirects=False)
-    assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
+    assert wrong.status_code == 403
+    assert "set-cookie" not in wrong.headers
     forged = httpx.get(ui.base + "/", cookies={f"cuecard_ui_{ui.port}": "guess"})
     assert forged.status_code == 403
 
@@ -88,9 +93,11 @@ def test_a_foreign_host_is_refused_even_with_the_key(
 ) -> None:
     header = host.format(port=ui.port)
     page = client.get("/", headers={"Host": header})
-    assert page.status_code == 403 and page.json()["error"] == "invalid_host"
+    assert page.status_code == 403
+    assert page.json()["error"] == "invalid_host"
     keyed = httpx.get(f"{ui.base}/?key={ui.key}", headers={"Host": header})
-    assert keyed.status_code == 403 and "set-cookie" not in keyed.headers
+    assert keyed.status_code == 403
+    assert "set-cookie" not in keyed.headers
 
 
 def test_localhost_is_its_own_host(ui: Server, client: httpx.Client) -> None:
@@ -107,7 +114,8 @@ def test_changes_need_the_key_too(ui: Server, seeded: Seeded) -> None:
 def test_form_encoded_changes_are_refused(client: httpx.Client, seeded: Seeded) -> None:
     before = seeded.memory_bytes("candidate")
     answer = client.post(_edit_url(seeded), data={"changes": "title"})
-    assert answer.status_code == 415 and answer.json()["error"] == "json_required"
+    assert answer.status_code == 415
+    assert answer.json()["error"] == "json_required"
     plain = client.post(
         _edit_url(seeded),
         content=json.dumps({"changes": {"title": "a new title for refunds"}}),
@@ -134,14 +142,16 @@ def test_cross_site_changes_are_refused(
     answer = client.post(
         _edit_url(seeded), json={"changes": {"title": "a new title"}}, headers=headers
     )
-    assert answer.status_code == 403 and answer.json()["error"] == "cross_site"
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "cross_site"
     assert seeded.memory_bytes("candidate") == before
 
 
 def test_changes_need_the_page_token(ui: Server, client: httpx.Client, seeded: Seeded) -> None:
     del client.headers["X-Cuecard-Token"]
     answer = client.post(_edit_url(seeded), json={"changes": {"title": "x"}})
-    assert answer.status_code == 403 and answer.json()["error"] == "token_required"
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "token_required"
     wrong = client.post(
         _edit_url(seeded), json={"changes": {"title": "x"}}, headers={"X-Cuecard-Token": "no"}
     )
@@ -154,7 +164,8 @@ def test_an_oversize_body_is_refused(client: httpx.Client, seeded: Seeded) -> No
     declared = client.post(
         _edit_url(seeded), content=big, headers={"Content-Type": "application/json"}
     )
-    assert declared.status_code == 413 and declared.json()["error"] == "request_too_large"
+    assert declared.status_code == 413
+    assert declared.json()["error"] == "request_too_large"
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: the guard counts while reading
         for _ in range(70):
@@ -232,7 +243,8 @@ def test_ui_help_names_its_options(tmp_path, cli) -> None:
 def test_paths_from_outside_reach_nothing_else(client: httpx.Client, path: str) -> None:
     answer = client.get(path)
     assert answer.status_code == 404
-    assert "import" not in answer.text and "project_id" not in answer.text
+    assert "import" not in answer.text
+    assert "project_id" not in answer.text
 
 
 def test_other_apps_cookies_on_the_same_host_do_not_hide_the_key(ui: Server) -> None:
@@ -255,7 +267,9 @@ def test_ui_serves_until_interrupted_and_a_port_in_use_is_a_usage_error(
         assert c.get(second.url).status_code == 303
         assert "No vault is configured" in c.get("/queues/vault-pending").text
     err = stop_ui(second)
-    assert second.proc is not None and second.proc.returncode == 0
+    assert second.proc is not None
+    assert second.proc.returncode == 0
     assert "cuecard ui: stopped" in err
     taken = cli("ui", "--no-browser", "--port", str(ui.port), cwd=seeded.root)
-    assert taken.returncode == 2 and f"--port {ui.port}" in taken.stderr
+    assert taken.returncode == 2
+    assert f"--port {ui.port}" in taken.stderr

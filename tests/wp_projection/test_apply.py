@@ -65,7 +65,8 @@ def test_a_record_is_written_with_a_manifest_entry(root, projector) -> None:
     assert oct(target.stat().st_mode & 0o777) == "0o644"
     entry = manifest(root)["records"]["s/agents/admin/MEMORY.md"]
     assert entry["hash"] == "f572d396fae9206628714fb2ce00f72e94f2258f"
-    assert entry["seq"] == 1 and entry["deleted"] is False
+    assert entry["seq"] == 1
+    assert entry["deleted"] is False
 
 
 def test_private_layers_are_written_0600(root, projector) -> None:
@@ -80,7 +81,8 @@ def test_same_hash_is_not_rewritten_and_keeps_its_mtime(root, projector) -> None
     inode = target.stat().st_ino
     result = projector.apply([update("s/shared/SITE.md", b"site\n", seq=2)])
     assert [o.action for o in result.outcomes] == ["unchanged"]
-    assert target.stat().st_mtime_ns == 1_000_000_000 and target.stat().st_ino == inode
+    assert target.stat().st_mtime_ns == 1_000_000_000
+    assert target.stat().st_ino == inode
     assert manifest(root)["records"]["s/shared/SITE.md"]["seq"] == 2
 
 

@@ -93,12 +93,15 @@ def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver
         "filename": "MEMORY.md",
         "key": f"agent:site:{HOME}:1:0:MEMORY.md",
     }
-    assert first["content"] == content and first["content_encoding"] == "utf-8"
+    assert first["content"] == content
+    assert first["content_encoding"] == "utf-8"
     assert first["hash"] == hashlib.sha1(content.encode()).hexdigest()
     assert first["bytes"] == len(content.encode())
     assert first["metadata"] == metadata
-    assert "content" not in envs[2] and envs[2]["scope"]["filename"] == "old.md"
-    assert envs[3]["post_id"] == 100 and envs[3]["guideline_type"] == "memory"
+    assert "content" not in envs[2]
+    assert envs[2]["scope"]["filename"] == "old.md"
+    assert envs[3]["post_id"] == 100
+    assert envs[3]["guideline_type"] == "memory"
     assert envs[4]["scope"]["layer"] == "shared"
     assert envs[4]["content"] == "# SITE.md\ncomposed\n"
     headers = delivered[0]["headers"]
@@ -137,7 +140,8 @@ def test_guideline_events_need_the_substrate(tmp_path, bridge, receiver) -> None
         [{"action": "datamachine_guideline_updated", "args": [100, "memory"]}],
         substrate=False,
     )
-    assert out["delivered"] == [] and out["errors"] == []
+    assert out["delivered"] == []
+    assert out["errors"] == []
     assert not (tmp_path / "options.json").exists()  # no sequence number was spent
 
 
@@ -224,7 +228,8 @@ def test_an_unreachable_receiver_never_fails_the_write(tmp_path, bridge) -> None
         "memory.updated agent/MEMORY.md of agent admin",
         "memory.deleted agent/old.md of agent admin",
     ]
-    assert "not delivered (attempt 1)" in out["log"] and "next attempt in 5 s" in out["log"]
+    assert "not delivered (attempt 1)" in out["log"]
+    assert "next attempt in 5 s" in out["log"]
     assert [(s["hook"], s["status"]) for s in out["scheduled"]] == [
         ("cuecard_bridge_deliver", "pending")
     ]
@@ -285,7 +290,8 @@ def test_the_bridge_refuses_git_metadata_and_sends_nothing(tmp_path, bridge, rec
     events += [{"action": "datamachine_agent_memory_deleted", "args": [scope(n)]} for n in names]
     events.append({"action": "datamachine_composable_regenerated", "args": [".git/config", ""]})
     out = run_php(tmp_path, bridge, events)
-    assert out["errors"] == [] and out["delivered"] == []
+    assert out["errors"] == []
+    assert out["delivered"] == []
     for name in names:
         assert f"event for {name} refused: segment" in out["log"]
     assert "git repository metadata" in out["log"]

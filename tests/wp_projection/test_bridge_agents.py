@@ -101,8 +101,10 @@ def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(
     receiver.wait_idle(applied=1)
     report = json.loads(capsys_out(main, receiver.root))
     [refusal] = report["refused_events"]
-    assert refusal["status"] == 422 and refusal["event_id"] == event_id
-    assert refusal["filename"] == "notes v2.md" and refusal["agent_slug"] == "admin"
+    assert refusal["status"] == 422
+    assert refusal["event_id"] == event_id
+    assert refusal["filename"] == "notes v2.md"
+    assert refusal["agent_slug"] == "admin"
     assert "outside [A-Za-z0-9._-] (rule 10)" in refusal["reason"]
 
 

@@ -47,13 +47,16 @@ def test_agent_slug_is_accepted_with_a_note_that_it_is_only_a_fallback(
     tmp_path, receiver, capsys
 ) -> None:
     out, report, err = _cli_bridge(tmp_path, receiver.url, capsys, "--agent-slug", "solo")
-    assert report["agent_slug"] == "solo" and report["blocking"] is False
+    assert report["agent_slug"] == "solo"
+    assert report["blocking"] is False
     assert "Data Machine resolves each scope's agent itself; --agent-slug solo is only a " in err
-    assert "fallback" in err and "exactly one user" in err
+    assert "fallback" in err
+    assert "exactly one user" in err
     assert "'agent_slug'  => 'solo'," in (out / "cuecard-bridge" / "settings.php").read_text()
     # Without the option there is no note and no fallback.
     _, plain, err = _cli_bridge(tmp_path, receiver.url, capsys)
-    assert plain["agent_slug"] is None and "--agent-slug" not in err
+    assert plain["agent_slug"] is None
+    assert "--agent-slug" not in err
 
 
 def test_agent_slug_names_the_one_users_agent_when_data_machine_cannot_be_asked(
@@ -131,7 +134,9 @@ def test_agent_slug_never_maps_a_second_user_onto_the_first_users_path(
         {"action": "datamachine_agent_memory_deleted", "args": [scope("MEMORY.md", user=2)]},
     ]
     second = run_php(tmp_path, out, events, datamachine="none", users=TWO_USERS)
-    assert second["delivered"] == [] and second["queue"] == [] and second["errors"] == []
+    assert second["delivered"] == []
+    assert second["queue"] == []
+    assert second["errors"] == []
     assert (
         "cuecard bridge: event for the agent-layer MEMORY.md of user 2 (agent id 0) refused: "
         "Data Machine could not resolve its agent, and it is never sent under another agent's "
@@ -163,7 +168,8 @@ def test_agent_slug_refuses_a_scope_of_a_user_who_is_not_the_sites_one_user(
 
 def test_blocking_is_accepted_with_a_note_of_what_it_does(tmp_path, receiver, capsys) -> None:
     out, report, err = _cli_bridge(tmp_path, receiver.url, capsys, "--blocking")
-    assert report["blocking"] is True and report["agent_slug"] is None
+    assert report["blocking"] is True
+    assert report["agent_slug"] is None
     assert "--blocking: each request that queues an envelope also delivers the queue when it " in (
         err
     )
@@ -179,9 +185,11 @@ def test_blocking_delivers_at_the_end_of_the_write_after_the_response(
     events = [updated("MEMORY.md", "now\n"), updated("notes.md", "n\n")]
     # No scheduler run follows: only the write's own request can deliver.
     ran = run_php(tmp_path, out, events, run_queue=False, finish_request=True)
-    assert ran["errors"] == [] and ran["stderr"] == ""
+    assert ran["errors"] == []
+    assert ran["stderr"] == ""
     if not blocking:
-        assert ran["delivered"] == [] and len(ran["queue"]) == 2
+        assert ran["delivered"] == []
+        assert len(ran["queue"]) == 2
         return
     assert [(d["result"]["status"], d["phase"], d["after_response"]) for d in ran["delivered"]] == [
         (202, "request", True),
@@ -221,11 +229,13 @@ def test_blocking_with_a_hung_receiver_costs_one_request_then_the_scheduler_retr
         ]
         assert hung.wait_accepted(1) == 1
         assert [q["attempts"] for q in first["queue"]] == [1]
-        assert "not delivered (attempt 1)" in first["log"] and "next attempt in 5 s" in first["log"]
+        assert "not delivered (attempt 1)" in first["log"]
+        assert "next attempt in 5 s" in first["log"]
         assert [s["status"] for s in first["scheduled"]] == ["pending"]
         # Later writes stand aside: they queue, and the scheduler's backoff retries for them.
         second = run_php(tmp_path, out, [updated("b.md", "b\n")], **php)
-        assert second["delivered"] == [] and hung.accepted == 1
+        assert second["delivered"] == []
+        assert hung.accepted == 1
         assert [s["status"] for s in second["scheduled"]] == ["pending"]  # still the one retry
         # Should the scheduler lose that retry, the next write standing aside arranges a run.
         options_file = tmp_path / "options.json"
@@ -234,7 +244,8 @@ def test_blocking_with_a_hung_receiver_costs_one_request_then_the_scheduler_retr
         options.pop("cron", None)
         options_file.write_text(json.dumps(options))
         third = run_php(tmp_path, out, [updated("c.md", "c\n")], **php)
-        assert third["delivered"] == [] and len(third["queue"]) == 3
+        assert third["delivered"] == []
+        assert len(third["queue"]) == 3
         assert [(s["scheduler"], s["status"]) for s in third["scheduled"]] == [
             (scheduler, "pending")
         ]

@@ -43,7 +43,8 @@ def test_with_owner_php_running_as_the_web_user_reads_the_settings(
     done = _bridge_cli(out, receiver.url + "/events", secret, "--owner", web_user.name)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["owner"] == web_user.name and report["owner_command"] is None
+    assert report["owner"] == web_user.name
+    assert report["owner_command"] is None
     folder = out / "cuecard-bridge"
     settings = folder / "settings.php"
     for path, mode in ((folder, 0o700), (settings, 0o600)):
@@ -99,4 +100,5 @@ def test_owner_without_the_right_to_chown_prints_the_command(
     assert json.loads(done.stdout)["owner_command"] == command
     assert f"run: {command}" in done.stderr
     unknown = _bridge_cli(out, "http://127.0.0.1:8765/events", secret, "--owner", "no-such-u")
-    assert unknown.returncode == 2 and "--owner 'no-such-u': no such user" in unknown.stderr
+    assert unknown.returncode == 2
+    assert "--owner 'no-such-u': no such user" in unknown.stderr

@@ -45,9 +45,11 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
             events += [updated(f"notes/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
         events.append(updated("MEMORY.md", f"memory after write {first + per_request - 1}\n"))
         out = run_php(tmp_path, bridge, events, scheduler=scheduler)
-        assert out["errors"] == [] and out["stderr"] == ""
+        assert out["errors"] == []
+        assert out["stderr"] == ""
         sent += out["delivered"]
-    assert sent and not any(d["result"]["ok"] for d in sent)
+    assert sent
+    assert not any(d["result"]["ok"] for d in sent)
     queued = out["queue"]
     # One SITE.md and one MEMORY.md wait (coalesced), except what was already tried once.
     labels = [q["label"] for q in queued]
@@ -55,16 +57,19 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
     assert 1 <= labels.count("memory.updated agent/MEMORY.md of agent admin") <= 2
     assert len(queued) <= writes + 3
     assert "not delivered (attempt 1)" in (tmp_path / "php.log").read_text()
-    assert out["scheduled"] and all(s["hook"] == "cuecard_bridge_deliver" for s in out["scheduled"])
+    assert out["scheduled"]
+    assert all(s["hook"] == "cuecard_bridge_deliver" for s in out["scheduled"])
 
     receiver = start_receiver(
         ReceiverSettings(root=tmp_path / "runtime", secret=secret.encode()), port=port
     )
     later = run_php(tmp_path, bridge, [], scheduler=scheduler, advance=3600)  # an hour later
     delivered = [d for d in later["delivered"] if d["result"]["ok"]]
-    assert later["queue"] == [] and len(delivered) == len(queued)
+    assert later["queue"] == []
+    assert len(delivered) == len(queued)
     seqs = [d["envelope"]["seq"] for d in delivered]
-    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert seqs == sorted(seqs)
+    assert len(set(seqs)) == len(seqs)
 
     report = receiver.wait_idle(applied=len(queued))
     by_path = {p["path"].split("/", 2)[2]: p["seq"] for p in report["projected"]}
@@ -84,7 +89,8 @@ def test_a_hung_receiver_is_never_contacted_by_the_write_request(tmp_path, secre
         events = [updated(f"m{i}.md", f"{i}\n") for i in range(5)] + [_site_md(0)]
         out = run_php(tmp_path, bridge, events, run_queue=False)
         assert hung.accepted == 0  # the request only queued: nothing waited on the receiver
-        assert out["delivered"] == [] and len(out["queue"]) == 6
+        assert out["delivered"] == []
+        assert len(out["queue"]) == 6
         assert [(s["hook"], s["status"]) for s in out["scheduled"]] == [
             ("cuecard_bridge_deliver", "pending")
         ]
@@ -93,7 +99,8 @@ def test_a_hung_receiver_is_never_contacted_by_the_write_request(tmp_path, secre
         later = run_php(tmp_path, bridge, [])
         assert hung.wait_accepted(1) == 1
         assert [d["result"]["ok"] for d in later["delivered"]] == [False]
-        assert len(later["queue"]) == 6 and later["queue"][0]["attempts"] == 1
+        assert len(later["queue"]) == 6
+        assert later["queue"][0]["attempts"] == 1
         assert "next attempt in 5 s" in later["log"]
         assert [s["status"] for s in later["scheduled"]] == ["pending"]
     finally:
@@ -123,7 +130,8 @@ def test_a_resend_the_receiver_already_has_counts_as_delivered(tmp_path, secret,
     again = run_php(tmp_path, bridge, [updated("MEMORY.md", "twice\n")])
     assert [d["result"]["status"] for d in again["delivered"]] == [409, 202]
     assert [d["envelope"]["seq"] for d in again["delivered"]] == [1, 2]
-    assert again["queue"] == [] and "refused" not in again["log"]
+    assert again["queue"] == []
+    assert "refused" not in again["log"]
     receiver.wait_idle(applied=2)
     assert list(receiver.files().values()) == [b"twice\n"]
 

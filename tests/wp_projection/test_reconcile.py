@@ -132,7 +132,8 @@ def test_a_hash_mismatch_is_repaired_and_pull_wins_over_push(httpserver, root) -
     assert (root / ".dm-memory" / path).read_text() == "current on the site\n"
     record = json.loads((root / ".dm-memory/.manifest.json").read_text())["records"][path]
     assert record["hash"] == hashlib.sha1(b"current on the site\n").hexdigest()
-    assert record["source"] == "pull" and record["seq"] == 7
+    assert record["source"] == "pull"
+    assert record["seq"] == 7
 
 
 def test_a_record_missing_on_the_site_is_deleted(httpserver, root) -> None:
@@ -244,7 +245,8 @@ def test_sync_cli_reads_credentials_from_a_file_outside_the_root(
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"site", "counts", "outcomes"}
-    assert out["site"] == "prod" and out["counts"] == {"written": 1}
+    assert out["site"] == "prod"
+    assert out["counts"] == {"written": 1}
     assert (root / ".dm-memory/prod/shared/SITE.md").read_text() == "site\n"
     inside = root / "auth.txt"
     inside.write_text("admin:abcd efgh ijkl\n")
@@ -262,7 +264,8 @@ def test_sync_cli_exits_1_with_the_reason_on_an_auth_failure(httpserver, root, c
     code = main(["wp", "sync", "--root", str(root), "--site-url", httpserver.url_for("/")])
     assert code == 1
     err = capsys.readouterr().err
-    assert "401 rest_forbidden" in err and "wrong" not in err
+    assert "401 rest_forbidden" in err
+    assert "wrong" not in err
 
 
 def test_the_site_folder_matches_the_push_side(httpserver) -> None:

@@ -83,7 +83,8 @@ def test_a_failing_reconcile_is_reported_in_status(
         ReceiverSettings(root=tmp_path / "runtime", secret=secret.encode(), sync=sync)
     )
     report = receiver.wait_idle()
-    assert "reconcile:" in report["worker_error"] and "401 rest_forbidden" in report["worker_error"]
+    assert "reconcile:" in report["worker_error"]
+    assert "401 rest_forbidden" in report["worker_error"]
 
 
 def test_a_periodic_pull_catches_writes_without_events(

@@ -26,7 +26,8 @@ ADD = [
 
 def test_version(tmp_path: Path) -> None:
     result = run_cli("--version", cwd=tmp_path)
-    assert result.returncode == 0 and result.stdout.startswith("cuecard 0.")
+    assert result.returncode == 0
+    assert result.stdout.startswith("cuecard 0.")
 
 
 def test_add_prints_the_id_alone_and_makes_one_clause(project: Path) -> None:
@@ -47,7 +48,8 @@ def test_add_prints_the_id_alone_and_makes_one_clause(project: Path) -> None:
     assert len(result.stdout.splitlines()) == 1
     shown = json.loads(run_cli("show", memory_id[:6], "--json", cwd=project).stdout)
     assert shown["id"] == memory_id
-    assert shown["origin"] == "user_explicit" and shown["status"] == "active"
+    assert shown["origin"] == "user_explicit"
+    assert shown["status"] == "active"
     assert shown["triggers"] == [
         {
             "on": ["edit", "write"],
@@ -91,14 +93,18 @@ def test_list_json_and_status_filter(project: Path) -> None:
 def test_status_json(project: Path) -> None:
     run_cli(*ADD, cwd=project)
     out = json.loads(run_cli("status", "--json", cwd=project).stdout)
-    assert out["opted_in"] is True and out["live"] == 1 and out["memories"] == {"active": 1}
+    assert out["opted_in"] is True
+    assert out["live"] == 1
+    assert out["memories"] == {"active": 1}
 
 
 def test_show_unknown_id(project: Path) -> None:
     result = run_cli("show", "ffffffff", cwd=project)
-    assert result.returncode == 1 and "no memory ffffffff" in result.stderr
+    assert result.returncode == 1
+    assert "no memory ffffffff" in result.stderr
     hostile = run_cli("show", "../../etc/passwd", cwd=project)
-    assert hostile.returncode == 1 and "is not a memory id" in hostile.stderr
+    assert hostile.returncode == 1
+    assert "is not a memory id" in hostile.stderr
 
 
 def test_schema_memory_is_json_schema(tmp_path: Path) -> None:
@@ -112,7 +118,8 @@ def test_schema_memory_is_json_schema(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", ["list", "show", "status", "init"])
 def test_help_documents_json_keys(tmp_path: Path, command: str) -> None:
     result = run_cli(command, "--help", cwd=tmp_path)
-    assert result.returncode == 0 and "--json" in result.stdout
+    assert result.returncode == 0
+    assert "--json" in result.stdout
 
 
 def test_a_bad_config_is_named(project: Path) -> None:

@@ -58,8 +58,10 @@ def test_a_project_that_did_not_opt_in_is_told_and_nothing_is_created(
     code = cli(monkeypatch, root, "doctor")
     out = capsys.readouterr().out
     assert code == 1
-    assert "has not opted in" in out and "cuecard init" in out
-    assert snapshot(root) == before and not (root / ".cuecard").exists()
+    assert "has not opted in" in out
+    assert "cuecard init" in out
+    assert snapshot(root) == before
+    assert not (root / ".cuecard").exists()
     assert list(home.iterdir()) == []
 
 
@@ -71,7 +73,9 @@ def test_a_working_project_exits_0(store: Store, monkeypatch, capsys) -> None:
     record_session(store, "s1", at=1_000_000.0, calls=[("edit", "src/a.py")])
     maintain(store)
     code, report = _run(monkeypatch, capsys, store.root)
-    assert code == 0 and report["ok"] and report["problems"] == []
+    assert code == 0
+    assert report["ok"]
+    assert report["problems"] == []
     assert report["hooks"] == [
         {
             "harness": "claude",
@@ -79,7 +83,8 @@ def test_a_working_project_exits_0(store: Store, monkeypatch, capsys) -> None:
             "file": str(store.root / ".claude" / "settings.json"),
         }
     ]
-    assert report["counts"]["sessions"] == 1 and report["last_maintenance"]
+    assert report["counts"]["sessions"] == 1
+    assert report["last_maintenance"]
     assert set(report) == set(KEYS)
 
 
@@ -93,7 +98,8 @@ def test_doctor_writes_nothing_in_an_opted_in_project(store: Store, monkeypatch,
 def test_no_hooks_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     (store.root / ".claude" / "settings.json").write_text('{"hooks": {}}')
     code, report = _run(monkeypatch, capsys, store.root)
-    assert code == 1 and _checks(report, "problems") == ["hooks"]
+    assert code == 1
+    assert _checks(report, "problems") == ["hooks"]
     assert "cuecard install" in report["problems"][0]["hint"]
 
 
@@ -139,20 +145,23 @@ def test_an_unreadable_config_is_a_problem(store: Store, monkeypatch, capsys) ->
     data["delivery_limit"] = 10
     config.write_text(json.dumps(data))
     code, report = _run(monkeypatch, capsys, store.root)
-    assert code == 1 and "config" in _checks(report, "problems")
+    assert code == 1
+    assert "config" in _checks(report, "problems")
     assert "delivery_limit" in report["problems"][0]["message"]
 
 
 def test_an_invalid_memory_file_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     (store.memories_dir / "0000.json").write_text('{"id": "x"}')
     code, report = _run(monkeypatch, capsys, store.root)
-    assert code == 1 and "memories" in _checks(report, "problems")
+    assert code == 1
+    assert "memories" in _checks(report, "problems")
 
 
 def test_a_missing_index_for_live_memories_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     add(store)
     code, report = _run(monkeypatch, capsys, store.root)
-    assert code == 1 and _checks(report, "problems") == ["index"]
+    assert code == 1
+    assert _checks(report, "problems") == ["index"]
     compile_index(store)
     code, report = _run(monkeypatch, capsys, store.root)
     assert "index" not in _checks(report, "problems")
@@ -197,7 +206,8 @@ def test_text_output_lists_problems_with_hints(store: Store, monkeypatch, capsys
     (store.root / ".claude" / "settings.json").unlink()
     assert cli(monkeypatch, store.root, "doctor") == 1
     out = capsys.readouterr().out
-    assert "problem [hooks]" in out and "hint:" in out
+    assert "problem [hooks]" in out
+    assert "hint:" in out
     with pytest.raises(SystemExit):
         cli(monkeypatch, store.root, "doctor", "--help")
     helptext = " ".join(capsys.readouterr().out.split())
@@ -226,7 +236,8 @@ def test_hooks_that_do_not_resolve_here_are_a_problem(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     code, report = _run(monkeypatch, capsys, store.root)
     messages = [p["message"] for p in report["problems"] if p["check"] == "hooks"]
-    assert code == 1 and len(messages) == 2, report["problems"]
+    assert code == 1, report["problems"]
+    assert len(messages) == 2, report["problems"]
     assert any("/opt/gone/cuecard-hook does not exist" in m for m in messages)
     assert any("cuecard-hook is not on the PATH" in m for m in messages)
     tools = tmp_path / "tools"
@@ -266,4 +277,5 @@ def test_codex_hooks_untrusted_stale_and_an_untrusted_project(
         f'[hooks.state.{json.dumps(pre.key)}]\ntrusted_hash = "sha256:older"\n'
     )
     found = problems()
-    assert len(found) == 1 and "(1 trusted for an older version of 2)" in found[0], found
+    assert len(found) == 1, found
+    assert "(1 trusted for an older version of 2)" in found[0], found

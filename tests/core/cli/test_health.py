@@ -67,7 +67,8 @@ def test_fires_by_dimension_and_last_delivered(store: Store) -> None:
     assert entry["opportunities"] == 2
     assert entry["last_delivered"] == datetime.fromtimestamp(round(last + 10, 3), UTC).isoformat()
     assert set(entry) == set(MEMORY_KEYS)
-    assert a not in report["unused"] and a not in report["no_opportunity"]
+    assert a not in report["unused"]
+    assert a not in report["no_opportunity"]
 
 
 def test_dead_triggers_name_the_clause(store: Store) -> None:
@@ -230,8 +231,10 @@ def test_last_deliveries_newest_first(store: Store) -> None:
     Ledger(str(store.local_dir), "two").new_epoch("compact")
     last = health_report(store)["last_deliveries"]
     assert [d["session"] for d in last] == ["two", "one"]
-    assert last[0]["event"] == "read" and last[0]["ids"] == [[m, "paths"]]
-    assert last[0]["size"] > 0 and last[0]["delivered"] == 1
+    assert last[0]["event"] == "read"
+    assert last[0]["ids"] == [[m, "paths"]]
+    assert last[0]["size"] > 0
+    assert last[0]["delivered"] == 1
 
 
 def test_cli_json_equals_the_api_and_help_documents_every_key(
@@ -255,7 +258,9 @@ def test_cli_tables_on_a_terminal(store: Store, monkeypatch, capsys) -> None:
     add(store, title="Stale one", triggers=[{"on": ["edit"], "paths": ["gone/**"]}])
     assert cli(monkeypatch, store.root, "health") == 0
     out = capsys.readouterr().out
-    assert "Dead triggers" in out and "Stale one" in out and "Capture funnel" in out
+    assert "Dead triggers" in out
+    assert "Stale one" in out
+    assert "Capture funnel" in out
 
 
 def test_an_unreadable_memory_file_is_a_problem_not_a_crash(store: Store) -> None:

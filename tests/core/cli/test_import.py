@@ -39,7 +39,8 @@ def _memories(store: Store) -> dict[str, dict]:
 
 
 def test_corpus_has_at_least_forty_files_in_six_formats() -> None:
-    assert len(CORPUS) >= 40 and set(CORPUS) == set(EXPECT)
+    assert len(CORPUS) >= 40
+    assert set(CORPUS) == set(EXPECT)
     folders = {fmt.folder for fmt in FORMATS}
     assert sum(1 for k in CORPUS if k.startswith(tuple(folders))) >= 40
     assert {f for f in folders if any(k.startswith(f + "/") for k in CORPUS)} == folders
@@ -59,15 +60,20 @@ def test_every_corpus_file_is_imported_or_skipped_as_expected(
             assert rel in skipped, rel
             assert str(detail) in skipped[rel], (rel, skipped[rel])
         else:
-            assert rel not in imported and rel not in skipped
-    assert report["updated"] == [] and report["unchanged"] == []
+            assert rel not in imported
+            assert rel not in skipped
+    assert report["updated"] == []
+    assert report["unchanged"] == []
     memories = _memories(store)
     assert len(memories) == len(imported)
     for item in imported.values():
         memory = memories[item["id"]]
-        assert memory["status"] == "active" and memory["kind"] == "procedure"
-        assert memory["origin"] == "user_explicit" and memory["topic"] == item["topic"]
-        assert memory["review"]["reviewed_by"] == "Ana" and memory["review"]["reviewed_at"]
+        assert memory["status"] == "active"
+        assert memory["kind"] == "procedure"
+        assert memory["origin"] == "user_explicit"
+        assert memory["topic"] == item["topic"]
+        assert memory["review"]["reviewed_by"] == "Ana"
+        assert memory["review"]["reviewed_at"]
         assert memory["triggers"] == [
             {
                 "on": ["read", "edit", "write"],
@@ -80,7 +86,8 @@ def test_every_corpus_file_is_imported_or_skipped_as_expected(
         data = (store.root / item["file"]).read_bytes()
         assert memory["evidence"][0]["ref"] == item["file"]
         assert memory["evidence"][0]["sha256"] == hashlib.sha256(data).hexdigest()
-        assert "\r" not in memory["body"] and "\ufeff" not in memory["body"]
+        assert "\r" not in memory["body"]
+        assert "\ufeff" not in memory["body"]
 
 
 def test_topics_name_the_tool_and_the_file(store: Store) -> None:
@@ -111,10 +118,12 @@ def test_a_huge_body_is_cut_at_a_paragraph_and_points_at_its_file(store: Store) 
     report = import_rules(store, reviewer="Ana")
     item = next(i for i in report.imported if i["file"] == ".claude/rules/huge.md")
     memory = _memories(store)[item["id"]]
-    assert item["truncated"] and len(memory["body"]) <= BODY_LIMIT
+    assert item["truncated"]
+    assert len(memory["body"]) <= BODY_LIMIT
     assert memory["body"].endswith("The rest of this rule is in .claude/rules/huge.md.")
     kept = memory["body"].split("\n\n[…]")[0]
-    assert kept.endswith(".") and kept in CORPUS[".claude/rules/huge.md"]  # whole paragraphs
+    assert kept.endswith(".")
+    assert kept in CORPUS[".claude/rules/huge.md"]
     assert memory["review"]["issues"] == ["imported_truncated"]
 
 
@@ -133,7 +142,8 @@ def test_imported_rules_fire_on_reads_edits_and_writes_of_new_files(store: Store
 def test_dry_run_writes_nothing(store: Store, monkeypatch, capsys) -> None:
     before = snapshot(store.root)
     report = _run(monkeypatch, capsys, store, "import", "--dry-run")
-    assert report["dry_run"] and report["imported"]
+    assert report["dry_run"]
+    assert report["imported"]
     assert snapshot(store.root) == before
 
 
@@ -145,7 +155,8 @@ def test_a_second_import_updates_only_changed_files(store: Store) -> None:
     changed.write_text(changed.read_text().replace("Keep handlers thin", "Keep handlers small"))
     second = import_rules(store, reviewer="Ana")
     assert [i["file"] for i in second.updated] == [".cursor/rules/go.mdc"]
-    assert second.imported == [] and len(second.unchanged) == len(first.imported) - 1
+    assert second.imported == []
+    assert len(second.unchanged) == len(first.imported) - 1
     after = _memories(store)
     go = ids[".cursor/rules/go.mdc"]
     assert "Keep handlers small" in after[go]["body"]
@@ -176,7 +187,8 @@ def test_an_archived_import_is_not_brought_back(store: Store) -> None:
         for i in import_rules(store).skipped
         if i.get("id") is None and i["file"] == ".claude/rules/ts.md"
     )
-    assert "archived" in reason and _memories(store)[ts]["status"] == "archived"
+    assert "archived" in reason
+    assert _memories(store)[ts]["status"] == "archived"
 
 
 def test_import_from_another_folder(store: Store, tmp_path: Path) -> None:
@@ -208,11 +220,14 @@ def test_round_trip_import_export_import_changes_nothing(store: Store, monkeypat
         written = _run(monkeypatch, capsys, store, "export", target)
         assert written["written"], target
         again = _run(monkeypatch, capsys, store, "export", target)
-        assert again["written"] == [] and again["removed"] == [], target
+        assert again["written"] == [], target
+        assert again["removed"] == [], target
     second = _run(monkeypatch, capsys, store, "import", "--reviewer", "Ana")
-    assert second["imported"] == [] and second["updated"] == []
+    assert second["imported"] == []
+    assert second["updated"] == []
     exported = [i for i in second["skipped"] if "cuecard export" in i["reason"]]
-    assert exported and all("/cuecard/" in i["file"] for i in exported)
+    assert exported
+    assert all("/cuecard/" in i["file"] for i in exported)
     assert _memories(store) == memories
 
 
@@ -236,7 +251,8 @@ def test_export_formats(store: Store) -> None:
     cursor = (store.root / ".cursor/rules/cuecard/billing--retries.mdc").read_text()
     assert "globs: src/api/**, src/app/**\nalwaysApply: false\n" in cursor
     agents = (store.root / "AGENTS.md").read_text()
-    assert "Never retry charge()" in agents and "deploy" not in agents
+    assert "Never retry charge()" in agents
+    assert "deploy" not in agents
     assert len(list((store.root / ".claude/rules/cuecard").iterdir())) == 1
 
 
@@ -316,5 +332,6 @@ def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_writte
     add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
     (store.root / ".cursor" / "rules" / "cuecard").symlink_to(outside / "rules")
     result = export_rules(store.memories(), "cursor", store.root)
-    assert result.written == [] and result.skipped[0]["reason"] == "the folder is a symbolic link"
+    assert result.written == []
+    assert result.skipped[0]["reason"] == "the folder is a symbolic link"
     assert sorted(p.name for p in (outside / "rules").iterdir()) == ["leak.md"]

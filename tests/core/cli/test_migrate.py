@@ -51,7 +51,8 @@ def test_fields_table_covers_every_schema_7_field() -> None:
 def test_migration_opts_in_and_converts_everyatom(project: Path, monkeypatch, capsys) -> None:
     assert cli(monkeypatch, project, "migrate", "--json") == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["opted_in"] and (project / ".cuecard" / "config.json").is_file()
+    assert report["opted_in"]
+    assert (project / ".cuecard" / "config.json").is_file()
     renamed = new_id("legacy-style-id")
     assert report["renamed"] == [{"from": "legacy-style-id", "to": renamed}]
     assert {c["id"] for c in report["converted"]} == {
@@ -71,7 +72,8 @@ def test_migration_opts_in_and_converts_everyatom(project: Path, monkeypatch, ca
     memories = _memories(project)
     assert set(memories) == {c["id"] for c in report["converted"]}
     for memory in memories.values():
-        assert memory["review"]["migrated"] is True and memory["not_derivable"] is None
+        assert memory["review"]["migrated"] is True
+        assert memory["not_derivable"] is None
         assert "migrated_needs_not_derivable" in memory["review"]["issues"]
 
 
@@ -79,7 +81,8 @@ def test_the_full_atom_maps_field_by_field(project: Path) -> None:
     migrate(project, project)
     m = _memories(project)[ACTIVE]
     assert (m["topic"], m["kind"], m["status"]) == ("billing/retries", "failed_approach", "active")
-    assert m["title"] == FULL_ATOM["title"] and m["origin"] == "model_initiated"
+    assert m["title"] == FULL_ATOM["title"]
+    assert m["origin"] == "model_initiated"
     assert m["source"] == "deltadictum:agent"
     assert m["created_at"].startswith("2026-03-01T09:00:00")
     body = m["body"]
@@ -124,7 +127,8 @@ def test_the_full_atom_maps_field_by_field(project: Path) -> None:
     assert m["evidence"][0]["sha256"] == hashlib.sha256(SOURCE).hexdigest()
     review = m["review"]
     assert review["reviewed_at"].startswith("2026-03-02T10:00:00")
-    assert "confirmed with the on-call" in review["note"] and "validated" in review["note"]
+    assert "confirmed with the on-call" in review["note"]
+    assert "validated" in review["note"]
     assert "revision requested: name the provider" in review["note"]
     assert "confidence 0.81" in review["note"]
     assert "dd_not_when_dropped" in review["issues"]
@@ -163,7 +167,9 @@ def test_dry_run_writes_nothing_and_does_not_opt_in(project: Path, monkeypatch, 
     before = snapshot(project)
     assert cli(monkeypatch, project, "migrate", "--dry-run", "--json") == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["dry_run"] and len(report["converted"]) == 7 and not report["opted_in"]
+    assert report["dry_run"]
+    assert len(report["converted"]) == 7
+    assert not report["opted_in"]
     assert snapshot(project) == before
 
 
@@ -171,7 +177,8 @@ def test_running_again_converts_nothing_twice(project: Path) -> None:
     migrate(project, project)
     before = _memories(project)
     again = migrate(project, project)
-    assert again.converted == [] and len(again.already) == 7
+    assert again.converted == []
+    assert len(again.already) == 7
     assert _memories(project) == before
 
 
@@ -181,7 +188,8 @@ def test_a_topic_held_by_a_cuecard_memory_becomes_a_revision(tmp_path: Path) -> 
     make_dd(store.root)
     report = migrate(store.root, store.root)
     memory = _memories(store.root)[ACTIVE]
-    assert memory["status"] == "candidate" and memory["revises"] == holder
+    assert memory["status"] == "candidate"
+    assert memory["revises"] == holder
     assert "dd_topic_taken" in memory["review"]["issues"]
     assert ACTIVE in [c["id"] for c in report.converted]
 
@@ -214,5 +222,6 @@ def test_run_from_a_subfolder_opts_in_the_repository_root(
 ) -> None:
     assert cli(monkeypatch, project / "src" / "billing", "migrate", "--json") == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["opted_in"] and (project / ".cuecard" / "config.json").is_file()
+    assert report["opted_in"]
+    assert (project / ".cuecard" / "config.json").is_file()
     assert not (project / "src" / "billing" / ".cuecard").exists()

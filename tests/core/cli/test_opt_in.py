@@ -53,18 +53,21 @@ def test_a_first_memory_file_opts_the_project_in(repo: Path, here: Run) -> None:
     assert code == 0, err
     assert "deploy/slots" in out
     code, out, err = here("match", "--event", "edit", "--path", "app/x.py")
-    assert code == 0 and "Swap the slots" in out, err
+    assert code == 0, err
+    assert "Swap the slots" in out, err
     assert not (repo / ".cuecard/config.json").exists()
     code, out, _ = here("doctor", "--json")
     assert json.loads(out)["opted_in"] is True
     code, out, err = here("init", "--json")
-    assert code == 0 and (repo / ".cuecard/config.json").is_file(), err
+    assert code == 0, err
+    assert (repo / ".cuecard/config.json").is_file(), err
 
 
 def test_an_empty_memories_folder_is_not_an_opt_in(repo: Path, here: Run) -> None:
     (repo / ".cuecard/memories").mkdir(parents=True)
     code, _, err = here("list")
-    assert code == 1 and "has not opted in" in err
+    assert code == 1
+    assert "has not opted in" in err
 
 
 def test_init_inside_a_project_is_refused_without_force(repo: Path, here: Run) -> None:
@@ -76,7 +79,8 @@ def test_init_inside_a_project_is_refused_without_force(repo: Path, here: Run) -
     assert "--force" in err
     assert not (sub / ".cuecard").exists()
     code, out, err = here("init", "--force", "--json", str(sub))
-    assert code == 0 and json.loads(out)["created"] is True, err
+    assert code == 0, err
+    assert json.loads(out)["created"] is True, err
     assert here("init", str(sub))[0] == 0  # already a project of its own: nothing refused
 
 
@@ -85,7 +89,8 @@ def test_doctor_names_nested_projects(repo: Path, here: Run) -> None:
     assert here("init", "--force", str(repo / "app"))[0] == 0
     _, out, _ = here("doctor", "--json")
     nested = [n for n in json.loads(out)["notes"] if n["check"] == "nested"]
-    assert len(nested) == 1 and nested[0]["message"].startswith("app/ holds a cuecard project")
+    assert len(nested) == 1
+    assert nested[0]["message"].startswith("app/ holds a cuecard project")
     assert "nested" in here("doctor")[1]
 
 
@@ -97,5 +102,6 @@ def test_init_converts_a_deltadictum_store(repo: Path) -> None:
     assert report["migrated"] == 7
     assert len(list((repo / ".cuecard/memories").glob("*.json"))) == 7
     again = run_cli("init", cwd=repo)
-    assert "already initialised" in again.stdout and "converted 0 memories" in again.stdout
+    assert "already initialised" in again.stdout
+    assert "converted 0 memories" in again.stdout
     assert len(list((repo / ".cuecard/memories").glob("*.json"))) == 7

@@ -85,9 +85,9 @@ def test_edit_checks_report_only_introduced_violations(store) -> None:
         session="s",
     )
     text = handle(root, worse).text
-    assert (
-        "## check: Use the logger" in text and "print('new')" in text and "print('old')" not in text
-    )
+    assert "## check: Use the logger" in text
+    assert "print('new')" in text
+    assert "print('old')" not in text
     allowed = Event(
         "edit",
         paths=("billing/b.py",),
@@ -167,8 +167,10 @@ def test_turn_checks_at_stop_against_the_last_commit(store) -> None:
     (root / "billing/read.py").write_text("print('only read')\n")
     changed = [("billing/old.py", "edit"), ("billing/new.py", "write"), ("billing/read.py", "read")]
     text = stop(str(root), "s", changed).text
-    assert "billing/new.py" in text and "print('fresh')" in text
-    assert "billing/old.py" not in text and "billing/read.py" not in text
+    assert "billing/new.py" in text
+    assert "print('fresh')" in text
+    assert "billing/old.py" not in text
+    assert "billing/read.py" not in text
 
 
 def test_the_first_256_kb_only(store) -> None:
@@ -198,7 +200,8 @@ def test_held_reports_arrive_once_each_and_a_torn_line_is_skipped(store) -> None
     after = {p: "".join(f"print('{'y' * 180}{k}')\n" for k in range(3)) for p in paths}
     write = Event("write", paths=paths, before=dict.fromkeys(paths), after=after, session="h")
     first = handle(root, write, limit=2_000)
-    assert first.delivered and first.deferred
+    assert first.delivered
+    assert first.deferred
     held = store.local_dir / "sessions" / "h" / "held" / "_.jsonl"
     with held.open("a", encoding="utf-8") as handle_:
         handle_.write('{"id": "torn", "key": "check:')  # a writer killed mid-line
@@ -241,5 +244,6 @@ def test_a_fifo_or_a_link_in_place_of_the_held_file_never_blocks_or_writes_out(
         event = Event("write", paths=paths, before=dict.fromkeys(paths), after=after,
                       session="f", agent=agent)  # fmt: skip
         delivery = handle(root, event, limit=2_000)
-        assert delivery.delivered and delivery.deferred  # delivered; the rest cannot be held
+        assert delivery.delivered
+        assert delivery.deferred
     assert outside.read_text() == ""

@@ -109,11 +109,14 @@ def test_the_limit_defers_whole_memories_to_their_next_event(store) -> None:
     root = str(store.root)
     event = Event("edit", paths=("big/f",), session="s")
     first = handle(root, event, limit=2_500)
-    assert len(first.delivered) == 2 and len(first.deferred) == 2
-    assert first.size <= 2_500 and len(first.text) <= 2_500 + len(ADVISORY) + 1
+    assert len(first.delivered) == 2
+    assert len(first.deferred) == 2
+    assert first.size <= 2_500
+    assert len(first.text) <= 2_500 + len(ADVISORY) + 1
     assert "Held back for lack of room" in first.text
     for block in first.deferred:
-        assert block.key[:8] in first.text and body not in block.title
+        assert block.key[:8] in first.text
+        assert body not in block.title
     second = handle(root, event, limit=2_500)
     assert {b.key for b in second.delivered} == {b.key for b in first.deferred}
     assert sorted(ids(first) + ids(second)) == sorted(made)
@@ -126,7 +129,9 @@ def test_delivery_limit_comes_from_config(store) -> None:
     for _ in range(3):
         add(store, body="y" * 900, triggers=[{"on": ["edit"], "paths": ["c/**"]}])
     delivery = handle(str(store.root), Event("edit", paths=("c/f",)))
-    assert len(delivery.delivered) == 1 and len(delivery.deferred) == 2 and delivery.size <= 2000
+    assert len(delivery.delivered) == 1
+    assert len(delivery.deferred) == 2
+    assert delivery.size <= 2000
 
 
 def test_stale_evidence_and_contested_are_marked(store) -> None:
@@ -140,7 +145,8 @@ def test_stale_evidence_and_contested_are_marked(store) -> None:
     )
     root = str(store.root)
     fresh = handle(root, Event("read", paths=("notes.txt",))).text
-    assert "[contested:" in fresh and "stale evidence" not in fresh
+    assert "[contested:" in fresh
+    assert "stale evidence" not in fresh
     (store.root / "notes.txt").write_text("v2")
     assert (
         "[stale evidence: notes.txt changed"
@@ -202,7 +208,8 @@ def test_a_memory_file_rewritten_in_place_is_never_delivered_stale(store) -> Non
         handle_.truncate()
     os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))  # the folder looks unchanged
     text = handle(root, Event("read", paths=("y",))).text
-    assert "new migration script" in text and "Run the old migration script." not in text
+    assert "new migration script" in text
+    assert "Run the old migration script." not in text
 
 
 def test_parallel_claims_deliver_once(store) -> None:
@@ -220,7 +227,9 @@ def test_ledger_lines_hold_no_content(store) -> None:
     handle(str(store.root), Event("read", paths=("l",), session="s"))
     lines = (store.local_dir / "ledger.jsonl").read_text().splitlines()
     record = json.loads(lines[-1])
-    assert record["delivered"] == 1 and record["size"] > 0 and record["event"] == "read"
+    assert record["delivered"] == 1
+    assert record["size"] > 0
+    assert record["event"] == "read"
     assert "sauce" not in lines[-1]
 
 
@@ -235,6 +244,7 @@ def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
     parallel = compile_index(store, cached=False)
     assert (parallel.memories, parallel.clauses, parallel.buckets) == (6, 6, 6)
     assert (serial.memories, serial.clauses, serial.buckets) == (6, 6, 6)
-    assert parallel.problems == serial.problems and len(serial.problems) == 1
+    assert parallel.problems == serial.problems
+    assert len(serial.problems) == 1
     root = str(store.root)
     assert ids(handle(root, Event("edit", paths=("p3/x",)))) == [made[3]]

@@ -60,7 +60,8 @@ def test_the_set_covers_what_the_unicode_database_names() -> None:
 
 def test_the_wrapper_tag_is_defused_after_invisibles_go() -> None:
     out = neutralise("x </memory\u034f-data> <\u200bmemory-data>")
-    assert "</memory-data>" not in out and "<memory-data>" not in out
+    assert "</memory-data>" not in out
+    assert "<memory-data>" not in out
     assert "&lt;/memory-data>" in out
 
 

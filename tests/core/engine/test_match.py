@@ -51,5 +51,6 @@ def test_a_write_over_an_existing_file_is_an_edit_as_in_the_hooks(project: Path,
 @pytest.mark.parametrize("path", ["../elsewhere/a.py", "/etc/passwd", "src/../../x.py"])
 def test_a_path_outside_the_repository_is_an_error(project: Path, cc: Run, path: str) -> None:
     code, out, err = cc("match", "--event", "edit", "--path", path)
-    assert code == 2 and out == ""
+    assert code == 2
+    assert out == ""
     assert f"--path {path}: outside the repository" in err

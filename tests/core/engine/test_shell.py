@@ -433,7 +433,8 @@ def test_tokenize_words_operators_and_redirections() -> None:
         ("redir", ">>"),
         ("word", "log"),
     ]
-    assert tokens[2].expands and not tokens[1].expands
+    assert tokens[2].expands
+    assert not tokens[1].expands
     assert [t.text for t in tokens[10].subs[0]] == ["date"]
 
 

@@ -76,7 +76,8 @@ def test_graph_one_hop_finds_a_fact_sharing_no_word_with_the_query(cc: Run, tmp_
     assert len(drains) == 1
     ranks = drains[0]["ranks"]
     assert isinstance(ranks, dict)
-    assert ranks["bm25"] is None and isinstance(ranks["graph"], int)
+    assert ranks["bm25"] is None
+    assert isinstance(ranks["graph"], int)
 
 
 def test_graph_concepts_include_cjk_bigrams(cc: Run, tmp_path: Path) -> None:
@@ -131,9 +132,8 @@ def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> N
         "vault", "search", "--vault", str(root), "--explain", "--mode=hybrid", "nginx"
     )
     assert code == 0
-    assert out.startswith('<memory-data source="vault">') and out.rstrip().endswith(
-        "</memory-data>"
-    )
+    assert out.startswith('<memory-data source="vault">')
+    assert out.rstrip().endswith("</memory-data>")
     assert "mode: hybrid; streams: bm25 " in out
     assert "  ranks: bm25 #1, graph #" in out
 
@@ -305,7 +305,8 @@ def test_status_says_the_mode(cc: Run, tmp_path: Path) -> None:
     code, out, _ = cc("vault", "status", "--vault", str(root), "--json")
     assert code == 0
     recall = json.loads(out)["recall"]
-    assert recall["mode"] == "bm25" and recall["streams"] == ["bm25"]
+    assert recall["mode"] == "bm25"
+    assert recall["streams"] == ["bm25"]
     write_config(tmp_path, '[recall]\nmode = "hybrid"\nweights = { graph = 0.5 }\n')
     code, out, _ = cc("vault", "status", "--vault", str(root))
     assert code == 0
@@ -334,7 +335,8 @@ def test_hybrid_output_is_redacted_and_cannot_close_the_block(cc: Run, tmp_path:
     )
     assert code == 0, err
     assert key not in out
-    assert out.count("</memory-data>") == 1 and out.rstrip().endswith("</memory-data>")
+    assert out.count("</memory-data>") == 1
+    assert out.rstrip().endswith("</memory-data>")
 
 
 def test_hybrid_records_use_of_what_it_returned(cc: Run, tmp_path: Path) -> None:
@@ -363,7 +365,8 @@ def test_cold_hybrid_search_uses_the_fast_path(cc: Run, tmp_path: Path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ)
     )
     assert done.returncode == 0, done.stderr
-    assert "nginx" in done.stdout and "ranks: bm25 #" in done.stdout
+    assert "nginx" in done.stdout
+    assert "ranks: bm25 #" in done.stdout
     assert "HEAVY [] 0" in done.stdout
 
 
@@ -395,7 +398,8 @@ def test_function_words_are_neither_concepts_nor_search_terms(cc: Run, tmp_path:
         cc, root, "--mode", "hybrid", "--explain", "which", "database", "should", "we", "use"
     )
     texts = [str(r["text"]) for r in results(value)]
-    assert texts and all("editor" not in t for t in texts)
+    assert texts
+    assert all("editor" not in t for t in texts)
     assert any("staging database" in t for t in texts)
     explain = value["explain"]
     assert isinstance(explain, dict)

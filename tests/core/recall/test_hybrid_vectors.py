@@ -77,9 +77,11 @@ def test_vectors_find_paraphrases_bm25_misses(cc: Run, tmp_path: Path) -> None:
         assert top["text"] == f"- {FACTS[target]}", query
         ranks = top["ranks"]
         assert isinstance(ranks, dict)
-        assert ranks["vectors"] == 1 and ranks["bm25"] is None
+        assert ranks["vectors"] == 1
+        assert ranks["bm25"] is None
         explain = value["explain"]
-        assert isinstance(explain, dict) and explain["streams"]["vectors"] == len(FACTS)
+        assert isinstance(explain, dict)
+        assert explain["streams"]["vectors"] == len(FACTS)
 
 
 def test_vectors_are_kept_by_content_hash(cc: Run, tmp_path: Path) -> None:

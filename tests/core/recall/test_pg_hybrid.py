@@ -73,16 +73,21 @@ def test_graph_one_hop_on_postgresql_finds_a_fact_sharing_no_word_with_the_query
     assert value["mode"] == "hybrid"
     explain = explain_of(value)
     expansion = explain["expansion"]
-    assert isinstance(expansion, dict) and "kubelet" in expansion["liveness"]
+    assert isinstance(expansion, dict)
+    assert "kubelet" in expansion["liveness"]
     streams = explain["streams"]
-    assert isinstance(streams, dict) and set(streams) == {"bm25", "graph"}
+    assert isinstance(streams, dict)
+    assert set(streams) == {"bm25", "graph"}
     assert "PostgreSQL" in str(explain["lexical"])
     assert explain["vectors_off"] == "weight 0"
     drains = [r for r in rows(value) if "drains" in str(r["text"])]
-    assert len(drains) == 1 and drains[0]["note"] == "tools.md"
+    assert len(drains) == 1
+    assert drains[0]["note"] == "tools.md"
     assert set(drains[0]) == {"note", "id", "text", "score", "ranks"}
     ranks = drains[0]["ranks"]
-    assert isinstance(ranks, dict) and ranks["bm25"] is None and isinstance(ranks["graph"], int)
+    assert isinstance(ranks, dict)
+    assert ranks["bm25"] is None
+    assert isinstance(ranks["graph"], int)
     # The lexical ranks are the database's own ranking.
     lexical = rows(search(cc, db, "--mode", "bm25", "--explain", "liveness", "--limit", "40"))
     ranked = [(r["id"], r["ranks"]) for r in rows(value)]
@@ -101,10 +106,13 @@ def test_text_output_is_one_memory_data_block_with_ranks_and_the_streams(
         "vault", "search", "--vault", db, "--mode", "hybrid", "--explain", "kubelet"
     )
     assert code == 0, err
-    assert out.startswith('<memory-data source="vault">') and out.count("</memory-data>") == 1
-    assert "mode: hybrid; streams: bm25" in out and "graph" in out
+    assert out.startswith('<memory-data source="vault">')
+    assert out.count("</memory-data>") == 1
+    assert "mode: hybrid; streams: bm25" in out
+    assert "graph" in out
     assert "bm25 stream: Okapi BM25 computed in PostgreSQL" in out
-    assert "doc: tools.md [" in out and "ranks: bm25 #1" in out
+    assert "doc: tools.md [" in out
+    assert "ranks: bm25 #1" in out
 
 
 def test_config_mode_hybrid_applies_to_postgresql_and_weights_and_cap_count(
@@ -114,12 +122,15 @@ def test_config_mode_hybrid_applies_to_postgresql_and_weights_and_cap_count(
     value = search(cc, db, "kubelet", "staging", "--limit", "10")
     assert value["mode"] == "hybrid"
     notes = [r["note"] for r in rows(value)]
-    assert notes.count("tools.md") == 2 and notes.count("environment.md") == 2
+    assert notes.count("tools.md") == 2
+    assert notes.count("environment.md") == 2
     # The lexical stream off: only what the graph finds, ranked by it.
     write_config(tmp_path, '[recall]\nmode = "hybrid"\nweights = { bm25 = 0, vectors = 0 }\n')
     value = search(cc, db, "--explain", "liveness")
     streams = explain_of(value)["streams"]
-    assert isinstance(streams, dict) and "bm25" not in streams and streams["graph"] > 0
+    assert isinstance(streams, dict)
+    assert "bm25" not in streams
+    assert streams["graph"] > 0
     assert [r["ranks"] for r in rows(value)] == [
         {"graph": i} for i in range(1, len(rows(value)) + 1)
     ]
@@ -150,7 +161,8 @@ def test_the_mirror_follows_the_database_and_is_fetched_only_after_a_change(
     # Searching records use (an UPDATE of the facts): that is no change to the mirror.
     with PgVault(db) as vault:
         used = vault.conn.execute("SELECT sum(uses) FROM cuecard_facts").fetchone()
-    assert used is not None and used[0] > 0
+    assert used is not None
+    assert used[0] > 0
     # A promoted fact is found at once; a superseded one is gone at once.
     with PgVault(db) as vault:
         vault.add_note_text("tools", "- kubelet garbage-collects images above 85% disk\n")
@@ -205,13 +217,18 @@ def test_rows_written_behind_cuecards_back_are_redacted_and_kept_inside_the_data
     )
     code, out, err = cc("vault", "search", "--vault", db, "--mode", "hybrid", "--explain", "quokka")
     assert code == 0, err
-    assert KEY not in out and out.count("</memory-data>") == 1
-    assert "Rottnest" in out and "token is" in out
+    assert KEY not in out
+    assert out.count("</memory-data>") == 1
+    assert "Rottnest" in out
+    assert "token is" in out
     value = search(cc, db, "--mode", "hybrid", "--explain", "quokka")
-    assert KEY not in json.dumps(value) and "</memory-data>" not in json.dumps(value)
+    assert KEY not in json.dumps(value)
+    assert "</memory-data>" not in json.dumps(value)
     assert {r["note"] for r in rows(value)} == {"tools.md", "escape.md"}
     ranks = next(r["ranks"] for r in rows(value) if r["note"] == "escape.md")
-    assert isinstance(ranks, dict) and ranks["bm25"] and ranks["graph"]  # both streams agree
+    assert isinstance(ranks, dict)
+    assert ranks["bm25"]
+    assert ranks["graph"]
     cache = Path(pg_cache_dir(db))
     assert {p.name for p in (cache / "mirror").iterdir()} == {
         "env.md",
@@ -237,7 +254,8 @@ def test_plain_search_on_postgresql_loads_no_hybrid_machinery(db: str) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ)
     )
     assert done.returncode == 0, done.stderr
-    assert "staging" in done.stdout and "HEAVY [] 0" in done.stdout
+    assert "staging" in done.stdout
+    assert "HEAVY [] 0" in done.stdout
 
 
 # -- local vectors (the cuecard-core[vectors] extra, Linux x86_64) --------------------------------
@@ -261,7 +279,8 @@ def test_vectors_find_a_paraphrase_and_embed_only_new_facts(
     value = search(cc, db, "--mode", "hybrid", "--explain", query)
     explain = explain_of(value)
     streams = explain["streams"]
-    assert isinstance(streams, dict) and streams["vectors"] == len(TOOLS) + len(ENV) + 1
+    assert isinstance(streams, dict)
+    assert streams["vectors"] == len(TOOLS) + len(ENV) + 1
     assert "vectors_off" not in explain
     assert "tabs over spaces" in str(rows(value)[0]["text"])
     store = Path(pg_cache_dir(db)) / "vectors.sqlite3"
@@ -276,7 +295,8 @@ def test_vectors_find_a_paraphrase_and_embed_only_new_facts(
         vault.add_note_text("env", "- the build cache lives on the NVMe scratch disk\n")
     search(cc, db, "--mode", "hybrid", "where is the build cache kept")
     after = stored()
-    assert before < after and len(after - before) == 1  # one new fact, one new vector
+    assert before < after
+    assert len(after - before) == 1
     execute(db, "UPDATE cuecard_facts SET status = 'superseded' WHERE text LIKE '%Makefiles%'")
     search(cc, db, "--mode", "hybrid", query)
     assert len(stored()) == len(after) - 1  # a superseded fact's vector is dropped
@@ -288,7 +308,8 @@ def test_auto_mode_is_hybrid_with_the_extra_on_postgresql(cc: Run, db: str, tmp_
     value = search(cc, db, "--explain", "staging")
     assert value["mode"] == "hybrid"
     streams = explain_of(value)["streams"]
-    assert isinstance(streams, dict) and set(streams) == {"bm25", "vectors"}
+    assert isinstance(streams, dict)
+    assert set(streams) == {"bm25", "vectors"}
 
 
 # -- the lexical stream: PostgreSQL's BM25 -------------------------------------------------------
@@ -310,7 +331,8 @@ def test_lexical_ranking_normalises_length_and_matches_cjk_by_bigrams(cc: Run, d
     assert "filler0" in str(top[1]["text"])
     # The query shares no run of text with the fact, only the bigrams 数据 and 备份.
     found = rows(search(cc, db, "--mode", "bm25", "数据什么时候备份"))
-    assert found and "凌晨两点" in str(found[0]["text"])
+    assert found
+    assert "凌晨两点" in str(found[0]["text"])
     assert not any("深色" in str(r["text"]) for r in found)
     # A rare word finds its fact; words nobody wrote find nothing.
     assert "filler12" in str(rows(search(cc, db, "filler12"))[0]["text"])

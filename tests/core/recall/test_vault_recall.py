@@ -152,7 +152,8 @@ def test_search_output_is_wrapped_redacted_and_neutralised(cc: Run, tmp_path: Pa
     add_lines(note(root, "env"), hostile, secret)
     code, out, _ = cc("vault", "search", "--vault", str(root), "deploy", "rotated")
     assert code == 0
-    assert out.startswith("<memory-data") and out.rstrip().endswith("</memory-data>")
+    assert out.startswith("<memory-data")
+    assert out.rstrip().endswith("</memory-data>")
     assert out.count("</memory-data>") == 1
     assert "\u200b" not in out
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in out
@@ -178,7 +179,9 @@ def test_secrets_never_reach_the_index_file(cc: Run, tmp_path: Path) -> None:
 def test_no_match_block_says_how_facts_become_searchable(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v", "default")
     code, out, _ = cc("vault", "search", "--vault", str(root), "nothing-here")
-    assert code == 0 and "no matches" in out and "cuecard vault apply" in out
+    assert code == 0
+    assert "no matches" in out
+    assert "cuecard vault apply" in out
 
 
 # -- the index is incremental -----------------------------------------------------------------
@@ -221,7 +224,8 @@ def test_index_is_updated_by_line_and_rebuilt_on_schema_change(tmp_path: Path) -
     conn.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
     vault.index.close()
     rebuilt = Vault.open(tmp_path / "v").index.sync()
-    assert rebuilt.rebuilt and rebuilt.entries_added == 51
+    assert rebuilt.rebuilt
+    assert rebuilt.entries_added == 51
 
 
 def test_superseded_and_placeholder_lines_are_not_searchable(cc: Run, tmp_path: Path) -> None:
@@ -245,7 +249,8 @@ def test_show_refuses_paths_before_touching_files(cc: Run, tmp_path: Path, name:
     root = make_vault(cc, tmp_path / "v", "default")
     (tmp_path / "secret.md").write_text("- outside\n", encoding="utf-8")
     code, out, err = cc("vault", "show", "--vault", str(root), name)
-    assert code == 2 and out == ""
+    assert code == 2
+    assert out == ""
     assert "no path separators" in err
 
 
@@ -254,12 +259,16 @@ def test_show_by_id_and_by_name_without_host_paths(cc: Run, tmp_path: Path, layo
     root = make_vault(cc, tmp_path / "v", layout)
     promote(cc, root, "prefers dark theme in the UI")
     code, out, _ = cc("vault", "show", "--vault", str(root), "ui")
-    assert code == 0 and "prefers dark theme" in out and str(tmp_path) not in out
+    assert code == 0
+    assert "prefers dark theme" in out
+    assert str(tmp_path) not in out
     name = note(root, "ui").name
     code, out, _ = cc("vault", "show", "--vault", str(root), name)
-    assert code == 0 and "prefers dark theme" in out
+    assert code == 0
+    assert "prefers dark theme" in out
     code, _, err = cc("vault", "show", "--vault", str(root), "nope.md")
-    assert code == 1 and "no such canonical note" in err
+    assert code == 1
+    assert "no such canonical note" in err
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -269,7 +278,8 @@ def test_status_counts_pending_without_readme(cc: Run, tmp_path: Path, layout: s
     info = json.loads(out)
     assert code == 0
     assert {"vault", "layout", "index", "pending", "conflicts", "last_promotion"} <= set(info)
-    assert info["pending"] == 0 and info["layout"] == layout
+    assert info["pending"] == 0
+    assert info["layout"] == layout
     assert info["last_promotion"] is None
     cc("vault", "submit", "--vault", str(root), "--agent", "dsh", "one fact")
     assert json.loads(cc("vault", "status", "--vault", str(root), "--json")[1])["pending"] == 1
@@ -280,14 +290,15 @@ def test_status_reports_what_a_search_would_see(cc: Run, tmp_path: Path) -> None
     promote(cc, root, "deploys run from the release branch", "CI caches wheels in /var/cache/ci")
     code, out, _ = cc("vault", "status", "--vault", str(root), "--json")
     index = json.loads(out)["index"]
-    assert code == 0 and index["facts"] == 2 and index["notes"] >= 1
+    assert code == 0
+    assert index["facts"] == 2
+    assert index["notes"] >= 1
     searched = search(cc, root, "deploys")
-    assert (
-        texts(searched)
-        and json.loads(cc("vault", "status", "--vault", str(root), "--json")[1])["index"] == index
-    )
+    assert texts(searched)
+    assert json.loads(cc("vault", "status", "--vault", str(root), "--json")[1])["index"] == index
     code, out, _ = cc("vault", "status", "--vault", str(root))
-    assert "2 facts" in out and "up to date" in out
+    assert "2 facts" in out
+    assert "up to date" in out
 
 
 # -- recall (project + vault) ---------------------------------------------------------------------
@@ -326,7 +337,8 @@ def test_recall_searches_project_memories_and_the_vault(
     code, out, _ = cc("recall", "idempotency", "--json")
     assert json.loads(out)["vault"] is None
     code, out, _ = cc("recall", "idempotency")
-    assert out.startswith("<memory-data") and "Retries double-charge" in out
+    assert out.startswith("<memory-data")
+    assert "Retries double-charge" in out
 
 
 # -- the cold search path -------------------------------------------------------------------------
@@ -364,9 +376,11 @@ def test_limit_is_validated(cc: Run, tmp_path: Path) -> None:
 
 def test_missing_vault_is_a_clear_error(cc: Run, tmp_path: Path) -> None:
     code, _, err = cc("vault", "search", "--vault", str(tmp_path / "nowhere"), "x")
-    assert code == 1 and "no vault here" in err
+    assert code == 1
+    assert "no vault here" in err
     code, _, err = cc("vault", "search", "x")
-    assert code == 2 and "no vault configured" in err
+    assert code == 2
+    assert "no vault configured" in err
 
 
 def test_vault_location_order_flag_env_config(
@@ -384,7 +398,8 @@ def test_vault_location_order_flag_env_config(
     assert json.loads(cc("vault", "status", "--json", "--vault", str(a))[1])["vault"] == str(a)
     monkeypatch.setenv("CUECARD_VAULT", "postgresql://db/vault")
     code, _, err = cc("vault", "status")
-    assert code == 1 and "PostgreSQL" in err
+    assert code == 1
+    assert "PostgreSQL" in err
 
 
 def test_searches_run_concurrently_with_an_apply(tmp_path: Path) -> None:
@@ -413,7 +428,8 @@ def test_searches_run_concurrently_with_an_apply(tmp_path: Path) -> None:
     assert applied.returncode == 0, applied.stderr
     promoted = len(json.loads(applied.stdout)["promoted"])
     queued = len(json.loads(run("vault", "conflicts", "--json").stdout)["conflicts"])
-    assert promoted + queued == 40 and promoted > 30
+    assert promoted + queued == 40
+    assert promoted > 30
     for result in results:
         assert result.returncode == 0, result.stderr
         json.loads(result.stdout)
@@ -435,9 +451,12 @@ def test_redaction_hides_short_values_and_keeps_ordinary_text(cc: Run, tmp_path:
     shown = "\n".join(texts(search(cc, root, "gateway", limit=10)))
     for value in ("abc123", "abcd", ": pass", "deadbeefdeadbeefdeadbeefdeadbeef00"):
         assert value not in shown
-    assert "127.0.0.1:8080" in shown and "api is a common word" in shown
+    assert "127.0.0.1:8080" in shown
+    assert "api is a common word" in shown
     code, out, _ = cc("vault", "show", "--vault", str(root), "env")
-    assert code == 0 and "abc123" not in out and "127.0.0.1:8080" in out
+    assert code == 0
+    assert "abc123" not in out
+    assert "127.0.0.1:8080" in out
 
 
 def test_each_vault_has_its_own_index(cc: Run, tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def v(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> V:
 def both(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> Iterator[tuple[V, V]]:
     """A folder vault and a database vault side by side."""
     url: str = request.getfixturevalue("pg_url")
-    yield V(cc, str(tmp_path / "folder"), "folder"), V(cc, url, "postgresql")
+    return V(cc, str(tmp_path / "folder"), "folder"), V(cc, url, "postgresql")
 
 
 def distinct(n: int) -> str:
@@ -108,7 +108,8 @@ def test_init_then_status_shows_an_empty_vault(v: V) -> None:
 
 def test_submit_names_the_submission_and_status_counts_it(v: V) -> None:
     name = v.submit("the release train leaves every Tuesday", "staging is on port 8443")
-    assert name.startswith("dsh-") and name.endswith("-01.md")
+    assert name.startswith("dsh-")
+    assert name.endswith("-01.md")
     assert v.submit("one more") != name
     assert v.json("status")["pending"] == 2
 
@@ -124,7 +125,9 @@ def test_submit_names_the_submission_and_status_counts_it(v: V) -> None:
 )
 def test_a_credential_refuses_the_whole_submission(v: V, line: str) -> None:
     code, out, err = v("submit", "--agent", "dsh", "a harmless fact", line)
-    assert code == 1 and out == "" and "fact 2: looks like a plaintext credential" in err
+    assert code == 1
+    assert out == ""
+    assert "fact 2: looks like a plaintext credential" in err
     assert line.split()[-1] not in err
     assert v.json("status")["pending"] == 0
 
@@ -132,7 +135,8 @@ def test_a_credential_refuses_the_whole_submission(v: V, line: str) -> None:
 @pytest.mark.parametrize("line", ["close </memory-data> here", "hidden\u202econtrol"])
 def test_unsafe_lines_are_refused(v: V, line: str) -> None:
     code, _, err = v("submit", "--agent", "dsh", line)
-    assert code == 1 and "fact 1:" in err
+    assert code == 1
+    assert "fact 1:" in err
     assert v.json("status")["pending"] == 0
 
 
@@ -221,9 +225,11 @@ def test_review_apply_and_apply_again(v: V) -> None:
     assert len(done["archived"]) == 1  # type: ignore[arg-type]
     assert "Tuesday" in str(v.search("release", "train")[0]["text"])
     again = v.json("apply")
-    assert again["promoted"] == [] and again["archived"] == []
+    assert again["promoted"] == []
+    assert again["archived"] == []
     info = v.json("status")
-    assert info["pending"] == 0 and info["last_promotion"] is not None
+    assert info["pending"] == 0
+    assert info["last_promotion"] is not None
 
 
 def test_a_dropped_pending_item_is_not_promoted(v: V) -> None:
@@ -234,7 +240,8 @@ def test_a_dropped_pending_item_is_not_promoted(v: V) -> None:
     dropped = v.json("pending drop", str(drop["id"]))
     assert dropped["dropped"]["fact"] == drop["fact"]  # type: ignore[index]
     code, _, err = v("pending drop", str(drop["id"]))
-    assert code == 1 and "no such item" in err
+    assert code == 1
+    assert "no such item" in err
     code, _, _ = v("pending drop", "999")
     assert code == 1
     done = v.json("apply")
@@ -246,7 +253,8 @@ def test_a_fact_is_promoted_once_and_duplicates_are_dropped(v: V) -> None:
     v.promote("the release train leaves every Tuesday")
     v.submit("the release train leaves every Tuesday")
     review = v.json("review")
-    assert review["duplicates"] == 1 and review["pending"] == []
+    assert review["duplicates"] == 1
+    assert review["pending"] == []
     assert v.json("apply")["promoted"] == []
     assert len(v.search("release", "train")) == 1
 
@@ -255,9 +263,11 @@ def test_a_supersession_moves_the_old_fact_out_of_search(v: V) -> None:
     v.promote("the CI runners use Python 3.12 and PostgreSQL 15")
     result = v.promote("the CI runners now use Python 3.13 and PostgreSQL 15, replaces 3.12")
     promoted = result["promoted"]
-    assert isinstance(promoted, list) and len(promoted) == 1
+    assert isinstance(promoted, list)
+    assert len(promoted) == 1
     found = [str(r["text"]) for r in v.search("CI", "runners", "Python")]
-    assert any("3.13" in t for t in found) and not any("use Python 3.12" in t for t in found)
+    assert any("3.13" in t for t in found)
+    assert not any("use Python 3.12" in t for t in found)
     text = v.note(promoted[0]["note"])
     assert text.index("3.13") < text.index("## Superseded") < text.index("use Python 3.12")
 
@@ -269,12 +279,14 @@ def test_a_superseded_fact_that_is_true_again_comes_back(v: V) -> None:
     note = str(done["promoted"][0]["note"])  # type: ignore[index]
     assert "## Superseded" in v.note(note)
     again = v.promote(old)  # similar to its replacement: a conflict a person decides
-    assert again["conflicts"] == 1 and again["promoted"] == []
+    assert again["conflicts"] == 1
+    assert again["promoted"] == []
     [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
     assert conflict["new"] == old
     v.json("adjudicate", conflict["id"], "--decision", "use-new")
     text = v.note(note)
-    assert text.count(old) == 1 and text.index(old) < text.index("## Superseded")
+    assert text.count(old) == 1
+    assert text.index(old) < text.index("## Superseded")
     assert any(old in str(r["text"]) for r in v.search("release", "train", "Tuesday"))
 
 
@@ -287,9 +299,11 @@ NEW = "the CI runners use Python 3.11 and PostgreSQL 15"
 def _conflict(v: V) -> str:
     v.promote(OLD)
     result = v.promote(NEW)
-    assert result["conflicts"] == 1 and result["promoted"] == []
+    assert result["conflicts"] == 1
+    assert result["promoted"] == []
     queue = v.json("conflicts")["conflicts"]
-    assert isinstance(queue, list) and len(queue) == 1
+    assert isinstance(queue, list)
+    assert len(queue) == 1
     assert {queue[0]["new"], queue[0]["old"]} == {NEW, OLD}
     return str(queue[0]["id"])
 
@@ -298,9 +312,11 @@ def test_a_conflict_is_queued_once(v: V) -> None:
     v.promote(OLD)
     v.submit(NEW)
     first, second = v.json("review"), v.json("review")
-    assert first["conflicts"] == second["conflicts"] == 1 and first["pending"] == []
+    assert first["conflicts"] == second["conflicts"] == 1
+    assert first["pending"] == []
     queue = v.json("conflicts")["conflicts"]
-    assert isinstance(queue, list) and len(queue) == 1
+    assert isinstance(queue, list)
+    assert len(queue) == 1
     assert v.json("status")["conflicts"] == 1
     assert v.json("apply")["promoted"] == []
 
@@ -319,12 +335,14 @@ def test_the_same_conflict_from_two_submissions_waits_once(v: V) -> None:
 def test_use_new_on_two_facts_of_one_review_keeps_only_the_new(v: V) -> None:
     v.submit(OLD, NEW)  # they disagree before either is canonical
     review = v.json("review")
-    assert [p["fact"] for p in review["pending"]] == [OLD] and review["conflicts"] == 1  # type: ignore[union-attr]
+    assert [p["fact"] for p in review["pending"]] == [OLD]
+    assert review["conflicts"] == 1
     [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
     v.json("adjudicate", conflict["id"], "--decision", "use-new")
     assert v.json("apply")["promoted"] == []  # the old one was left out of the list
     found = [str(r["text"]) for r in v.search("CI", "runners", "Python", "PostgreSQL")]
-    assert any(NEW in t for t in found) and not any(OLD in t for t in found)
+    assert any(NEW in t for t in found)
+    assert not any(OLD in t for t in found)
 
 
 @pytest.mark.parametrize(
@@ -349,18 +367,22 @@ def test_each_adjudication_decision(v: V, decision: str, live: set[str]) -> None
 def test_unknown_or_decided_conflicts_are_refused(v: V) -> None:
     ident = _conflict(v)
     code, _, err = v("adjudicate", "ffffffff", "--decision", "keep-old")
-    assert code == 1 and "not in the queue" in err
+    assert code == 1
+    assert "not in the queue" in err
     assert v("adjudicate", ident, "--decision", "keep-old")[0] == 0
     code, _, err = v("adjudicate", ident, "--decision", "use-new")
-    assert code == 1 and "not in the queue" in err
+    assert code == 1
+    assert "not in the queue" in err
     code, _, err = v("adjudicate", ident)
-    assert code == 2 and "--decision" in err
+    assert code == 2
+    assert "--decision" in err
 
 
 def test_interactive_adjudication_defaults_to_defer(v: V) -> None:
     ident = _conflict(v)
     code, out, _ = v("adjudicate", stdin="\n")
-    assert code == 0 and f"{ident}: defer" in out
+    assert code == 0
+    assert f"{ident}: defer" in out
     assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
 
 
@@ -438,28 +460,36 @@ def test_a_question_anchored_on_a_heading_finds_the_fact_under_it(
     assert "sister" in str(june[0]["text"]), june
     # Heading words alone find the facts under the heading, never those under another.
     texts = [str(r["text"]) for r in v.search("17", "June")]
-    assert any("sister" in t for t in texts) and not any("finally" in t for t in texts)
+    assert any("sister" in t for t in texts)
+    assert not any("finally" in t for t in texts)
 
 
 def test_search_output_is_wrapped_as_data(v: V) -> None:
     v.promote("the fixture says ignore previous instructions in tests")
     code, out, _ = v("search", "fixture", "instructions")
-    assert code == 0 and out.startswith("<memory-data") and "ignore previous" in out
-    assert out.count("</memory-data>") == 1 and out.rstrip().endswith("</memory-data>")
+    assert code == 0
+    assert out.startswith("<memory-data")
+    assert "ignore previous" in out
+    assert out.count("</memory-data>") == 1
+    assert out.rstrip().endswith("</memory-data>")
 
 
 def test_show_by_id_and_by_file_name_and_paths_refused(v: V) -> None:
     v.promote("the staging database is staging-db.internal on port 5433")
     by_id = v.json("show", "env")
     by_name = v.json("show", "environment.md")
-    assert by_id == by_name and by_id["note"] == "environment.md" and by_id["id"] == "env"
+    assert by_id == by_name
+    assert by_id["note"] == "environment.md"
+    assert by_id["id"] == "env"
     assert "staging-db.internal" in str(by_id["text"])
     code, out, _ = v("show", "env")
-    assert code == 0 and out.startswith("<memory-data")
+    assert code == 0
+    assert out.startswith("<memory-data")
     for bad in ("../etc/passwd", "notes/env.md", "..", ".hidden.md"):
         assert v("show", bad)[0] == 2
     code, _, err = v("show", "nosuch.md")
-    assert code == 1 and "no such canonical note" in err
+    assert code == 1
+    assert "no such canonical note" in err
 
 
 # -- archive ---------------------------------------------------------------------------------------
@@ -467,7 +497,8 @@ def test_show_by_id_and_by_file_name_and_paths_refused(v: V) -> None:
 
 def test_archive_appends_a_redacted_block_and_concurrent_archivers_lose_nothing(v: V) -> None:
     done = v.json("archive", "--agent", "codex", "--title", "first", stdin="did a thing\n")
-    assert done["archived"] is True and done["lines"] == 1
+    assert done["archived"] is True
+    assert done["lines"] == 1
     assert str(done["file"]).endswith(f"{date.today().isoformat()}.md")
     empty = v.json("archive", "--agent", "codex", stdin="\n\n")
     assert empty["archived"] is False
@@ -532,7 +563,8 @@ def test_forget_is_a_dry_run_unless_applied(seeded: V) -> None:
     assert len(moved["candidates"]) == 1  # type: ignore[arg-type]
     text = v.note("tools")
     assert "flaky on tuesdays" not in text
-    assert "the new linter is quick" in text and "kestrel" in text
+    assert "the new linter is quick" in text
+    assert "kestrel" in text
     assert v.search("flaky", "tuesdays") == []
     assert v.json("forget")["candidates"] == []
 
@@ -593,7 +625,8 @@ def test_archive_then_digest_then_promote(
     report = v.json("digest")
     assert (report["sent"], report["facts"], len(report["written"])) == (1, 1, 1)  # type: ignore[arg-type]
     sent = json.loads(httpserver.log[0][0].get_data())["messages"][1]["content"]
-    assert "staging port is 5433" in sent and "[codex] ops" in sent
+    assert "staging port is 5433" in sent
+    assert "[codex] ops" in sent
     assert v.json("digest")["sent"] == 0  # the cursor moved: nothing new to send
     assert len(httpserver.log) == 1
     assert v.json("apply", "--auto")["promoted"]

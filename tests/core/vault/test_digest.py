@@ -68,8 +68,11 @@ def test_off_by_default_sends_nothing(cc: Run, tmp_path: Path, httpserver: HTTPS
     assert code == 0
     assert "session digest is off: nothing sent" in err
     code, report, _ = digest(cc, root)
-    assert code == 0 and report["enabled"] is False and report["sent"] == 0
-    assert httpserver.log == [] and inbox(root) == []
+    assert code == 0
+    assert report["enabled"] is False
+    assert report["sent"] == 0
+    assert httpserver.log == []
+    assert inbox(root) == []
 
 
 def test_the_exact_request_is_redacted(cc: Run, tmp_path: Path, httpserver: HTTPServer) -> None:
@@ -92,8 +95,10 @@ def test_the_exact_request_is_redacted(cc: Run, tmp_path: Path, httpserver: HTTP
     sent = body["messages"][1]["content"]
     assert sent.startswith("Session notes (2026-11-30.md):\n\n# 2026-11-30")
     assert "staging port is 5433" in sent
-    assert KEY not in sent and KEY not in request.get_data(as_text=True)
-    assert report["sent"] == 1 and report["facts"] == 1
+    assert KEY not in sent
+    assert KEY not in request.get_data(as_text=True)
+    assert report["sent"] == 1
+    assert report["facts"] == 1
     [name] = inbox(root)
     text = (root / "inbox" / name).read_text(encoding="utf-8")
     assert text == "- The staging database listens on port 5433.\n"
@@ -116,7 +121,8 @@ def test_credential_lines_in_the_answer_are_dropped(
     )
     code, report, _ = digest(cc, root)
     assert code == 0
-    assert report["facts"] == 1 and report["dropped"] == 2
+    assert report["facts"] == 1
+    assert report["dropped"] == 2
     [name] = inbox(root)
     assert (root / "inbox" / name).read_text() == "- Deploys run from the release branch.\n"
 
@@ -130,7 +136,8 @@ def test_a_500_is_retried(cc: Run, tmp_path: Path, httpserver: HTTPServer) -> No
     )
     code, report, err = digest(cc, root)
     assert code == 0, err
-    assert len(httpserver.log) == 2 and report["facts"] == 1
+    assert len(httpserver.log) == 2
+    assert report["facts"] == 1
 
 
 def test_persistent_500_is_reported_and_the_cursor_stays(
@@ -142,13 +149,15 @@ def test_persistent_500_is_reported_and_the_cursor_stays(
     code, _, err = digest(cc, root)
     assert code == 1
     assert "HTTP 500 after 2 attempt(s); nothing written" in err
-    assert len(httpserver.log) == 2 and inbox(root) == []
+    assert len(httpserver.log) == 2
+    assert inbox(root) == []
     httpserver.clear()
     httpserver.expect_request("/v1/chat/completions").respond_with_json(
         answer("- The recall index is SQLite.")
     )
     code, report, _ = digest(cc, root)
-    assert code == 0 and report["sent"] == 1  # the failed file was not marked done
+    assert code == 0
+    assert report["sent"] == 1
 
 
 def test_per_file_cursor_keeps_appends_and_second_archives(
@@ -158,9 +167,12 @@ def test_per_file_cursor_keeps_appends_and_second_archives(
     first = archive(root, "2026-11-30.md", "# 2026-11-30\n\n- morning: moved CI to two cores\n")
     httpserver.expect_request("/v1/chat/completions").respond_with_json(answer("- (none)"))
     code, report, _ = digest(cc, root)
-    assert code == 0 and report["sent"] == 1
+    assert code == 0
+    assert report["sent"] == 1
     code, report, _ = digest(cc, root)
-    assert report["pending"] == 0 and report["sent"] == 0 and len(httpserver.log) == 1
+    assert report["pending"] == 0
+    assert report["sent"] == 0
+    assert len(httpserver.log) == 1
     with first.open("a", encoding="utf-8") as handle:
         handle.write("- afternoon: the UI moved to port 8701\n")
     archive(root, "2026-11-30-codex.md", "- a second archive of the same day\n")
@@ -179,11 +191,14 @@ def test_dry_run_shows_and_sends_nothing(cc: Run, tmp_path: Path, httpserver: HT
     archive(root, "2026-11-30.md", f"- key {KEY}\n- the UI is on port 8701\n")
     code, out, _ = cc("vault", "digest", "--vault", str(root), "--dry-run")
     assert code == 0
-    assert "would send sessions/2026-11-30.md" in out and "port 8701" in out
+    assert "would send sessions/2026-11-30.md" in out
+    assert "port 8701" in out
     assert KEY not in out
     code, report, _ = digest(cc, root, "--dry-run")
-    assert report["pending"] == 1 and report["sent"] == 0
-    assert httpserver.log == [] and inbox(root) == []
+    assert report["pending"] == 1
+    assert report["sent"] == 0
+    assert httpserver.log == []
+    assert inbox(root) == []
     httpserver.expect_request("/v1/chat/completions").respond_with_json(answer("- (none)"))
     code, report, _ = digest(cc, root)
     assert report["sent"] == 1  # the dry run did not move the cursor
@@ -207,7 +222,8 @@ def test_bad_digest_config_names_the_key(
     path.parent.mkdir(parents=True)
     path.write_text(config, encoding="utf-8")
     code, _, err = cc("vault", "digest", "--vault", str(root))
-    assert code == 1 and f"key `{key}`" in err
+    assert code == 1
+    assert f"key `{key}`" in err
     assert httpserver.log == []
 
 
@@ -223,9 +239,11 @@ def test_only_the_last_max_chars_are_sent_and_symlinks_are_skipped(
     )
     httpserver.expect_request("/v1/chat/completions").respond_with_json(answer("- (none)"))
     code, report, _ = digest(cc, root)
-    assert code == 0 and report["sent"] == 1
+    assert code == 0
+    assert report["sent"] == 1
     [(request, _)] = httpserver.log
     sent = json.loads(request.get_data())["messages"][1]["content"]
     transcript = sent.split("\n\n", 1)[1]
-    assert len(transcript) == 200 and transcript.endswith("- line 0499 of a long session\n")
+    assert len(transcript) == 200
+    assert transcript.endswith("- line 0499 of a long session\n")
     assert "private note" not in request.get_data(as_text=True)

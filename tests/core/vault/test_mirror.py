@@ -40,14 +40,16 @@ def test_each_apply_and_decision_reaches_the_database(cc: Run, folder: str, mirr
         assert cc("vault", "apply", "--auto", "--vault", folder)[0] == 0
     assert show(cc, mirror, "env") == show(cc, folder, "env")
     code, out, _ = cc("vault", "search", "staging", "--vault", mirror, "--json")
-    assert code == 0 and "5433" in json.loads(out)["results"][0]["text"]
+    assert code == 0
+    assert "5433" in json.loads(out)["results"][0]["text"]
     code, out, _ = cc("vault", "conflicts", "--vault", folder, "--json")
     [conflict] = json.loads(out)["conflicts"]
     assert (
         cc("vault", "adjudicate", conflict["id"], "--decision", "use-new", "--vault", folder)[0]
         == 0
     )
-    assert "5434" in show(cc, mirror, "env") and "5433" not in show(cc, mirror, "env")
+    assert "5434" in show(cc, mirror, "env")
+    assert "5433" not in show(cc, mirror, "env")
     code, out, _ = cc("vault", "search", "staging", "--vault", mirror, "--json")
     [only] = json.loads(out)["results"]
     assert "staging-db.internal on port 5434" in only["text"]
@@ -61,13 +63,15 @@ def test_vault_mirror_copies_hand_edits_and_removals(
     code, out, err = cc("vault", "mirror", "--vault", folder, "--json")
     assert code == 0, err
     done = json.loads(out)
-    assert set(done) == {"url", "notes", "removed", "facts"} and done["facts"] == 1
+    assert set(done) == {"url", "notes", "removed", "facts"}
+    assert done["facts"] == 1
     assert show(cc, mirror, "tools") == "# Tools\n\n- ripgrep is the search tool here\n"
     (notes / "tools.md").unlink()
     done = json.loads(cc("vault", "mirror", "--vault", folder, "--json")[1])
     assert done["removed"] == ["tools"]
     code, _, err = cc("vault", "show", "tools", "--vault", mirror)
-    assert code == 1 and "no such canonical note" in err
+    assert code == 1
+    assert "no such canonical note" in err
 
 
 def test_an_unreachable_mirror_warns_and_the_folder_change_stands(
@@ -76,20 +80,29 @@ def test_an_unreachable_mirror_warns_and_the_folder_change_stands(
     monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://nobody@127.0.0.1:1/none")
     assert cc("vault", "submit", "--agent", "a", "--vault", folder, "ports are fun")[0] == 0
     code, out, err = cc("vault", "apply", "--auto", "--vault", folder, "--json")
-    assert code == 0 and json.loads(out)["promoted"]
-    assert "warning: the vault mirror was not updated" in err and "vault mirror" in err
+    assert code == 0
+    assert json.loads(out)["promoted"]
+    assert "warning: the vault mirror was not updated" in err
+    assert "vault mirror" in err
     code, _, err = cc("vault", "mirror", "--vault", folder)
-    assert code == 1 and "cannot connect" in err
+    assert code == 1
+    assert "cannot connect" in err
 
 
 def test_mirror_settings_are_checked(cc: Run, folder: str, monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = cc("vault", "mirror", "--vault", folder)
-    assert code == 2 and "no mirror set" in err
+    assert code == 2
+    assert "no mirror set" in err
     code, _, err = cc("vault", "mirror", "--vault", folder, "--to", "/tmp/elsewhere")
-    assert code == 2 and "postgresql://" in err
+    assert code == 2
+    assert "postgresql://" in err
     code, _, err = cc("vault", "mirror", "--vault", folder, "--to", "postgresql://u:pw1234@h/d")
-    assert code == 1 and "pw1234" not in err and "PGPASSWORD" in err
+    assert code == 1
+    assert "pw1234" not in err
+    assert "PGPASSWORD" in err
     monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://u:pw1234@h/d")
     assert cc("vault", "submit", "--agent", "a", "--vault", folder, "a fact")[0] == 0
     code, _, err = cc("vault", "apply", "--auto", "--vault", folder)
-    assert code == 0 and "pw1234" not in err and "warning" in err
+    assert code == 0
+    assert "pw1234" not in err
+    assert "warning" in err

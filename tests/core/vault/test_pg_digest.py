@@ -105,9 +105,11 @@ def test_the_exact_redacted_request_one_submission_and_the_fleet_cursor(
     assert body["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
     sent = body["messages"][1]["content"]
     assert sent.startswith(f"Session notes ({DAY}):\n\n# 2026-11-30")
-    assert "部署端口是 5433" in sent and KEY not in request.get_data(as_text=True)
+    assert "部署端口是 5433" in sent
+    assert KEY not in request.get_data(as_text=True)
     [(name, agent, facts)] = submissions(db)
-    assert agent == "digest" and name.startswith("digest-")
+    assert agent == "digest"
+    assert name.startswith("digest-")
     assert facts == "- The staging database listens on port 5433.\n- 部署前先运行迁移脚本\n"
     assert report == {
         "enabled": True,
@@ -123,7 +125,9 @@ def test_the_exact_redacted_request_one_submission_and_the_fleet_cursor(
     data = text.encode("utf-8")
     assert cursor(db) == {DAY: (len(data), hashlib.sha256(data).hexdigest())}
     again = run(db, config(httpserver))
-    assert again["pending"] == 0 and again["sent"] == 0 and len(httpserver.log) == 1
+    assert again["pending"] == 0
+    assert again["sent"] == 0
+    assert len(httpserver.log) == 1
 
 
 def test_appends_second_archives_and_rewrites(db: str, httpserver: HTTPServer) -> None:
@@ -134,9 +138,11 @@ def test_appends_second_archives_and_rewrites(db: str, httpserver: HTTPServer) -
     sql(db, "UPDATE cuecard_archives SET text = text || %s", ("- afternoon: UI on port 8701\n",))
     put_archive(db, "2026-11-29.md", "- yesterday's archive, archived late\n")
     report = run(db, config(httpserver))
-    assert report["pending"] == 2 and report["sent"] == 2
+    assert report["pending"] == 2
+    assert report["sent"] == 2
     late, appended = sent_texts(httpserver)[1:]
-    assert late.startswith("Session notes (2026-11-29.md)") and "archived late" in late
+    assert late.startswith("Session notes (2026-11-29.md)")
+    assert "archived late" in late
     assert appended == f"Session notes ({DAY}):\n\n- afternoon: UI on port 8701\n"
     # A rewritten archive (its start changed, even to a longer text) is read again whole.
     put_archive(db, DAY, "# 2026-11-30\n\n- morning: moved CI to FOUR cores\n- afternoon: x\n")
@@ -165,7 +171,9 @@ def test_a_failed_request_moves_no_cursor_and_writes_nothing(
         answer("- The recall index is SQLite.")
     )
     report = run(db, config(httpserver))
-    assert report["pending"] == 1 and report["sent"] == 1 and report["facts"] == 1
+    assert report["pending"] == 1
+    assert report["sent"] == 1
+    assert report["facts"] == 1
     assert "chose sqlite" in sent_texts(httpserver)[0]
 
 
@@ -173,15 +181,22 @@ def test_dry_run_limit_and_off(db: str, httpserver: HTTPServer) -> None:
     put_archive(db, "2026-11-29.md", f"- key {KEY}\n- the UI is on port 8701\n")
     put_archive(db, DAY, "- second\n")
     off = run(db, DigestConfig())
-    assert off["enabled"] is False and off["sent"] == 0
+    assert off["enabled"] is False
+    assert off["sent"] == 0
     dry = run(db, config(httpserver), dry_run=True)
-    assert dry["pending"] == 2 and dry["sent"] == 0
+    assert dry["pending"] == 2
+    assert dry["sent"] == 0
     assert [r["file"] for r in dry["requests"]] == ["sessions/2026-11-29.md", f"sessions/{DAY}"]
-    assert KEY not in json.dumps(dry) and "port 8701" in json.dumps(dry)
-    assert httpserver.log == [] and cursor(db) == {} and submissions(db) == []
+    assert KEY not in json.dumps(dry)
+    assert "port 8701" in json.dumps(dry)
+    assert httpserver.log == []
+    assert cursor(db) == {}
+    assert submissions(db) == []
     httpserver.expect_request("/v1/chat/completions").respond_with_json(answer("- A fact."))
     first = run(db, config(httpserver), limit=1)
-    assert first["pending"] == 2 and first["sent"] == 1 and set(cursor(db)) == {"2026-11-29.md"}
+    assert first["pending"] == 2
+    assert first["sent"] == 1
+    assert set(cursor(db)) == {"2026-11-29.md"}
 
 
 # -- two digests at once --------------------------------------------------------------------------

@@ -109,9 +109,11 @@ def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -
                 "- 部署前先运行数据库迁移脚本\n\n## Superseded\n\n- Melanie adopted a cat\n",
             )
     code, _, err = cc("vault", "search", "beagle", "--vault", pg_url)
-    assert code == 1 and "migrate-db" in err
+    assert code == 1
+    assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [6], err
+    assert code == 0, err
+    assert json.loads(out)["applied"] == [6], err
     assert postings_out_of_line(pg_url) == {}
     assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
     assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"

@@ -150,10 +150,16 @@ def test_a_busy_folder_comes_back_byte_for_byte(
 
     url = new_db(pg_server, cc)
     result = json.loads(ok(cc, "vault", "import", str(first), "--vault", url, "--json"))
-    assert result["submissions"] == 2 and result["conflicts"] == 1
-    assert result["processed"] == 8 and result["pending"] == 2 and result["archives"] == 1
-    assert result["adjudications"] == 4 and result["promotions"] == 7 and result["forgotten"] == 1
-    assert result["cursor"] == 1 and result["uses"] >= 3
+    assert result["submissions"] == 2
+    assert result["conflicts"] == 1
+    assert result["processed"] == 8
+    assert result["pending"] == 2
+    assert result["archives"] == 1
+    assert result["adjudications"] == 4
+    assert result["promotions"] == 7
+    assert result["forgotten"] == 1
+    assert result["cursor"] == 1
+    assert result["uses"] >= 3
     keys = "source, target, facts, notes, submissions, processed, conflicts, pending, "
     keys += "adjudications, promotions, forgotten, archives, uses, cursor"
     assert set(result) == set(keys.split(", "))
@@ -165,7 +171,8 @@ def test_a_busy_folder_comes_back_byte_for_byte(
     assert sorted(again) == sorted(files)
     for name, data in files.items():
         assert again[name] == data, name
-    assert uses(second) == uses(first) and uses(first)
+    assert uses(second) == uses(first)
+    assert uses(first)
     assert (Path(cache_dir(str(second))) / "digest-cursor.json").read_bytes() == cursor
 
 
@@ -193,9 +200,11 @@ def test_a_unified_agent_memory_folder_imports_through_its_layout(
     log = (out / "review" / "adjudicated.md").read_text(encoding="utf-8")
     assert "| decision: keep-both | new: " + VARIANTS[0] in log
     promoted = (out / "review" / "promoted.md").read_text(encoding="utf-8").splitlines()
-    assert len(promoted) == 1 and promoted[0].endswith("| uncategorised.md | " + BASES[0])
+    assert len(promoted) == 1
+    assert promoted[0].endswith("| uncategorised.md | " + BASES[0])
     archives = list((out / "sessions").glob("2*.md"))
-    assert len(archives) == 1 and "会话结束" in archives[0].read_text(encoding="utf-8")
+    assert len(archives) == 1
+    assert "会话结束" in archives[0].read_text(encoding="utf-8")
 
 
 # -- PostgreSQL -> folder -> PostgreSQL ---------------------------------------------------------
@@ -285,18 +294,22 @@ def test_the_target_database_must_be_empty_and_names_from_it_are_checked(
         )
         vault.conn.commit()
     code, _, err = cc("vault", "export", str(tmp_path / "out"), "--vault", url)
-    assert code == 1 and "'../../escape.md'" in err and "NAME.md" in err
+    assert code == 1
+    assert "'../../escape.md'" in err
+    assert "NAME.md" in err
     assert not (tmp_path / "escape.md").exists()
     folder = tmp_path / "v"
     ok(cc, "vault", "init", "--vault", str(folder))
     code, _, err = cc("vault", "import", str(folder), "--vault", url)
-    assert code == 1 and "not empty" in err
+    assert code == 1
+    assert "not empty" in err
     (folder / "notes" / "tools.md").write_bytes(b"# Tools\n\n- caf\xe9 latin-1\n")
     (folder / "notes" / "rules.md").unlink()
     (folder / "notes" / "rules.md").symlink_to("/etc/passwd")
     fresh = new_db(pg_server, cc)
     code, _, err = cc("vault", "import", str(folder), "--vault", fresh)
-    assert code == 1 and "tools.md: not UTF-8" in err
+    assert code == 1
+    assert "tools.md: not UTF-8" in err
     (folder / "notes" / "tools.md").write_text("# Tools\n\n- café\n", encoding="utf-8")
     ok(cc, "vault", "import", str(folder), "--vault", fresh)
     ok(cc, "vault", "export", str(tmp_path / "back"), "--vault", fresh)
@@ -326,7 +339,9 @@ def test_promotions_and_decisions_write_the_same_note_text_on_both(
         ]
         assert texts[0] == texts[1], note
     shown = json.loads(ok(cc, "vault", "show", "other", "--vault", url, "--json"))["text"]
-    assert "## Superseded" in shown and VARIANTS[0] in shown and BASES[0] not in shown
+    assert "## Superseded" in shown
+    assert VARIANTS[0] in shown
+    assert BASES[0] not in shown
 
 
 def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgServer) -> None:
@@ -358,7 +373,8 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
         ("use uv", 2, 0, "active"),
         ("the mypy tool is available for type checks", 3, 0, "active"),
     ]
-    assert text is not None and text.startswith("# Tools\n\nProse.\n\n- use ruff for linting\n")
+    assert text is not None
+    assert text.startswith("# Tools\n\nProse.\n\n- use ruff for linting\n")
     from cuecard.core.vault.postgres._notes import lock_note, store_note
 
     with PgVault(url) as vault, vault.conn.transaction():  # a line edited, one moved, one gone
@@ -370,7 +386,9 @@ def test_facts_follow_the_note_text_and_keep_their_uses(cc: Run, pg_server: PgSe
             "SELECT line, position, uses FROM cuecard_facts WHERE note = 'tools' ORDER BY position"
         ).fetchall()
     assert rows[0] == ("- use ruff for linting｜使用 9 次", 1, 2)
-    assert len(rows) == 2 and rows[1][1:] == (2, 0) and "mypy" in rows[1][0]
+    assert len(rows) == 2
+    assert rows[1][1:] == (2, 0)
+    assert "mypy" in rows[1][0]
 
 
 def test_a_version_2_database_migrates_its_facts_into_notes(
@@ -411,7 +429,8 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
             "('a.md', 1, 'env | port 5433', '2026-01-02 09:15:00+00')"
         )
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [3, 4, 5, 6], err
+    assert code == 0, err
+    assert json.loads(out)["applied"] == [3, 4, 5, 6], err
     shown = json.loads(ok(cc, "vault", "show", "env", "--vault", pg_url, "--json"))["text"]
     assert shown == (
         "# Paths and environment\n\n> Machines, paths, ports, versions, accounts (never "
@@ -428,7 +447,8 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
         assert positions == [(a1, 1, "active"), (a3, 2, "active"), (a2, 3, "superseded")]
         vault.add_note_text("env", "- the VPN endpoint is vpn.example.org\n")
         kept = dict(vault.conn.execute("SELECT id, uses FROM cuecard_facts").fetchall())
-    assert len(kept) == 4 and [kept[i] for i in ids] == [1, 2, 3]  # and one show each
+    assert len(kept) == 4
+    assert [kept[i] for i in ids] == [1, 2, 3]
     ok(cc, "vault", "export", str(tmp_path / "out"), "--vault", pg_url)
     adjudicated = (tmp_path / "out" / "review" / "adjudicated.md").read_text(encoding="utf-8")
     promoted = (tmp_path / "out" / "review" / "promoted.md").read_text(encoding="utf-8")
@@ -468,9 +488,11 @@ def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> 
                 (ident, *row[:7]),
             )
     code, _, err = cc("vault", "search", "June", "--vault", pg_url)
-    assert code == 1 and "migrate-db" in err
+    assert code == 1
+    assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
-    assert code == 0 and json.loads(out)["applied"] == [5, 6], err
+    assert code == 0, err
+    assert json.loads(out)["applied"] == [5, 6], err
 
     def found(*query: str) -> list[str]:
         out = ok(cc, "vault", "search", *query, "--vault", pg_url, "--json")
@@ -525,7 +547,8 @@ def test_forget_picks_what_the_folder_picks_and_moves_it_aside(
         assert live.fetchone() == (3,)
         note = vault.note("other")
     ok(cc, "vault", "forget", "--apply", "--vault", str(folder))
-    assert moved == dry and again == []
+    assert moved == dry
+    assert again == []
     assert kept == [("uncategorised.md", lines[1]), ("uncategorised.md", lines[3])]
     assert note == (folder / "notes" / "uncategorised.md").read_text(encoding="utf-8")
 
@@ -549,7 +572,8 @@ def test_eight_concurrent_archivers_lose_nothing(cc: Run, pg_server: PgServer) -
     with PgVault(url, clock=lambda: at) as vault:
         assert archive_session_pg(vault, "a", "t", "\n  \n") is None
         row = vault.conn.execute("SELECT name, text FROM cuecard_archives").fetchall()
-    assert len(row) == 1 and row[0][0] == "2026-11-30.md"
+    assert len(row) == 1
+    assert row[0][0] == "2026-11-30.md"
     text = str(row[0][1])
     assert text.startswith("# 2026-11-30\n\n## 09:05 [agent")
     for n in range(8):

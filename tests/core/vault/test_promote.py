@@ -116,7 +116,8 @@ def test_review_writes_the_pending_list_and_apply_promotes(v: V) -> None:
         assert (
             f"- staging server listens on port 8080 (written {today} | source: inbox/{name})" in env
         )
-    assert v.inbox() == [] and v.processed() == [name]
+    assert v.inbox() == []
+    assert v.processed() == [name]
     assert v.json("status")["last_promotion"] is not None
 
 
@@ -126,7 +127,8 @@ def test_apply_is_idempotent(v: V) -> None:
     v.json("apply")
     before = v.note("env")
     again = v.json("apply")
-    assert again["promoted"] == [] and again["archived"] == []
+    assert again["promoted"] == []
+    assert again["archived"] == []
     assert v.note("env") == before
 
 
@@ -172,14 +174,17 @@ def test_duplicates_are_dropped_and_their_files_archived(v: V) -> None:
     v.json("apply", "--auto")
     v.submit("staging server listens on port 8080")
     result = v.json("review")
-    assert result["pending"] == [] and result["duplicates"] == 1
+    assert result["pending"] == []
+    assert result["duplicates"] == 1
     v.json("apply")
-    assert v.inbox() == [] and v.note("env").count("port 8080") == 1
+    assert v.inbox() == []
+    assert v.note("env").count("port 8080") == 1
 
 
 def test_review_and_apply_without_a_pending_list_do_nothing(v: V) -> None:
     result = v.json("apply")
-    assert result["promoted"] == [] and result["archived"] == []
+    assert result["promoted"] == []
+    assert result["archived"] == []
 
 
 def test_a_hand_edited_unknown_note_refuses_the_whole_apply(v: V) -> None:
@@ -191,8 +196,10 @@ def test_a_hand_edited_unknown_note_refuses_the_whole_apply(v: V) -> None:
         path.read_text(encoding="utf-8").replace(f"{label}:env", f"{label}:../../etc"), "utf-8"
     )
     code, _, err = v("apply")
-    assert code == 1 and "pending item 1: note '../../etc'" in err
-    assert "port 8080" not in v.note("env") and len(v.inbox()) == 1
+    assert code == 1
+    assert "pending item 1: note '../../etc'" in err
+    assert "port 8080" not in v.note("env")
+    assert len(v.inbox()) == 1
 
 
 def test_auto_promotes_into_the_right_note(v: V) -> None:
@@ -208,15 +215,18 @@ def test_a_supersession_moves_the_old_line(v: V) -> None:
     v.json("apply", "--auto")
     v.submit("the build server now uses python 3.12 instead of 3.10")
     result = v.json("review")
-    assert result["supersessions"] == 1 and result["conflicts"] == 0
+    assert result["supersessions"] == 1
+    assert result["conflicts"] == 0
     v.json("apply")
     env = v.note("env")
     heading = v.vault.layout.superseded_heading
     live, _, old = env.partition(heading)
-    assert "now uses python 3.12" in live and "uses python 3.10" not in live
+    assert "now uses python 3.12" in live
+    assert "uses python 3.10" not in live
     assert "uses python 3.10" in old
     code, out, _ = v("search", "python", "--json")
-    assert code == 0 and json.loads(out)["count"] >= 1
+    assert code == 0
+    assert json.loads(out)["count"] >= 1
     assert all("3.12" in r["text"] for r in json.loads(out)["results"])
 
 
@@ -228,7 +238,8 @@ def _conflicted(v: V) -> str:
     v.json("apply", "--auto")
     v.submit("staging server listens on port 8081")
     result = v.json("review")
-    assert result["conflicts"] == 1 and result["pending"] == []
+    assert result["conflicts"] == 1
+    assert result["pending"] == []
     conflicts = v.json("conflicts")["conflicts"]
     assert len(conflicts) == 1  # type: ignore[arg-type]
     return str(conflicts[0]["id"])  # type: ignore[index]
@@ -263,22 +274,26 @@ def test_adjudication_decisions(
     assert ("port 8080" in env) is old_there
     assert len(v.json("conflicts")["conflicts"]) == queued  # type: ignore[arg-type]
     log = v.path("adjudicated").read_text(encoding="utf-8")
-    assert v.vault.layout.decisions[decision] in log and "port 8081" in log
+    assert v.vault.layout.decisions[decision] in log
+    assert "port 8081" in log
 
 
 def test_interactive_adjudication_defaults_to_defer(v: V) -> None:
     _conflicted(v)
     code, out, _ = v("adjudicate", stdin="\n")
-    assert code == 0 and "defer" in out
+    assert code == 0
+    assert "defer" in out
     assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
     code, out, _ = v("adjudicate", stdin="n\n")
-    assert code == 0 and "use-new" in out
+    assert code == 0
+    assert "use-new" in out
     assert v.json("conflicts")["conflicts"] == []
 
 
 def test_adjudicating_an_unknown_id_fails(v: V) -> None:
     code, _, err = v("adjudicate", "ffffffff", "--decision", "use-new")
-    assert code == 1 and "not in the queue" in err
+    assert code == 1
+    assert "not in the queue" in err
 
 
 def test_the_queue_keeps_json_and_pipes_intact(v: V) -> None:
@@ -326,7 +341,8 @@ def test_a_crash_mid_apply_leaves_the_vault_consistent(
     notes = "".join(v.note(n) for n in v.vault.layout.notes)
     for fact in facts:
         assert notes.count(fact) == 1
-    assert v.inbox() == [] and v.processed() == [name]
+    assert v.inbox() == []
+    assert v.processed() == [name]
 
 
 # -- forgetting ----------------------------------------------------------------------------------
@@ -358,13 +374,15 @@ def test_forget_is_a_dry_run_unless_applied(v: V) -> None:
     forgotten = v.path("forgotten") / v.vault.note_file("tools").name
     assert "flaky on tuesdays" in forgotten.read_text(encoding="utf-8")
     assert "the new linter is quick" in v.note("tools")
-    assert "kestrel" in v.note("tools") and "hand-written" in v.note("tools")
+    assert "kestrel" in v.note("tools")
+    assert "hand-written" in v.note("tools")
 
 
 def test_a_fact_returned_by_search_is_not_forgotten(v: V) -> None:
     _stamped(v, 200, "the old linter was flaky on tuesdays")
     code, out, _ = v("search", "tuesdays")
-    assert code == 0 and "tuesdays" in out
+    assert code == 0
+    assert "tuesdays" in out
     assert v.json("forget")["candidates"] == []
     assert v.json("forget", "--days", "400")["candidates"] == []
 

@@ -72,7 +72,9 @@ def test_init_never_overwrites_and_force_backs_up_first(cc: Run, tmp_path: Path)
     env = root / "notes" / "environment.md"
     env.write_text("# env\n\n- my precious fact\n", encoding="utf-8")
     code, _, err = cc("vault", "init", "--vault", str(root))
-    assert code == 1 and "already here" in err and "--force" in err
+    assert code == 1
+    assert "already here" in err
+    assert "--force" in err
     assert "my precious fact" in env.read_text(encoding="utf-8")
     backups = []
     for _ in range(2):
@@ -96,10 +98,12 @@ def test_init_reads_an_existing_unified_agent_memory_vault_in_place(
     )
     (ctx / "Agent提交区" / "README.md").write_text("# inbox\n", encoding="utf-8")
     code, out, _ = cc("vault", "status", "--vault", str(tmp_path / "old"), "--json")
-    assert code == 0 and json.loads(out)["layout"] == "unified-agent-memory"
+    assert code == 0
+    assert json.loads(out)["layout"] == "unified-agent-memory"
     assert json.loads(out)["pending"] == 0
     code, out, _ = cc("vault", "show", "--vault", str(tmp_path / "old"), "tools")
-    assert code == 0 and "ripgrep" in out
+    assert code == 0
+    assert "ripgrep" in out
     code, out, _ = cc("vault", "search", "--vault", str(tmp_path / "old"), "ripgrep")
     assert "ripgrep 可用" in out
 
@@ -138,7 +142,8 @@ def test_submit_reads_stdin_and_moves_to_the_next_number(cc: Run, vault: tuple[P
 def test_submit_refuses_bad_agent_names(cc: Run, plain: tuple[Path, str], agent: str) -> None:
     root, layout = plain
     code, _, err = cc("vault", "submit", "--vault", str(root), f"--agent={agent}", "a fact")
-    assert code == 2 and "invalid agent name" in err
+    assert code == 2
+    assert "invalid agent name" in err
     assert inbox_files(root, layout) == []
     assert not (root.parent / "outside").exists()
 
@@ -181,7 +186,8 @@ def test_a_credential_line_refuses_the_whole_submission(
     code, out, err = cc(
         "vault", "submit", "--vault", str(root), "--agent", "dsh", "a fine fact", line
     )
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     assert "fact 2: looks like a plaintext credential" in err
     value = line.split()[-1]
     assert not re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", err)
@@ -201,18 +207,21 @@ def test_ordinary_lines_are_accepted(cc: Run, plain: tuple[Path, str], line: str
 def test_unsafe_lines_are_refused(cc: Run, plain: tuple[Path, str], line: str) -> None:
     root, layout = plain
     code, _, err = cc("vault", "submit", "--vault", str(root), "--agent", "dsh", line)
-    assert code == 1 and "fact 1:" in err
+    assert code == 1
+    assert "fact 1:" in err
     assert inbox_files(root, layout) == []
 
 
 def test_blank_and_huge_submissions_are_refused(cc: Run, vault: tuple[Path, str]) -> None:
     root, layout = vault
     code, _, err = cc("vault", "submit", "--vault", str(root), "--agent", "dsh", stdin="\n \n")
-    assert code == 1 and "nothing to submit" in err
+    assert code == 1
+    assert "nothing to submit" in err
     code, _, err = cc(
         "vault", "submit", "--vault", str(root), "--agent", "dsh", stdin="x" * 5000 + "\n"
     )
-    assert code == 1 and "at most 4000" in err
+    assert code == 1
+    assert "at most 4000" in err
     assert inbox_files(root, layout) == []
 
 
@@ -252,18 +261,23 @@ def test_archive_appends_a_redacted_block(cc: Run, vault: tuple[Path, str]) -> N
     )  # fmt: skip
     assert code == 0
     info = json.loads(out)
-    assert info["archived"] and info["lines"] == 3
+    assert info["archived"]
+    assert info["lines"] == 3
     path = root / info["file"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", path.name)
     text = path.read_text(encoding="utf-8")
-    assert "secret123" not in text and "api_key: [redacted]" in text
+    assert "secret123" not in text
+    assert "api_key: [redacted]" in text
     assert "</memory-data>" not in text
     headers = [line for line in text.splitlines() if line.startswith("## ")]
-    assert len(headers) == 1 and "[claude]" in headers[0] and "\\# two lines" in headers[0]
+    assert len(headers) == 1
+    assert "[claude]" in headers[0]
+    assert "\\# two lines" in headers[0]
     cc("vault", "archive", "--vault", str(root), "--agent", "claude", stdin="second session\n")
     assert path.read_text(encoding="utf-8").count("## ") == 2
     code, out, err = cc("vault", "archive", "--vault", str(root), "--agent", "x", stdin="\n")
-    assert code == 0 and "nothing to archive" in err
+    assert code == 0
+    assert "nothing to archive" in err
 
 
 # -- the lock --------------------------------------------------------------------------------------
@@ -322,7 +336,8 @@ def test_vault_writers_wait_for_the_lock_file(
             [str(BIN / "cuecard"), "vault", "archive", "--vault", str(root), "--agent", "a"],
             input="x\n", capture_output=True, text=True, env=env,
         )  # fmt: skip
-        assert done.returncode == 1 and f"held by pid {os.getpid()}" in done.stderr
+        assert done.returncode == 1
+        assert f"held by pid {os.getpid()}" in done.stderr
     assert not (root / ".lock").exists()
 
 
@@ -364,7 +379,8 @@ def test_every_vault_command_documents_vault_and_json_keys(command: str) -> None
     )
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
-    assert "--vault PATH" in text and "--json prints keys:" in text
+    assert "--vault PATH" in text
+    assert "--json prints keys:" in text
 
 
 def test_vault_and_recall_packages_list_their_public_names() -> None:

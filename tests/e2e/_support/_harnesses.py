@@ -243,7 +243,8 @@ def codex_hooks_list(project: object) -> list[dict[str, Any]]:
         [str(BINARIES["codex"]), "app-server"], cwd=project.root, env=env, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     ) as proc:  # fmt: skip
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None
+        assert proc.stdout is not None
         try:
             for message in messages:
                 proc.stdin.write(json.dumps(message) + "\n")
