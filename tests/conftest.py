@@ -22,7 +22,7 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Iterator[Path]:
+def project(tmp_path: Path) -> Path:
     """An opted-in project inside a real git repository."""
     root = tmp_path / "repo"
     root.mkdir()

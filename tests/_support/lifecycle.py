@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import pytest
 
 from cuecard.core import Store
 from cuecard.core.cli import main
@@ -13,6 +15,11 @@ from cuecard.core.engine._event import Event
 from cuecard.core.engine._footprint import Footprint
 
 DAY = 24 * 3600
+
+
+def at_time(t: float) -> Callable[[], float]:
+    """A clock stopped at ``t``."""
+    return lambda: t
 
 
 def record_session(
@@ -33,18 +40,18 @@ def record_session(
     t = at
     for _ in range(corrections):
         t += 1
-        Footprint(local, name, clock=lambda t=t: t).prompt(correction=True, preview="no, not that")
+        Footprint(local, name, clock=at_time(t)).prompt(correction=True, preview="no, not that")
     for kind, path in calls:
         t += 1
-        handle(root, Event(kind, paths=(path,), session=name), clock=lambda t=t: t)
-        Footprint(local, name, clock=lambda t=t: t + 0.5).tool(
+        handle(root, Event(kind, paths=(path,), session=name), clock=at_time(t))
+        Footprint(local, name, clock=at_time(t + 0.5)).tool(
             "Edit", kind, paths=[path], outcome="ok"
         )
     for n in range(asks):
         t += 1
-        Footprint(local, name, clock=lambda t=t: t).stop(asked=f"key{n}")
+        Footprint(local, name, clock=at_time(t)).stop(asked=f"key{n}")
     t += 1
-    Footprint(local, name, clock=lambda t=t: t).stop()
+    Footprint(local, name, clock=at_time(t)).stop()
     folder = store.local_dir / "sessions" / name
     for current, dirs, files in os.walk(folder):
         for item in dirs + files:
@@ -61,7 +68,7 @@ def snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
     return out
 
 
-def cli(monkeypatch, cwd: Path, *args: str) -> int:
+def cli(monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str) -> int:
     """Run the CLI in-process from ``cwd``."""
     monkeypatch.chdir(cwd)
     monkeypatch.delenv("CUECARD_PROJECT_DIR", raising=False)

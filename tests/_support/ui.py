@@ -229,7 +229,7 @@ def make_seeded(base: Path) -> Seeded:
         cwd=project,
         check=True,
     )
-    return Seeded(project, vault, ids, request["id"])
+    return Seeded(project, vault, ids, str(request["id"]))
 
 
 @dataclass

@@ -62,7 +62,8 @@ def require(harness: str) -> Path:
 def base_env(home: Path, *, path_extra: list[Path] | None = None) -> dict[str, str]:
     """A minimal environment: an empty ``home``, ``cuecard`` and ``cuecard-hook`` on PATH (as a
     user's tool install puts them), Node on PATH, nothing else of the developer's."""
-    node_dir = Path(os.path.realpath(_which("node"))).parent if _which("node") else None
+    node = _which("node")
+    node_dir = Path(os.path.realpath(node)).parent if node else None
     parts = [str(p) for p in path_extra or []]
     parts.append(str(VENV_BIN))
     if node_dir is not None:

@@ -212,18 +212,18 @@ class ModelServer:
                 self.requests.append(request)
             return _json(handler, {"error": {"message": f"no route {path}"}}, status=404)
         reply = self._reply_for(request)
-        model = str(body.get("model") or self.model)
+        name = str(body.get("model") or self.model)
         if request.wire == "anthropic":
             if not body.get("stream"):
-                return _json(handler, anthropic_message(reply, model))
-            events = anthropic_events(reply, model)
+                return _json(handler, anthropic_message(reply, name))
+            events = anthropic_events(reply, name)
         elif request.wire == "responses":
             freeform = {
                 str(t.get("name")) for t in body.get("tools") or [] if t.get("type") == "custom"
             }
-            events = responses_events(reply, model, freeform)
+            events = responses_events(reply, name, freeform)
         else:
-            events = chat_events(reply, model)
+            events = chat_events(reply, name)
         _stream(handler, events)
 
 

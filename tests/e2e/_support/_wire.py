@@ -51,7 +51,7 @@ def _sse(event: str | None, data: Any) -> bytes:
 
 
 def anthropic_events(reply: Reply, model: str) -> list[bytes]:
-    message = {
+    message: dict[str, Any] = {
         "id": f"msg_{next(_ids):04d}",
         "type": "message",
         "role": "assistant",
@@ -64,7 +64,7 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
     out = [_sse("message_start", {"type": "message_start", "message": message})]
     index = 0
     if reply.text or not reply.tool_calls:
-        block = {"type": "text", "text": ""}
+        block: dict[str, Any] = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": reply.text or "Done."}
         out += _block(index, block, delta)
         index += 1

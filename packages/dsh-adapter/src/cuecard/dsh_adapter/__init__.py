@@ -13,17 +13,21 @@ from cuecard.dsh_adapter.__about__ import __version__
 # Not `from typing import ...`: typing costs the per-call paths milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.dsh_adapter._deploy import BEGIN, END
-    from cuecard.dsh_adapter._deployer import TARGETS, Deployer
-    from cuecard.dsh_adapter._errors import (
-        BadRequest,
-        DeployError,
-        DshAdapterError,
-        VaultCallError,
-        VaultNotConfigured,
-    )
-    from cuecard.dsh_adapter._plugins import PLUGINS, pack, plugin_dir
-    from cuecard.dsh_adapter._topics import DEFAULT_TOPICS, TopicGate, load_topics
+    from cuecard.dsh_adapter._deploy import BEGIN as BEGIN
+    from cuecard.dsh_adapter._deploy import END as END
+    from cuecard.dsh_adapter._deployer import TARGETS as TARGETS
+    from cuecard.dsh_adapter._deployer import Deployer as Deployer
+    from cuecard.dsh_adapter._errors import BadRequest as BadRequest
+    from cuecard.dsh_adapter._errors import DeployError as DeployError
+    from cuecard.dsh_adapter._errors import DshAdapterError as DshAdapterError
+    from cuecard.dsh_adapter._errors import VaultCallError as VaultCallError
+    from cuecard.dsh_adapter._errors import VaultNotConfigured as VaultNotConfigured
+    from cuecard.dsh_adapter._plugins import PLUGINS as PLUGINS
+    from cuecard.dsh_adapter._plugins import pack as pack
+    from cuecard.dsh_adapter._plugins import plugin_dir as plugin_dir
+    from cuecard.dsh_adapter._topics import DEFAULT_TOPICS as DEFAULT_TOPICS
+    from cuecard.dsh_adapter._topics import TopicGate as TopicGate
+    from cuecard.dsh_adapter._topics import load_topics as load_topics
 
 _EXPORTS: dict[str, str] = {
     "BEGIN": "cuecard.dsh_adapter._deploy",

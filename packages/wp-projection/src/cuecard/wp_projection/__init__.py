@@ -14,26 +14,37 @@ from cuecard.core import lazy_exports as _lazy_exports
 from cuecard.wp_projection.__about__ import __version__
 
 if TYPE_CHECKING:
-    from cuecard.wp_projection._bridge import plugin_source, render_settings, write_bridge
-    from cuecard.wp_projection._change import ApplyResult, Change, Outcome, change_from_envelope
-    from cuecard.wp_projection._envelope import Envelope, parse_envelope
-    from cuecard.wp_projection._errors import (
-        EnvelopeRefused,
-        PathRefused,
-        ProjectionError,
-        ReconcileAuthError,
-        ReconcileError,
-        RootBusy,
-        RootNotWritable,
-        SignatureRefused,
-    )
-    from cuecard.wp_projection._paths import normalise_relative, record_path, site_key
-    from cuecard.wp_projection._projector import Projector
-    from cuecard.wp_projection._receiver import ReceiverSettings, build_app
-    from cuecard.wp_projection._reconcile import SyncSettings, fetch_remote, reconcile
-    from cuecard.wp_projection._safefs import SafeRoot
-    from cuecard.wp_projection._signature import sign, signed_headers, verify
-    from cuecard.wp_projection._status import status_report
+    from cuecard.wp_projection._bridge import plugin_source as plugin_source
+    from cuecard.wp_projection._bridge import render_settings as render_settings
+    from cuecard.wp_projection._bridge import write_bridge as write_bridge
+    from cuecard.wp_projection._change import ApplyResult as ApplyResult
+    from cuecard.wp_projection._change import Change as Change
+    from cuecard.wp_projection._change import Outcome as Outcome
+    from cuecard.wp_projection._change import change_from_envelope as change_from_envelope
+    from cuecard.wp_projection._envelope import Envelope as Envelope
+    from cuecard.wp_projection._envelope import parse_envelope as parse_envelope
+    from cuecard.wp_projection._errors import EnvelopeRefused as EnvelopeRefused
+    from cuecard.wp_projection._errors import PathRefused as PathRefused
+    from cuecard.wp_projection._errors import ProjectionError as ProjectionError
+    from cuecard.wp_projection._errors import ReconcileAuthError as ReconcileAuthError
+    from cuecard.wp_projection._errors import ReconcileError as ReconcileError
+    from cuecard.wp_projection._errors import RootBusy as RootBusy
+    from cuecard.wp_projection._errors import RootNotWritable as RootNotWritable
+    from cuecard.wp_projection._errors import SignatureRefused as SignatureRefused
+    from cuecard.wp_projection._paths import normalise_relative as normalise_relative
+    from cuecard.wp_projection._paths import record_path as record_path
+    from cuecard.wp_projection._paths import site_key as site_key
+    from cuecard.wp_projection._projector import Projector as Projector
+    from cuecard.wp_projection._receiver import ReceiverSettings as ReceiverSettings
+    from cuecard.wp_projection._receiver import build_app as build_app
+    from cuecard.wp_projection._reconcile import SyncSettings as SyncSettings
+    from cuecard.wp_projection._reconcile import fetch_remote as fetch_remote
+    from cuecard.wp_projection._reconcile import reconcile as reconcile
+    from cuecard.wp_projection._safefs import SafeRoot as SafeRoot
+    from cuecard.wp_projection._signature import sign as sign
+    from cuecard.wp_projection._signature import signed_headers as signed_headers
+    from cuecard.wp_projection._signature import verify as verify
+    from cuecard.wp_projection._status import status_report as status_report
 
 _EXPORTS: dict[str, str] = {
     "ApplyResult": "cuecard.wp_projection._change",
