@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests._support.cli import run_cli
 
 
@@ -53,3 +55,49 @@ def vault_cli(*args: str, stdin: str | None = None) -> str:
     done = run_cli(*args, cwd=Path.cwd(), stdin=stdin)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def serve(lines: list[bytes], cwd: Path | None = None) -> list[dict[str, object]]:
+    """Feed ``lines`` to ``python -I -m cuecard.dsh_adapter serve``; its answers, parsed."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-m", "cuecard.dsh_adapter", "serve"],
+        input=b"".join(lines),
+        capture_output=True,
+        cwd=cwd,
+        env=os.environ.copy(),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def line(value: object) -> bytes:
+    """One request line of the worker's protocol."""
+    return json.dumps(value).encode() + b"\n"
+
+
+FACTS = [
+    "The staging server listens on port 8443",
+    "We deploy with make release from the main branch",
+    "用户偏好简体中文回复",
+    "The parser lives in snake_case module token_stream.py",
+]
+
+
+def isolate(root: Path, mp: pytest.MonkeyPatch) -> Home:
+    """An isolated cuecard user under ``root`` (config, cache, HOME), ``CUECARD_VAULT`` set."""
+    h = Home(root, root / "config", root / "cache", root / "vault")
+    mp.setenv("XDG_CONFIG_HOME", str(h.config))
+    mp.setenv("XDG_CACHE_HOME", str(h.cache))
+    mp.setenv("CUECARD_VAULT", str(h.vault))
+    mp.setenv("HOME", str(root / "userhome"))
+    (root / "userhome").mkdir(exist_ok=True)
+    return h
+
+
+def seed_vault() -> None:
+    """Make the vault ``CUECARD_VAULT`` names and promote ``FACTS`` into it."""
+    vault_cli("vault", "init")
+    vault_cli("vault", "submit", "--agent", "seed", stdin="\n".join(FACTS) + "\n")
+    vault_cli("vault", "apply", "--auto")

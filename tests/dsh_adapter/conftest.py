@@ -7,30 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests._support.dsh import Home, vault_cli
-
-FACTS = [
-    "The staging server listens on port 8443",
-    "We deploy with make release from the main branch",
-    "用户偏好简体中文回复",
-    "The parser lives in snake_case module token_stream.py",
-]
-
-
-def _isolate(root: Path, mp: pytest.MonkeyPatch) -> Home:
-    h = Home(root, root / "config", root / "cache", root / "vault")
-    mp.setenv("XDG_CONFIG_HOME", str(h.config))
-    mp.setenv("XDG_CACHE_HOME", str(h.cache))
-    mp.setenv("CUECARD_VAULT", str(h.vault))
-    mp.setenv("HOME", str(root / "userhome"))
-    (root / "userhome").mkdir(exist_ok=True)
-    return h
+from tests._support.dsh import Home, isolate, seed_vault, vault_cli
 
 
 @pytest.fixture
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     """An isolated cuecard user (config, cache, HOME); CUECARD_VAULT names a vault not yet made."""
-    return _isolate(tmp_path, monkeypatch)
+    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -44,8 +27,6 @@ def home(isolated: Home) -> Home:
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Home]:
     """A vault with promoted facts, shared by the read-only tests of one module."""
     with pytest.MonkeyPatch.context() as mp:
-        h = _isolate(tmp_path_factory.mktemp("seeded"), mp)
-        vault_cli("vault", "init")
-        vault_cli("vault", "submit", "--agent", "seed", stdin="\n".join(FACTS) + "\n")
-        vault_cli("vault", "apply", "--auto")
+        h = isolate(tmp_path_factory.mktemp("seeded"), mp)
+        seed_vault()
         yield h
