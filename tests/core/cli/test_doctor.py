@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
-import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,12 @@ from cuecard.core._maintain import maintain
 from tests._support.lifecycle import cli, record_session, snapshot
 from tests._support.project import add, make_project
 
-HOOK_PATH = Path(sys.executable).parent / "cuecard-hook"
+# cuecard-hook belongs to cuecard-hooks, which core's tests run without: doctor only checks that
+# a hook command resolves to an executable file, so the hooks point at a stand-in.
+HOOK_PATH = Path(tempfile.gettempdir()) / f"cuecard-tests-{os.getuid()}" / "cuecard-hook"
+HOOK_PATH.parent.mkdir(exist_ok=True)
+HOOK_PATH.write_text("#!/bin/sh\nexit 0\n")
+HOOK_PATH.chmod(0o755)
 HOOK = {"type": "command", "command": f"'{HOOK_PATH}' claude PreToolUse", "timeout": 10}
 
 

@@ -1,5 +1,6 @@
-"""The per-file compile cache through the CLI and the hook: an unchanged file is not validated
-again, a changed one is, and a hostile, torn or foreign cache is never trusted or fatal."""
+"""The per-file compile cache through the CLI and the engine the hook runs: an unchanged file is
+not validated again, a changed one is, and a hostile, torn or foreign cache is never trusted or
+fatal."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,10 +16,9 @@ from typing import Any
 import pytest
 
 from cuecard.core import Store
-from tests._support.cli import BIN, Run
+from tests._support.cli import Run
 from tests._support.project import add, make_project
 
-HOOK = str(BIN / "cuecard-hook")
 MAGIC = b"CUECARD-COMPILE-CACHE-1\n"
 
 
@@ -54,28 +55,28 @@ def memory_file(store: Store, area: str) -> Path:
     raise AssertionError(area)
 
 
+# What cuecard-hook runs for an edit, in a process of its own as the hook is: core's engine.
+ENGINE = """
+import sys
+from cuecard.core.engine import Event, handle
+root, target, session = sys.argv[1:]
+sys.stdout.write(handle(root, Event("edit", paths=(target,), session=session)).text)
+"""
+
+
 def delivered(store: Store, target: str, session: str) -> str:
-    """What ``cuecard-hook claude PreToolUse`` gives the agent for an edit of ``target``."""
-    payload = {
-        "session_id": session,
-        "cwd": str(store.root),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(store.root / target), "old_string": "a", "new_string": "b"},
-    }
+    """What the engine gives the agent for an edit of ``target`` (``cuecard-hook``'s answer)."""
     env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
     result = subprocess.run(
-        [HOOK, "claude", "PreToolUse"],
-        input=json.dumps(payload).encode(),
+        [sys.executable, "-c", ENGINE, str(store.root), target, session],
         capture_output=True,
+        text=True,
         cwd=store.root,
         env=env,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    if not result.stdout.strip():
-        return ""
-    return str(json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"])
+    return result.stdout
 
 
 def retitle(path: Path, title: str) -> None:

@@ -5,7 +5,6 @@ variation selector) and is refused only for what could hide or reorder meaning."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import unicodedata
@@ -187,25 +186,6 @@ def test_vault_output_drops_invisibles(project: Path, vault: Path, args: tuple[s
     assert "bluegreen slots" in plain
     assert invisible(plain) == [], plain
     assert "</memory-data> x" not in plain
-
-
-def test_dsh_call_drops_invisibles(vault: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "CUECARD_VAULT": str(vault)}
-    for tool, request in (("search", {"query": "deploy"}), ("show", {"doc": "environment.md"})):
-        done = subprocess.run(
-            [str(BIN / "cuecard"), "dsh", "call", tool],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=120,
-        )
-        response = json.loads(done.stdout)
-        assert response["ok"] is True, response
-        output = str(response["output"])
-        assert "bluegreen slots" in output
-        assert invisible(output) == [], output
 
 
 def test_a_vault_submission_is_taken_in_without_harmless_invisibles(tmp_path: Path) -> None:

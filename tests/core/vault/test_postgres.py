@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.core.vault.postgres._vault import PgVault
+from tests._support.pg_vault import fill
 from tests._support.postgres import PgServer, postings_out_of_line
 
 BIN = Path(sys.executable).parent
@@ -26,28 +27,6 @@ def db(cc: Run, pg_url: str) -> str:
     code, _, err = cc("vault", "migrate-db", "--vault", pg_url)
     assert code == 0, err
     return pg_url
-
-
-FACTS = {
-    "env": (
-        "- the CI runners use Python 3.12 and PostgreSQL 15\n"
-        "- deploy keys live in the team password manager, entry deploy/prod\n"
-        "- the staging database is staging-db.internal on port 5433\n"
-    ),
-    "tools": (
-        "- run scripts/test before every push; it installs what the tests need\n"
-        "- parse_config_file() reads cuecard.toml and falls back to defaults\n"
-        "- 部署前先运行数据库迁移脚本\n"
-        "- 日本語のドキュメントは docs/ja にある\n"
-    ),
-    "prefs": "- answer in short sentences\n## superseded\n- answer in long paragraphs\n",
-}
-
-
-def fill(url: str) -> None:
-    with PgVault(url) as vault:
-        for note, text in FACTS.items():
-            vault.add_note_text(note, text)
 
 
 # -- the URL and credentials ----------------------------------------------------------------------
@@ -551,20 +530,3 @@ def test_transfer_needs_one_folder_and_one_database(cc: Run, tmp_path: Path) -> 
     assert code == 1
     assert "secretpw" not in err
     assert "PGPASSWORD" in err
-
-
-# -- the DSH adapter's client, unchanged
-
-
-def test_the_dsh_adapter_client_works_on_a_database_vault(db: str) -> None:
-    from cuecard.dsh_adapter._vault import VaultClient
-
-    fill(db)
-    client = VaultClient(db)
-    assert client.status()["layout"] == "postgresql"
-    found = client.search_json("staging database", 5)
-    assert found["results"]
-    assert found["results"][0]["note"] == "environment.md"
-    assert "<memory-data" in client.search("部署", 5)
-    assert "staging-db.internal" in client.show(str(found["results"][0]["note"]))
-    assert client.submit(["a fleet fact"], "dsh")["facts"] == 1
