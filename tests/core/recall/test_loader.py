@@ -85,8 +85,12 @@ _LINES = [
 ]
 
 
+@pytest.mark.parametrize("batch", [20_000, 3], ids=["one-batch", "batches-of-3"])
 @pytest.mark.parametrize("stem", [True, False], ids=["stemmed", "unstemmed"])
-def test_a_bulk_build_equals_one_line_at_a_time(tmp_path: Path, stem: bool) -> None:
+def test_a_bulk_build_equals_one_line_at_a_time(
+    tmp_path: Path, stem: bool, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("cuecard.core.recall._index.BATCH", batch)
     ranking = Ranking(stem=stem)
     bulk_dir, step_dir = tmp_path / "bulk", tmp_path / "step"
     bulk_dir.mkdir()
@@ -128,8 +132,11 @@ def test_a_changed_line_after_a_bulk_build_replaces_only_its_rows(tmp_path: Path
     index.close()
 
 
+@pytest.mark.parametrize("batch", [20_000, 10], ids=["one-batch", "batches-of-10"])
 @pytest.mark.parametrize("point", ["recall-entries-written", "recall-postings-written"])
-def test_a_build_killed_midway_leaves_no_partial_index(tmp_path: Path, point: str) -> None:
+def test_a_build_killed_midway_leaves_no_partial_index(
+    tmp_path: Path, point: str, batch: int
+) -> None:
     env = {
         **os.environ,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
@@ -138,17 +145,30 @@ def test_a_build_killed_midway_leaves_no_partial_index(tmp_path: Path, point: st
     }
     cuecard = str(Path(sys.executable).parent / "cuecard")
 
-    def run(*args: str, crash: str = "") -> subprocess.CompletedProcess[str]:
-        extra = {"CUECARD_CRASH_AT": crash} if crash else {}
-        return subprocess.run([cuecard, *args], capture_output=True, text=True, env=env | extra)
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([cuecard, *args], capture_output=True, text=True, env=env)
 
     assert run("vault", "init").returncode == 0
     notes = tmp_path / "v" / "notes"
     for n in range(2):
         lines = "".join(f"- fact {n}-{i} about the heron colony {i * 7 + n}\n" for i in range(40))
         (notes / f"birds-{n}.md").write_text(f"# birds {n}\n\n{lines}", encoding="utf-8")
-    killed = run("vault", "search", "heron", crash=point)
-    assert killed.returncode == -9
+    # Killed in the first batch written (with batches of 10: the first note's 40 facts, written
+    # before the second note is read).
+    probe = (
+        "import sys\n"
+        "import cuecard.core.recall._index as index\n"
+        f"index.BATCH = {batch}\n"
+        "from cuecard.core.cli import main\n"
+        "sys.exit(main(['vault', 'search', 'heron']))\n"
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env | {"CUECARD_CRASH_AT": point},
+    )
+    assert killed.returncode == -9, killed.stderr
     done = run("vault", "search", "--json", "--limit", "100", "heron")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)

@@ -25,6 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.recall._loader import Loader
+
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
 SCHEMA_VERSION = f"4.{TOKENIZER_VERSION}"
@@ -40,6 +44,9 @@ POOL = 24
 # A query term in more than 1/COMMON of the entries is scored only on the rarer terms' best
 # entries when that provably leaves the top results unchanged (``_rare_first``).
 COMMON = 50
+# New entries written per batch while a sync loads many (bounds the memory of a first build;
+# the batches of one sync share its transaction).
+BATCH = 20_000
 
 
 class Ranking:
@@ -297,24 +304,35 @@ class RecallIndex:
         with self._write() as w:
             rows = self._rows(w)
             todo, stale = self._needs(rows, self._stats())
-            fresh: list[tuple[str, int, str, Entry]] = []
+            loader: Loader | None = None
             for rel in todo:
+                fresh: list[tuple[str, int, str, Entry]] = []
                 result = self._refresh(w, rel, rows.get(rel), fresh)
                 if result is not None:
                     changed += 1
                     removed += result
-            for rel in stale:
-                removed += self._drop(w, rel)
-            if fresh:
-                # Only now the build path's imports (the cold query path never gets here).
-                from cuecard.core.recall._loader import Loader
+                if not fresh:
+                    continue
+                if loader is None:
+                    # Only now the build path's imports (the cold query path never gets here).
+                    from cuecard.core.recall._loader import Loader
 
-                loader = Loader(w, self.ranking)
+                    loader = Loader(w, self.ranking)
                 for item in fresh:
                     loader.add(*item)
-                added, length = loader.flush(w)
-                self._add_stats(w, added, length)
+                if loader.held >= BATCH:
+                    added += self._flush(w, loader)
+            for rel in stale:
+                removed += self._drop(w, rel)
+            if loader is not None:
+                added += self._flush(w, loader)
         return SyncReport(changed, len(stale), added, removed, rebuilt)
+
+    def _flush(self, w: sqlite3.Connection, loader: Loader) -> int:
+        added, length = loader.flush(w)
+        if added:
+            self._add_stats(w, added, length)
+        return added
 
     def _drop(self, w: sqlite3.Connection, rel: str) -> int:
         ids = [r[0] for r in w.execute("SELECT id FROM entries WHERE path = ?", (rel,))]

@@ -103,6 +103,11 @@ class Loader:
                 held[0].append(doc)
                 held[1].append(tf)
 
+    @property
+    def held(self) -> int:
+        """New entries held, not yet written."""
+        return len(self._entries)
+
     def flush(self, conn: sqlite3.Connection) -> tuple[int, int]:
         """Write the held rows, the postings in key order; the number of entries written and
         their total length."""
