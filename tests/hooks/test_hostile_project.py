@@ -200,3 +200,38 @@ def test_a_linked_local_folder_is_never_written_through(
         assert cli(argv) == 1, argv
         assert f"{local} is a symbolic link" in capsys.readouterr().err
     assert list(elsewhere.iterdir()) == []
+
+
+def _log_link(path: Path, outside: Path) -> None:
+    path.symlink_to(outside)
+
+
+def _log_fifo(path: Path, outside: Path) -> None:
+    os.mkfifo(path)
+
+
+PLANTED = {"link-out": _log_link, "fifo": _log_fifo}
+
+
+@pytest.mark.parametrize("plant", list(PLANTED.values()), ids=list(PLANTED))
+def test_a_log_planted_in_the_local_folder_is_never_written_through(
+    fresh_repo: Path, tmp_path: Path, plant: Any
+) -> None:
+    """The append-only logs (the ledger, a session's footprint) are opened without following a
+    link and without waiting on a FIFO: a link planted in a log's place never receives cuecard's
+    lines, a FIFO never hangs the hook, and the memory is still delivered."""
+    (fresh_repo / "hostile").mkdir()
+    commit_memory(fresh_repo, [], ["hostile/**"])
+    local = fresh_repo / ".cuecard" / "local"
+    session = local / "sessions" / "planted"
+    session.mkdir(parents=True)
+    outside = tmp_path / "bashrc"
+    outside.write_text("# the user's own file\n", encoding="utf-8")
+    plant(local / "ledger.jsonl", outside)
+    plant(session / "footprint.jsonl", outside)
+    payload = {"tool_name": "Read", "tool_input": {"file_path": "hostile/notes.md"}}
+    answer = call_hook(fresh_repo, {"session_id": "planted", **payload})
+    assert "Hostile evidence memory" in context(answer)
+    call_hook(fresh_repo, {"session_id": "planted", **payload, "tool_response": {}}, "PostToolUse")
+    assert outside.read_text(encoding="utf-8") == "# the user's own file\n"
+    assert (local / "ledger.jsonl").is_symlink() or (local / "ledger.jsonl").is_fifo()

@@ -29,6 +29,7 @@ from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
 from cuecard.core._similarity import DUPLICATE_AT, SimilarityIndex
 from cuecard.core._store import Store
 from cuecard.core._validate import schema_messages, validate_memory
+from cuecard.core.engine._append import append_record
 from cuecard.core.engine._evidence import file_digest, ref_problem
 from cuecard.core.engine._paths import repo_relative
 from cuecard.core.engine._text import find_secret, redact
@@ -159,8 +160,7 @@ def _telemetry(store: Store, result: IngestResult, session: str, source: str) ->
     }
     folder = store.local_dir / "telemetry"
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "inbox.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(line) + "\n")
+    append_record(folder / "inbox.jsonl", (json.dumps(line) + "\n").encode("utf-8"))
 
 
 def _decoded_strings(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""Crash-consistent file primitives: atomic replace, exclusive create, advisory locks.
+"""Crash-consistent file primitives: atomic replace, exclusive create, advisory locks, appends.
 
 Standard library only. ``crash_point(name)`` kills the process for real when the environment
 variable ``CUECARD_CRASH_AT`` names it: crash tests use it. Re-exported lazily.
@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from cuecard.core._fsio import flock_within as flock_within
     from cuecard.core._fsio import fsync_dir as fsync_dir
     from cuecard.core._fsio import locked as locked
+    from cuecard.core.engine._append import append_record as append_record
 
 _EXPORTS: dict[str, str] = {
+    "append_record": "cuecard.core.engine._append",
     "atomic_write": "cuecard.core._fsio",
     "crash_point": "cuecard.core._fsio",
     "exclusive_create": "cuecard.core._fsio",

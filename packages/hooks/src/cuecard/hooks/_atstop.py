@@ -46,11 +46,9 @@ def _path(local: str, session: str, name: str = FILE) -> str:
 def _append(path: str, line: dict[str, object]) -> None:
     data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, data)  # one write with O_APPEND: parallel hooks never interleave lines
-    finally:
-        os.close(fd)
+    from cuecard.core.fs import append_record
+
+    append_record(path, data)  # one write with O_APPEND: parallel hooks never interleave lines
 
 
 def hold(root: str, local: str, event: Event) -> None:

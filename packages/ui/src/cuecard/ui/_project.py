@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import time
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from cuecard.core import Memory, ProjectConfig, Store
-from cuecard.core.fs import atomic_write, locked
+from cuecard.core.fs import append_record, atomic_write, locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -279,13 +278,7 @@ class Project:
         }
         self.store.local_dir.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-        fd = os.open(
-            self.store.local_dir / HISTORY_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
-        )
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        append_record(self.store.local_dir / HISTORY_FILE, data)
 
     def write_config(self, config: ProjectConfig) -> None:
         """Replace ``config.json`` under the store lock (the file other writers also take)."""

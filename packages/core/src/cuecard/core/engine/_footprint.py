@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cuecard.core.engine._append import append_record
+
 __all__ = [
     "COMMAND_CHARS",
     "MAX_BYTES",
@@ -87,11 +89,7 @@ class Footprint:
         line = {"t": round(self.clock(), 3), **record}
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         os.makedirs(self.folder, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        append_record(self.path, data)
 
     def prompt(self, *, correction: bool, preview: str = "") -> bool:
         """Record a prompt (never its text; a redacted preview of a correction only)."""

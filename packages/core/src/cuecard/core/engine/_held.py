@@ -17,6 +17,7 @@ import os
 import stat
 import zlib
 
+from cuecard.core.engine._append import append_record
 from cuecard.core.engine._delivery import Block
 
 TYPE_CHECKING = False
@@ -104,20 +105,11 @@ class HeldReports:
             lines.append(json.dumps(record, ensure_ascii=False) + "\n")
         if not lines:
             return
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
-        flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO in its place must not block the hook
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            fd = os.open(self.path, flags, 0o644)
+            append_record(self.path, "".join(lines).encode("utf-8"))
         except OSError:
             return  # a link or a foreign file in its place: hold nothing rather than write there
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                os.write(fd, "".join(lines).encode("utf-8"))  # one write: lines never interleave
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
 
     def release(self, block: Block) -> bool:
         """Mark a held report delivered (or dropped); ``False`` when another process did."""

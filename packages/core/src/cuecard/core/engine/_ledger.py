@@ -13,6 +13,8 @@ import os
 import re
 import time
 
+from cuecard.core.engine._append import append_record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -110,8 +112,9 @@ class Ledger:
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         os.makedirs(self.local_dir, exist_ok=True)
         path = os.path.join(self.local_dir, "ledger.jsonl")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+            append_record(path, data)
+        except OSError:
+            # A link, a FIFO or a folder planted in the ledger's place: the line is lost, not the
+            # delivery (the claims, not this record, decide what was delivered).
+            return

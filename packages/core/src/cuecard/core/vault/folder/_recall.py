@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from cuecard.core.engine._append import append_record
 from cuecard.core.recall._index import Entry, Ranking, RecallIndex
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._location import cache_home
@@ -95,11 +96,7 @@ def record_use(folder: str, ids: list[str], day: str) -> None:
     payload = "".join(f"{i}\t{day}\n" for i in dict.fromkeys(ids)).encode()
     try:
         os.makedirs(folder, exist_ok=True)
-        fd = os.open(os.path.join(folder, "usage.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-        try:
-            os.write(fd, payload)
-        finally:
-            os.close(fd)
+        append_record(os.path.join(folder, "usage.log"), payload)
     except OSError:
         return
 
