@@ -11,6 +11,7 @@ import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,13 +42,15 @@ def _set_retire(store: Store, after: int) -> None:
     path.write_text(json.dumps(config))
 
 
-def _db(store: Store, query: str) -> list[tuple]:
+def _db(store: Store, query: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(store.local_dir / "telemetry.sqlite") as conn:
         return list(conn.execute(query))
 
 
 def _status(store: Store, memory_id: str) -> str:
-    return json.loads((store.memories_dir / f"{memory_id}.json").read_text())["status"]
+    status = json.loads((store.memories_dir / f"{memory_id}.json").read_text())["status"]
+    assert isinstance(status, str)
+    return status
 
 
 # -- roll-up and pruning -------------------------------------------------------------------------
@@ -178,7 +181,7 @@ def test_sessions_that_touch_other_paths_do_not_count(store: Store) -> None:
     ],
     ids=["reviewed-by-a-person", "written-by-a-person", "contested"],
 )
-def test_exempt_memories_are_never_retired(store: Store, fields: dict) -> None:
+def test_exempt_memories_are_never_retired(store: Store, fields: dict[str, Any]) -> None:
     _set_retire(store, 2)
     m = add(
         store, triggers=[{"on": ["edit"], "paths": ["src/pay/**"]}], created_at=_old(30), **fields

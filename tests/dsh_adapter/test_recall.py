@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -62,10 +63,10 @@ def test_the_topic_list_is_configurable(tmp_path: Path) -> None:
         load_topics(config)
 
 
-def recall(*args: str, stdin: str = "", cwd: Path | None = None) -> dict[str, object]:
+def recall(*args: str, stdin: str = "", cwd: Path | None = None) -> dict[str, Any]:
     done = dsh("recall", "--json", *args, stdin=stdin, cwd=cwd)
     assert done.returncode == 0, done.stderr
-    value: dict[str, object] = json.loads(done.stdout)
+    value: dict[str, Any] = json.loads(done.stdout)
     assert set(value) == {"topics", "searched", "count", "output"}
     return value
 

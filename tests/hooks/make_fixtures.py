@@ -23,7 +23,7 @@ OUT = FIXTURES
 R = "$ROOT"
 
 
-def base(ev, **kw):
+def base(ev: str, **kw: Any) -> dict[str, Any]:
     return {
         "session_id": "$SESSION",
         "transcript_path": "/tmp/t.jsonl",
@@ -33,17 +33,19 @@ def base(ev, **kw):
     }
 
 
-def pre(tool, args, **kw):
+def pre(tool: str, args: object, **kw: Any) -> dict[str, Any]:
     return base("PreToolUse", tool_name=tool, tool_input=args, tool_use_id="toolu_x", **kw)
 
 
-def post(tool, args, response, ev="PostToolUse", **kw):
+def post(
+    tool: str, args: object, response: object, ev: str = "PostToolUse", **kw: Any
+) -> dict[str, Any]:
     return base(
         ev, tool_name=tool, tool_input=args, tool_response=response, tool_use_id="toolu_x", **kw
     )
 
 
-def prompt(text):
+def prompt(text: str) -> dict[str, Any]:
     return base("UserPromptSubmit", prompt=text, permission_mode="default")
 
 
@@ -452,7 +454,7 @@ c["unknown-event"] = dict(
 x = CASES["codex"]
 
 
-def cbase(ev, **kw):
+def cbase(ev: str, **kw: Any) -> dict[str, Any]:
     return {
         "session_id": "$SESSION",
         "turn_id": "turn-1",
@@ -679,7 +681,7 @@ x["invalid-json"] = dict(event="PreToolUse", about="invalid JSON", raw="not json
 o = CASES["opencode"]
 
 
-def obase(ev, **kw):
+def obase(ev: str, **kw: Any) -> dict[str, Any]:
     return {"hook_event_name": ev, "session_id": "$SESSION", "cwd": R, **kw}
 
 

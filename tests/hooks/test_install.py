@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,8 +26,10 @@ FOREIGN = {
 }
 
 
-def settings(path: Path) -> dict[str, object]:
-    return json.loads(path.read_text())
+def settings(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
 
 
 def commands(config: dict[str, object]) -> list[str]:
@@ -54,7 +57,7 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     assert str(Path.cwd()) not in target.read_text()
     assert "/.venv/" not in target.read_text()
     # no matcher: every tool ("*" is no valid regular expression for a matcher)
-    assert merged["hooks"]["PreToolUse"][1] == {  # type: ignore[index]
+    assert merged["hooks"]["PreToolUse"][1] == {
         "hooks": [
             {"type": "command", "command": portable_command("claude", "PreToolUse"), "timeout": 10}
         ]
@@ -118,7 +121,7 @@ def test_the_portable_command_is_a_quiet_no_op_without_cuecard(tmp_path: Path) -
     repo = build_repo(tmp_path / "repo")
     install("claude", project=repo, home=tmp_path / "home")
     config = settings(repo / ".claude/settings.json")
-    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
+    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     payload = charge_edit(repo, "portable")
     tools = tmp_path / "bin"
     tools.mkdir()
@@ -172,7 +175,7 @@ def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> N
     os.symlink(HOOK, tools / "cuecard-hook")
     install("claude", project=repo, home=tmp_path / "home", hook_path=str(tools / "cuecard-hook"))
     config = settings(repo / ".claude/settings.local.json")
-    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]  # type: ignore[index]
+    command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     payload = charge_edit(repo, "spaces")
     env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
     result = subprocess.run(
@@ -194,7 +197,7 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
         "PostToolUse",
         "Stop",
         "PostCompact",
-    }  # type: ignore[arg-type]
+    }
     assert any(note.startswith("trusted the 6 hooks written") for note in codex.notes)
     grok_report = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
     assert not any("also runs the hooks" in note for note in grok_report.notes)
@@ -221,7 +224,7 @@ def test_claude_plugin_layout(tmp_path: Path) -> None:
     )
     manifest = settings(plugin / ".claude-plugin/plugin.json")
     assert manifest["name"] == "cuecard"
-    assert "Stop" in settings(plugin / "hooks/hooks.json")["hooks"]  # type: ignore[operator]
+    assert "Stop" in settings(plugin / "hooks/hooks.json")["hooks"]
     assert (plugin / "skills/cuecard-save/SKILL.md").is_file()
     assert not (tmp_path / ".claude").exists()
 

@@ -25,7 +25,7 @@ def payload(root: Path, event: str, **fields: Any) -> dict[str, Any]:
     return {"session_id": SESSION, "cwd": str(root), "hook_event_name": event, **fields}
 
 
-def post_tool(root: Path, tool: str, args: dict[str, Any], response: dict[str, Any]) -> str:
+def post_tool(root: Path, tool: str, args: dict[str, Any], response: dict[str, Any]) -> bytes:
     """Claude Code's PostToolUse of a ``tool`` call; what the hook printed."""
     answer = run_hook(
         "claude",

@@ -6,6 +6,7 @@ import json
 import stat
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from cuecard.core.harnesses import codex_hash, codex_hooks, codex_trust_state, portable_command
 from cuecard.hooks._install import install
@@ -25,7 +26,7 @@ MATCHERS = {
         "PostCompact": [{"matcher": "x", "hooks": [{"type": "command", "command": "e"}]}],
     }
 }  # fmt: skip
-KNOWN = [
+KNOWN: list[tuple[dict[str, Any], dict[str, str]]] = [
     (FIRST, {
         "pre_tool_use": "acae9d6cbaff382fb29c65575c91b0f40ac26f62563ec32b03d5ddbd688d6a4b",
         "stop": "d35f91618a147b4faa4afdecde961763cfb28b9cc96b73adb5116dd2a4cdf3ba",

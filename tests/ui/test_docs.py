@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -12,10 +13,12 @@ from cuecard.ui._queues import QUEUES, VAULT_QUEUES
 README = Path(__file__).resolve().parents[2] / "packages/ui/README.md"
 
 
-def _ui_parser():  # type: ignore[no-untyped-def]
+def _ui_parser() -> argparse.ArgumentParser:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    return sub.choices["ui"]
+    assert isinstance(sub, argparse._SubParsersAction)
+    ui: argparse.ArgumentParser = sub.choices["ui"]
+    return ui
 
 
 def test_every_option_of_cuecard_ui_is_documented() -> None:

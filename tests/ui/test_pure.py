@@ -184,7 +184,7 @@ def test_status_moves_follow_the_lifecycle() -> None:
         with_status(base, "superseded", reviewer="ana", now=now)
 
 
-LEDGER = [
+LEDGER: list[dict[str, Any]] = [
     {
         "t": 86_400.0 * 3,
         "session": "a",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -53,8 +54,10 @@ def projector(root: Path) -> Projector:
     return Projector(SafeRoot(root))
 
 
-def manifest(root: Path) -> dict:
-    return json.loads((root / ".dm-memory" / ".manifest.json").read_text())
+def manifest(root: Path) -> dict[str, Any]:
+    data = json.loads((root / ".dm-memory" / ".manifest.json").read_text())
+    assert isinstance(data, dict)
+    return data
 
 
 def test_a_record_is_written_with_a_manifest_entry(root, projector) -> None:

@@ -9,15 +9,19 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from tests._support.wp import Receiver
+
 BIN = Path(sys.executable).parent
 
 
-def snapshot(receiver) -> dict[str, bytes]:
+def snapshot(receiver: Receiver) -> dict[str, bytes]:
     return receiver.files()
 
 
@@ -172,7 +176,7 @@ def test_a_streamed_body_without_length_is_still_bounded(
     body = json.dumps(env).encode()
     headers = sign(body)
 
-    def chunks():
+    def chunks() -> Iterator[bytes]:
         for i in range(0, len(body), 65536):
             yield body[i : i + 65536]
 
@@ -253,7 +257,7 @@ def _serve(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]
     return proc, match.group(1)
 
 
-def _wait_applied(url: str, sign, count: int) -> dict:
+def _wait_applied(url: str, sign: Callable[[bytes], dict[str, str]], count: int) -> dict[str, Any]:
     deadline = time.monotonic() + 30
     with httpx.Client(timeout=10) as client:
         while True:

@@ -27,11 +27,13 @@ API = "/wp-json/datamachine/v1"
 AUTH = "Basic " + base64.b64encode(b"admin:abcd efgh ijkl").decode()
 
 
-def ok(data):
+def ok(data: object) -> dict[str, object]:
     return {"success": True, "data": data}
 
 
-def serve_site(server: HTTPServer, files: dict[str, tuple[str, str]], daily=None) -> None:
+def serve_site(
+    server: HTTPServer, files: dict[str, tuple[str, str]], daily: dict[str, str] | None = None
+) -> None:
     """files: filename -> (layer, content). Requires the Authorization header."""
     listing = [
         {
@@ -139,7 +141,6 @@ def test_a_hash_mismatch_is_repaired_and_pull_wins_over_push(httpserver, root) -
 def test_a_record_missing_on_the_site_is_deleted(httpserver, root) -> None:
     settings = settings_for(httpserver)
     projector = Projector(SafeRoot(root))
-    common = {"site": settings.site, "home_url": settings.home_url}
     projector.apply(
         [
             Change(
@@ -150,7 +151,8 @@ def test_a_record_missing_on_the_site_is_deleted(httpserver, root) -> None:
                 agent_slug="admin",
                 content=b"gone upstream\n",
                 seq=1,
-                **common,
+                site=settings.site,
+                home_url=settings.home_url,
             ),
             Change(
                 kind="update",
@@ -160,7 +162,8 @@ def test_a_record_missing_on_the_site_is_deleted(httpserver, root) -> None:
                 agent_slug="other",
                 content=b"another agent\n",
                 seq=2,
-                **common,
+                site=settings.site,
+                home_url=settings.home_url,
             ),
         ]
     )
@@ -211,7 +214,7 @@ def test_an_auth_failure_is_reported_clearly(httpserver, root) -> None:
 def test_a_connection_refused_is_retried_then_reported(root) -> None:
     settings = SyncSettings(site_url="http://127.0.0.1:9", authorization=AUTH, backoff_s=0.0)
     with pytest.raises(ReconcileError, match="ConnectError"):
-        reconcile(Projector(SafeRoot(root)), settings, client=httpx.Client(), sleep=lambda s: 0)
+        reconcile(Projector(SafeRoot(root)), settings, client=httpx.Client(), sleep=lambda s: None)
 
 
 def test_hostile_listing_entries_are_refused_not_written(httpserver, root) -> None:

@@ -8,6 +8,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,11 +46,11 @@ def store(tmp_path: Path, home: Path) -> Store:
     return store
 
 
-def _checks(report: dict, level: str) -> list[str]:
+def _checks(report: dict[str, Any], level: str) -> list[str]:
     return [item["check"] for item in report[level]]
 
 
-def _run(monkeypatch, capsys, cwd: Path) -> tuple[int, dict]:
+def _run(monkeypatch, capsys, cwd: Path) -> tuple[int, dict[str, Any]]:
     code = cli(monkeypatch, cwd, "doctor", "--json")
     return code, json.loads(capsys.readouterr().out)
 

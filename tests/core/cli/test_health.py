@@ -7,6 +7,7 @@ import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,11 +32,12 @@ def store(tmp_path: Path) -> Store:
     return store
 
 
-def _entry(report: dict, memory_id: str) -> dict:
-    return next(e for e in report["memories"] if e["id"] == memory_id)
+def _entry(report: dict[str, Any], memory_id: str) -> dict[str, Any]:
+    entry: dict[str, Any] = next(e for e in report["memories"] if e["id"] == memory_id)
+    return entry
 
 
-def _inbox(store: Store, *lines: dict) -> None:
+def _inbox(store: Store, *lines: dict[str, Any]) -> None:
     folder = store.local_dir / "telemetry"
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "inbox.jsonl").open("a") as handle:

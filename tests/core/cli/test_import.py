@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -29,12 +30,20 @@ def store(tmp_path: Path) -> Store:
     return store
 
 
-def _run(monkeypatch, capsys, store: Store, *args: str) -> dict:
+def _run(monkeypatch, capsys, store: Store, *args: str) -> dict[str, Any]:
     assert cli(monkeypatch, store.root, *args, "--json") == 0
-    return json.loads(capsys.readouterr().out)
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return report
 
 
-def _memories(store: Store) -> dict[str, dict]:
+def _text(rel: str) -> str:
+    """The corpus file ``rel``, one written as text."""
+    content = CORPUS[rel]
+    assert isinstance(content, str), rel
+    return content
+
+
+def _memories(store: Store) -> dict[str, dict[str, Any]]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(store.memories_dir.glob("*.json"))}
 
 
@@ -181,7 +190,7 @@ def test_an_archived_import_is_not_brought_back(store: Store) -> None:
         tx.put(tx.get(ts).model_copy(update={"status": Status.ARCHIVED, "archived_reason": "no"}))
     again = import_rules(store, reviewer="Ana")
     assert ts in [i["id"] for i in again.unchanged]
-    (store.root / ".claude/rules/ts.md").write_text(CORPUS[".claude/rules/python.md"])
+    (store.root / ".claude/rules/ts.md").write_text(_text(".claude/rules/python.md"))
     reason = next(
         i["reason"]
         for i in import_rules(store).skipped
@@ -195,7 +204,7 @@ def test_import_from_another_folder(store: Store, tmp_path: Path) -> None:
     other = tmp_path / "elsewhere"
     (other / ".claude" / "rules").mkdir(parents=True)
     (other / ".claude" / "rules" / "css.md").write_text(
-        CORPUS[".cursor/rules/comment.mdc"].replace("globs:", "paths:")
+        _text(".cursor/rules/comment.mdc").replace("globs:", "paths:")
     )
     report = import_rules(store, source=other, reviewer="Ana")
     assert [i["topic"] for i in report.imported] == ["rules/claude/css"]
@@ -206,7 +215,7 @@ def test_import_from_another_folder(store: Store, tmp_path: Path) -> None:
 
 def test_symlinked_rule_files_are_skipped(store: Store, tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
-    outside.write_text(CORPUS[".claude/rules/python.md"])
+    outside.write_text(_text(".claude/rules/python.md"))
     (store.root / ".claude" / "rules" / "link.md").symlink_to(outside)
     report = import_rules(store, reviewer="Ana", dry_run=True)
     reason = next(i["reason"] for i in report.skipped if i["file"] == ".claude/rules/link.md")
@@ -309,7 +318,7 @@ def test_a_nested_agents_md_keeps_its_own_text_and_drops_the_exported_block(stor
 
 
 def test_two_files_with_one_topic_in_one_import(store: Store) -> None:
-    (store.root / ".claude/rules/Bare.md").write_text(CORPUS[".claude/rules/bare.md"])
+    (store.root / ".claude/rules/Bare.md").write_text(_text(".claude/rules/bare.md"))
     report = import_rules(store, reviewer="Ana")
     topics = [i["topic"] for i in report.imported]
     assert topics.count("rules/claude/bare") == 1
@@ -324,7 +333,7 @@ def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_writte
 
     outside = tmp_path / "outside"
     (outside / "rules").mkdir(parents=True)
-    (outside / "rules" / "leak.md").write_text(CORPUS[".claude/rules/python.md"])
+    (outside / "rules" / "leak.md").write_text(_text(".claude/rules/python.md"))
     (store.root / ".windsurf").rename(tmp_path / "windsurf-moved")
     (store.root / ".windsurf").symlink_to(outside)
     report = import_rules(store, reviewer="Ana", dry_run=True)

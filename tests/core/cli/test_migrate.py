@@ -6,6 +6,7 @@ import hashlib
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _memories(root: Path) -> dict[str, dict]:
+def _memories(root: Path) -> dict[str, dict[str, Any]]:
     folder = root / ".cuecard" / "memories"
     return {p.stem: json.loads(p.read_text()) for p in folder.glob("*.json")}
 

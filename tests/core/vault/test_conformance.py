@@ -14,10 +14,11 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -38,23 +39,23 @@ class V:
     def __call__(self, command: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
         return self.cc("vault", *command.split(), "--vault", self.location, *args, stdin=stdin)
 
-    def json(self, command: str, *args: str, stdin: str = "") -> dict[str, object]:
+    def json(self, command: str, *args: str, stdin: str = "") -> dict[str, Any]:
         code, out, err = self(command, *args, "--json", stdin=stdin)
         assert code == 0, err
-        result: dict[str, object] = json.loads(out)
+        result: dict[str, Any] = json.loads(out)
         return result
 
     def submit(self, *facts: str, agent: str = "dsh") -> str:
         return str(self.json("submit", "--agent", agent, *facts)["file"])
 
-    def promote(self, *facts: str) -> dict[str, object]:
+    def promote(self, *facts: str) -> dict[str, Any]:
         self.submit(*facts)
         return self.json("apply", "--auto")
 
     def note(self, note_id: str) -> str:
         return str(self.json("show", note_id)["text"])
 
-    def search(self, *query: str) -> list[dict[str, object]]:
+    def search(self, *query: str) -> list[dict[str, Any]]:
         results = self.json("search", *query)["results"]
         assert isinstance(results, list)
         return results
@@ -84,7 +85,7 @@ def v(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> V:
 
 
 @pytest.fixture
-def both(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> Iterator[tuple[V, V]]:
+def both(request: pytest.FixtureRequest, cc: Run, tmp_path: Path) -> tuple[V, V]:
     """A folder vault and a database vault side by side."""
     url: str = request.getfixturevalue("pg_url")
     return V(cc, str(tmp_path / "folder"), "folder"), V(cc, url, "postgresql")
@@ -162,7 +163,7 @@ def test_sixteen_concurrent_submitters_lose_nothing(v: V) -> None:
     assert [r.returncode for r in done] == [0] * 16, [r.stderr for r in done]
     assert v.json("status")["pending"] == 16
     review = v.json("review")
-    assert len(review["pending"]) == 16  # type: ignore[arg-type]
+    assert len(review["pending"]) == 16
 
 
 def test_eight_searchers_during_an_apply_all_answer(v: V) -> None:
@@ -199,7 +200,7 @@ def test_eight_searchers_during_an_apply_all_answer(v: V) -> None:
 def test_review_classifies_by_keyword_rules(v: V, fact: str, note: str) -> None:
     v.submit(fact)
     review = v.json("review")
-    assert [(p["note"], p["fact"]) for p in review["pending"]] == [(note, fact)]  # type: ignore[index, union-attr]
+    assert [(p["note"], p["fact"]) for p in review["pending"]] == [(note, fact)]
 
 
 def test_review_apply_and_apply_again(v: V) -> None:
@@ -213,16 +214,14 @@ def test_review_apply_and_apply_again(v: V) -> None:
         "sources",
         "pending_list",
     }
-    assert [set(p) for p in review["pending"]] == [  # type: ignore[union-attr]
-        {"id", "fact", "note", "source", "replaces"}
-    ] * 2
+    assert [set(p) for p in review["pending"]] == [{"id", "fact", "note", "source", "replaces"}] * 2
     assert v.search("release", "train") == []  # reviewed is not promoted
     done = v.json("apply")
-    assert sorted(p["fact"] for p in done["promoted"]) == [  # type: ignore[union-attr]
+    assert sorted(p["fact"] for p in done["promoted"]) == [
         "staging server listens on port 8443",
         "the release train leaves every Tuesday",
     ]
-    assert len(done["archived"]) == 1  # type: ignore[arg-type]
+    assert len(done["archived"]) == 1
     assert "Tuesday" in str(v.search("release", "train")[0]["text"])
     again = v.json("apply")
     assert again["promoted"] == []
@@ -238,14 +237,14 @@ def test_a_dropped_pending_item_is_not_promoted(v: V) -> None:
     assert isinstance(items, list)
     drop = next(p for p in items if "nightly" in p["fact"])
     dropped = v.json("pending drop", str(drop["id"]))
-    assert dropped["dropped"]["fact"] == drop["fact"]  # type: ignore[index]
+    assert dropped["dropped"]["fact"] == drop["fact"]
     code, _, err = v("pending drop", str(drop["id"]))
     assert code == 1
     assert "no such item" in err
     code, _, _ = v("pending drop", "999")
     assert code == 1
     done = v.json("apply")
-    assert [p["fact"] for p in done["promoted"]] == ["the release train leaves every Tuesday"]  # type: ignore[union-attr]
+    assert [p["fact"] for p in done["promoted"]] == ["the release train leaves every Tuesday"]
     assert v.search("nightly", "logs") == []
 
 
@@ -276,12 +275,12 @@ def test_a_superseded_fact_that_is_true_again_comes_back(v: V) -> None:
     old = "the release train leaves every Tuesday"
     v.promote(old)
     done = v.promote("the release train leaves every Thursday now, replaces Tuesday")
-    note = str(done["promoted"][0]["note"])  # type: ignore[index]
+    note = str(done["promoted"][0]["note"])
     assert "## Superseded" in v.note(note)
     again = v.promote(old)  # similar to its replacement: a conflict a person decides
     assert again["conflicts"] == 1
     assert again["promoted"] == []
-    [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
+    [conflict] = v.json("conflicts")["conflicts"]
     assert conflict["new"] == old
     v.json("adjudicate", conflict["id"], "--decision", "use-new")
     text = v.note(note)
@@ -326,10 +325,10 @@ def test_the_same_conflict_from_two_submissions_waits_once(v: V) -> None:
     v.submit(NEW, agent="codex")
     v.submit(NEW, agent="claude")
     assert v.json("review")["conflicts"] == 2  # both found ...
-    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]  # ... one question
+    assert len(v.json("conflicts")["conflicts"]) == 1  # ... one question
     v.submit(NEW, agent="grok")
     v.json("review")
-    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
+    assert len(v.json("conflicts")["conflicts"]) == 1
 
 
 def test_use_new_on_two_facts_of_one_review_keeps_only_the_new(v: V) -> None:
@@ -337,7 +336,7 @@ def test_use_new_on_two_facts_of_one_review_keeps_only_the_new(v: V) -> None:
     review = v.json("review")
     assert [p["fact"] for p in review["pending"]] == [OLD]
     assert review["conflicts"] == 1
-    [conflict] = v.json("conflicts")["conflicts"]  # type: ignore[misc]
+    [conflict] = v.json("conflicts")["conflicts"]
     v.json("adjudicate", conflict["id"], "--decision", "use-new")
     assert v.json("apply")["promoted"] == []  # the old one was left out of the list
     found = [str(r["text"]) for r in v.search("CI", "runners", "Python", "PostgreSQL")]
@@ -361,7 +360,7 @@ def test_each_adjudication_decision(v: V, decision: str, live: set[str]) -> None
     found = [str(r["text"]) for r in v.search("CI", "runners", "Python", "PostgreSQL")]
     assert {f for f in (NEW, OLD) if any(f in t for t in found)} == live
     waiting = v.json("conflicts")["conflicts"]
-    assert len(waiting) == (1 if decision == "defer" else 0)  # type: ignore[arg-type]
+    assert len(waiting) == (1 if decision == "defer" else 0)
 
 
 def test_unknown_or_decided_conflicts_are_refused(v: V) -> None:
@@ -383,7 +382,7 @@ def test_interactive_adjudication_defaults_to_defer(v: V) -> None:
     code, out, _ = v("adjudicate", stdin="\n")
     assert code == 0
     assert f"{ident}: defer" in out
-    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
+    assert len(v.json("conflicts")["conflicts"]) == 1
 
 
 # -- search and show -------------------------------------------------------------------------------
@@ -556,11 +555,11 @@ def test_forget_is_a_dry_run_unless_applied(seeded: V) -> None:
     v = seeded
     result = v.json("forget")
     assert result["applied"] is False
-    assert [str(c["line"]).split(" (written")[0] for c in result["candidates"]] == [  # type: ignore[union-attr]
+    assert [str(c["line"]).split(" (written")[0] for c in result["candidates"]] == [
         "- the old linter was flaky on tuesdays"
     ]
     moved = v.json("forget", "--apply")
-    assert len(moved["candidates"]) == 1  # type: ignore[arg-type]
+    assert len(moved["candidates"]) == 1
     text = v.note("tools")
     assert "flaky on tuesdays" not in text
     assert "the new linter is quick" in text
@@ -593,7 +592,7 @@ def test_both_backends_write_the_same_notes(both: tuple[V, V]) -> None:
             if step[0] == "promote":
                 v.promote(*step[1:])
             else:
-                for conflict in v.json("conflicts")["conflicts"]:  # type: ignore[attr-defined]
+                for conflict in v.json("conflicts")["conflicts"]:
                     v.json("adjudicate", conflict["id"], "--decision", step[1])
     folder, database = both
 
@@ -623,7 +622,7 @@ def test_archive_then_digest_then_promote(
         {"choices": [{"message": {"role": "assistant", "content": "- staging listens on 5433"}}]}
     )
     report = v.json("digest")
-    assert (report["sent"], report["facts"], len(report["written"])) == (1, 1, 1)  # type: ignore[arg-type]
+    assert (report["sent"], report["facts"], len(report["written"])) == (1, 1, 1)
     sent = json.loads(httpserver.log[0][0].get_data())["messages"][1]["content"]
     assert "staging port is 5433" in sent
     assert "[codex] ops" in sent

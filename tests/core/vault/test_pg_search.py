@@ -138,6 +138,16 @@ def corpus(n: int) -> dict[str, str]:
     return {note: "# N\n\n" + "\n".join(lines) + "\n" for note, lines in notes.items()}
 
 
+def _word_key(word: str, prefix: bool) -> Callable[[list[str], str], bool]:
+    """Whether a fact's lexemes hold ``word`` (as a lexeme's prefix when ``prefix``)."""
+    return lambda lex, body: any(x.startswith(word) if prefix else x == word for x in lex)
+
+
+def _gram_key(gram: str) -> Callable[[list[str], str], bool]:
+    """Whether a fact's text holds the CJK ``gram``."""
+    return lambda lex, body: gram in body
+
+
 def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     """BM25 as the module docstring states it, computed over every active fact in Python: the
     weight of each query key a fact holds (word by prefix or exactly, CJK gram as a substring),
@@ -156,15 +166,13 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     counts: list[int] = []
     docs = len(rows)
     for lexeme, prefix in s._terms(query):
-        keys.append(
-            lambda lex, body, w=lexeme, p=prefix: any(x.startswith(w) if p else x == w for x in lex)
-        )
+        keys.append(_word_key(lexeme, prefix))
         # A prefix's document count is the sum of its words' counts.
         counts.append(
             sum(1 for r in rows for x in r[3] if (x.startswith(lexeme) if prefix else x == lexeme))
         )
     for gram in s._bigrams(query):
-        keys.append(lambda lex, body, g=gram: g in body)
+        keys.append(_gram_key(gram))
         counts.append(sum(1 for r in rows if gram in r[5]))
     avgdl = max(sum(r[4] for r in rows) / docs, 1.0)
     weights = [max(math.log((docs - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,10 +37,10 @@ class V:
     def __call__(self, *args: str, stdin: str = "") -> tuple[int, str, str]:
         return self.cc("vault", args[0], "--vault", str(self.root), *args[1:], stdin=stdin)
 
-    def json(self, *args: str) -> dict[str, object]:
+    def json(self, *args: str) -> dict[str, Any]:
         code, out, err = self(*args, "--json")
         assert code == 0, err
-        result: dict[str, object] = json.loads(out)
+        result: dict[str, Any] = json.loads(out)
         return result
 
     def submit(self, *facts: str, agent: str = "dsh") -> str:
@@ -50,7 +51,9 @@ class V:
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
     def path(self, rel: str) -> Path:
-        return self.root / getattr(self.vault.layout, rel)
+        folder = getattr(self.vault.layout, rel)
+        assert isinstance(folder, str)
+        return self.root / folder
 
     def inbox(self) -> list[str]:
         return [p.name for p in self.vault.inbox_files()]
@@ -87,7 +90,7 @@ def test_review_classifies_by_keyword_rules(cc: Run, tmp_path: Path, fact: str, 
     v = V(cc, tmp_path / "v", layout)
     v.submit(fact)
     result = v.json("review")
-    assert [(p["fact"], p["note"]) for p in result["pending"]] == [(fact, note)]  # type: ignore[union-attr]
+    assert [(p["fact"], p["note"]) for p in result["pending"]] == [(fact, note)]
 
 
 def test_review_writes_the_pending_list_and_apply_promotes(v: V) -> None:
@@ -104,7 +107,7 @@ def test_review_writes_the_pending_list_and_apply_promotes(v: V) -> None:
             re.M,
         )
     result = v.json("apply")
-    assert len(result["promoted"]) == 2  # type: ignore[arg-type]
+    assert len(result["promoted"]) == 2
     today = date.today().isoformat()
     env = v.note("env")
     if v.layout == "unified-agent-memory":
@@ -138,7 +141,7 @@ def test_ticked_or_deleted_items_are_not_promoted(v: V) -> None:
     path = v.path("pending")
     path.write_text(path.read_text(encoding="utf-8").replace("- [ ] 1.", "- [x] 1."), "utf-8")
     result = v.json("apply")
-    assert [p["note"] for p in result["promoted"]] == ["ui"]  # type: ignore[union-attr]
+    assert [p["note"] for p in result["promoted"]] == ["ui"]
     assert "port 8080" not in v.note("env")
     assert v.inbox() == []
 
@@ -157,7 +160,7 @@ def test_apply_archives_the_reviewed_sources_but_not_later_arrivals(v: V) -> Non
     v.json("review")
     late = v.submit("the backup host is nas-2", agent="codex")
     result = v.json("apply")
-    assert first in result["archived"]  # type: ignore[operator]
+    assert first in result["archived"]
     assert v.inbox() == [late]
 
 
@@ -241,14 +244,14 @@ def _conflicted(v: V) -> str:
     assert result["conflicts"] == 1
     assert result["pending"] == []
     conflicts = v.json("conflicts")["conflicts"]
-    assert len(conflicts) == 1  # type: ignore[arg-type]
-    return str(conflicts[0]["id"])  # type: ignore[index]
+    assert len(conflicts) == 1
+    return str(conflicts[0]["id"])
 
 
 def test_conflicts_are_queued_once(v: V) -> None:
     _conflicted(v)
     v.json("review")
-    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
+    assert len(v.json("conflicts")["conflicts"]) == 1
     if v.layout == "unified-agent-memory":
         queue = v.path("conflicts").read_text(encoding="utf-8")
         assert '- [ ] 冲突 {"新":"staging server listens on port 8081"' in queue
@@ -272,7 +275,7 @@ def test_adjudication_decisions(
     env = v.note("env")
     assert ("port 8081" in env) is new_there
     assert ("port 8080" in env) is old_there
-    assert len(v.json("conflicts")["conflicts"]) == queued  # type: ignore[arg-type]
+    assert len(v.json("conflicts")["conflicts"]) == queued
     log = v.path("adjudicated").read_text(encoding="utf-8")
     assert v.vault.layout.decisions[decision] in log
     assert "port 8081" in log
@@ -283,7 +286,7 @@ def test_interactive_adjudication_defaults_to_defer(v: V) -> None:
     code, out, _ = v("adjudicate", stdin="\n")
     assert code == 0
     assert "defer" in out
-    assert len(v.json("conflicts")["conflicts"]) == 1  # type: ignore[arg-type]
+    assert len(v.json("conflicts")["conflicts"]) == 1
     code, out, _ = v("adjudicate", stdin="n\n")
     assert code == 0
     assert "use-new" in out
@@ -301,7 +304,7 @@ def test_the_queue_keeps_json_and_pipes_intact(v: V) -> None:
     v.json("apply", "--auto")
     v.submit("the gateway route is /api｜v2 on port 8080")
     v.json("review")
-    conflict = v.json("conflicts")["conflicts"][0]  # type: ignore[index]
+    conflict = v.json("conflicts")["conflicts"][0]
     assert conflict["new"] == "the gateway route is /api｜v2 on port 8080"
 
 
@@ -364,12 +367,12 @@ def test_forget_is_a_dry_run_unless_applied(v: V) -> None:
     )
     result = v.json("forget")
     assert result["applied"] is False
-    assert [c["line"].split("（")[0].split(" (")[0] for c in result["candidates"]] == [  # type: ignore[union-attr]
+    assert [c["line"].split("（")[0].split(" (")[0] for c in result["candidates"]] == [
         "- the old linter was flaky on tuesdays"
     ]
     assert "flaky on tuesdays" in v.note("tools")
     moved = v.json("forget", "--apply")
-    assert len(moved["candidates"]) == 1  # type: ignore[arg-type]
+    assert len(moved["candidates"]) == 1
     assert "flaky on tuesdays" not in v.note("tools")
     forgotten = v.path("forgotten") / v.vault.note_file("tools").name
     assert "flaky on tuesdays" in forgotten.read_text(encoding="utf-8")
