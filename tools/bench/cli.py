@@ -125,8 +125,10 @@ def main() -> int:
                 if ("before_ms" in row)
                 else ""
             )
+            command = row["argv"]
+            assert isinstance(command, list)
             print(
-                f"cuecard {' '.join(row['argv'])}: {row['ms']} ms, {row['modules']} cuecard "
+                f"cuecard {' '.join(command)}: {row['ms']} ms, {row['modules']} cuecard "
                 f"modules{before}"
             )
     return 0

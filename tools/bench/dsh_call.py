@@ -116,7 +116,10 @@ def host_bench(work: Path, env: dict[str, str], runs: int) -> dict[str, float | 
          "--out", str(work / "tarballs")],
         env=env, check=True, capture_output=True,
     )  # fmt: skip
-    steps = [("memory_search", {"query": "thread lock timeout"}), ("glob", {"pattern": "*.md"})]
+    steps: list[tuple[str, dict[str, object]]] = [
+        ("memory_search", {"query": "thread lock timeout"}),
+        ("glob", {"pattern": "*.md"}),
+    ]
     script = [[step] for _ in range(runs) for step in steps]
 
     class Handler(BaseHTTPRequestHandler):
@@ -277,8 +280,10 @@ def main() -> int:
             result.update(dict.fromkeys(plugin))
         base = float(result["python_ms"] or 1.0)
         result["call_ratio"] = round(float(result["call_search_ms"] or 0) / base, 2)
-        vault = float(result["vault_search_cpu_ms"] or 1.0)
-        result["call_overhead_cpu_ms"] = round(float(result["call_search_cpu_ms"] or 0) - vault, 1)
+        vault_cpu = float(result["vault_search_cpu_ms"] or 1.0)
+        result["call_overhead_cpu_ms"] = round(
+            float(result["call_search_cpu_ms"] or 0) - vault_cpu, 1
+        )
         if args.host:
             log("timing tool calls inside the real DSH host")
             result.update(host_bench(work, env, args.runs))

@@ -51,7 +51,7 @@ def labelled() -> list[tuple[str, list[str]]]:
 
 def corpus(count: int, facts: list[str]) -> list[str]:
     sys.path.insert(0, str(HERE))
-    from recall import stdlib_lines  # type: ignore[import-not-found]
+    from recall import stdlib_lines
 
     lines = list(facts)
     for text in stdlib_lines(max(0, count - len(facts))):

@@ -147,7 +147,8 @@ def main() -> None:
     args = parser.parse_args()
     chosen = args.harness or list(SESSIONS)
     found = versions()
-    report: dict[str, object] = {"rounds": args.rounds, "load": [os.getloadavg()[0]]}
+    loads = [os.getloadavg()[0]]
+    report: dict[str, object] = {"rounds": args.rounds, "load": loads}
     wrapper = "the logging cuecard-hook"
     sources = {"claude": "Claude Code's debug log", "codex": wrapper, "opencode": wrapper,
                "grok": wrapper}  # fmt: skip
@@ -164,7 +165,7 @@ def main() -> None:
             "hook_ms": {e: round(statistics.median(v)) for e, v in sorted(times.items())},
             "session_s": round(statistics.median(walls), 2),
         }
-    report["load"] = [*report["load"], os.getloadavg()[0]]  # type: ignore[list-item]
+    loads.append(os.getloadavg()[0])
     if args.json:
         print(json.dumps(report))
         return

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,7 +29,7 @@ DAY = 24 * 3600
 
 
 def _files(root: Path, count: int, rng: random.Random) -> list[str]:
-    files = set()
+    files: set[str] = set()
     while len(files) < count:
         area, sub, ext = rng.choice(AREAS), rng.choice(SUBS), rng.choice(EXTS)
         files.add(f"src/{area}/{sub}{rng.randrange(40)}/f{rng.randrange(50)}.{ext}")
@@ -38,6 +39,11 @@ def _files(root: Path, count: int, rng: random.Random) -> list[str]:
         path.write_text("x\n")
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     return sorted(files)
+
+
+def _fixed(t: float) -> Callable[[], float]:
+    """A clock that always reads ``t``."""
+    return lambda: t
 
 
 def _sessions(root: Path, files: list[str], count: int, calls: int, rng: random.Random) -> None:
@@ -53,11 +59,11 @@ def _sessions(root: Path, files: list[str], count: int, calls: int, rng: random.
         for i in range(calls):
             t = start + i
             path = rng.choice(files)
-            Footprint(local, name, clock=lambda t=t: t).tool(
+            Footprint(local, name, clock=_fixed(t)).tool(
                 "Edit", rng.choice(["read", "edit"]), paths=[path], outcome="ok"
             )
             if rng.random() < 0.2:
-                Ledger(local, name, clock=lambda t=t: t).append(
+                Ledger(local, name, clock=_fixed(t)).append(
                     {
                         "event": "edit",
                         "epoch": 0,

@@ -209,7 +209,7 @@ def known_item_queries(lines: list[str], count: int, rng: random.Random) -> list
     from cuecard.core.recall._tokens import STOPWORDS
 
     skip = STOPWORDS | frozenset(_FUNCTION)
-    out = []
+    out: list[tuple[int, str]] = []
     while len(out) < count:
         i = rng.randrange(len(lines))
         words = [w for w in WORD.findall(lines[i]) if len(w) >= 4 and w.lower() not in skip]

@@ -450,11 +450,11 @@ def conversation(index: int, rng: random.Random) -> dict[str, object]:
         # Anchored on the date of one of them: the others are the same topic at other dates.
         s, fact = rng.choice(facts)
         day = dates[s]
-        months = {dates[t].strftime("%B %Y") for t, _ in facts}
+        fact_months = {dates[t].strftime("%B %Y") for t, _ in facts}
         anchor = (
             f"in {day:%B %Y}"
             if len([t for t, _ in facts if dates[t].strftime("%B %Y") == f"{day:%B %Y}"]) == 1
-            and len(months) > 1
+            and len(fact_months) > 1
             else f"on {day.day} {day:%B %Y}"
         )
         questions.append(

@@ -66,7 +66,7 @@ def load_set() -> list[tuple[str, list[str]]]:
 
 def distractors(count: int) -> list[str]:
     sys.path.insert(0, str(Path(__file__).parent))
-    from recall import stdlib_lines  # type: ignore[import-not-found]
+    from recall import stdlib_lines
 
     return list(stdlib_lines(count)) if count else []
 
@@ -181,6 +181,7 @@ def conversation_quality(
         for index in indexes.values():
             index.close()  # type: ignore[attr-defined]
     kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
+    quality = {name: figures([r for _, r in found]) for name, found in ranks.items()}
     out: dict[str, object] = {
         "conversations": len(data["conversations"]),
         "facts": facts,
@@ -188,7 +189,7 @@ def conversation_quality(
         "questions_by_kind": {
             k: sum(1 for kind, _ in next(iter(ranks.values())) if kind == k) for k in kinds
         },
-        "quality": {name: figures([r for _, r in found]) for name, found in ranks.items()},
+        "quality": quality,
         "quality_by_kind": {
             k: {
                 name: figures([r for kind, r in found if kind == k])
@@ -198,7 +199,7 @@ def conversation_quality(
         },
         "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
     }
-    for name, value in out["quality"].items():  # type: ignore[union-attr]
+    for name, value in quality.items():
         log(f"conversations {name}: {value}")
     return out
 
