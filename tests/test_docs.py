@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 from pathlib import Path
@@ -18,7 +19,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def commands() -> list[str]:
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    return sorted(sub.choices)  # type: ignore[arg-type]
+    assert isinstance(sub, argparse._SubParsersAction)
+    return sorted(sub.choices)
 
 
 @pytest.mark.parametrize("name", commands())

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,10 +42,12 @@ def dsh(
     )
 
 
-def call(tool: str, request: object, **kwargs: object) -> tuple[int, dict[str, object]]:
+def call(
+    tool: str, request: object, *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[int, dict[str, Any]]:
     """One tool call; returns the exit status and the parsed JSON response."""
     stdin = request if isinstance(request, str | bytes) else json.dumps(request)
-    done = dsh("call", tool, stdin=stdin, **kwargs)  # type: ignore[arg-type]
+    done = dsh("call", tool, stdin=stdin, cwd=cwd, env=env)
     lines = done.stdout.strip().splitlines()
     assert len(lines) == 1, (done.stdout, done.stderr)  # exactly one JSON line
     return done.returncode, json.loads(lines[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = ["explain_of", "rows", "search", "write_config"]
 
@@ -29,7 +30,7 @@ def search(cc: Run, vault: str | Path, *args: str) -> dict[str, object]:
     return value
 
 
-def rows(value: dict[str, object]) -> list[dict[str, object]]:
+def rows(value: dict[str, object]) -> list[dict[str, Any]]:
     found = value["results"]
     assert isinstance(found, list)
     return found

@@ -40,7 +40,7 @@ def test_submit_writes_one_inbox_file_with_the_agent_name(home: Home) -> None:
     code, response = call("submit", {"facts": "Another fact", "agent": "dsh-web"})
     assert code == 0
     assert any(p.name.startswith("dsh-web-") for p in inbox(home))
-    assert call("status", {})[1]["data"]["pending"] == 2  # type: ignore[index]
+    assert call("status", {})[1]["data"]["pending"] == 2
 
 
 @pytest.mark.parametrize(
@@ -192,11 +192,11 @@ def test_the_vault_comes_from_the_user_config_too(
     (tmp_path / "cfg" / "cuecard" / "config.toml").write_text(f'vault = "{vault}"\n')
     code, response = call("status", {})
     assert code == 0, response
-    assert response["data"]["vault"] == str(vault)  # type: ignore[index]
+    assert response["data"]["vault"] == str(vault)
     other = tmp_path / "other"
     vault_cli("vault", "init", "--vault", str(other))
     code, response = call("status", {}, env={"CUECARD_VAULT": str(other)})
-    assert response["data"]["vault"] == str(other)  # type: ignore[index]
+    assert response["data"]["vault"] == str(other)
 
 
 def test_cuecard_dsh_is_the_same_command(seeded: Home) -> None:

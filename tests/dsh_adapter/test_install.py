@@ -47,7 +47,9 @@ def test_a_tarball_is_an_npm_package_of_the_plugin(name: str, tmp_path: Path) ->
         assert "package/lib/index.js" in members
         assert "package/lib/runner.js" in members
         assert all(m.name.startswith("package/") and ".." not in m.name for m in members.values())
-        meta = json.loads(tar.extractfile(members["package/package.json"]).read())  # type: ignore[union-attr]
+        package_json = tar.extractfile(members["package/package.json"])
+        assert package_json is not None
+        meta = json.loads(package_json.read())
     assert meta["name"] == name
     assert meta["type"] == "module"
     assert meta["dsh"]["bundle"]["patch"] == "./cordis.patch.yml"

@@ -23,9 +23,23 @@ def new_project(tmp_path: Path) -> Callable[..., Project]:
     README tells a user (see ``_support._project.make_project``), in this test's folder."""
     count = 0
 
-    def make(harness: str, **options: object) -> Project:
+    def make(
+        harness: str,
+        *,
+        opt_in: bool = True,
+        user: bool = False,
+        install: list[str] | None = None,
+        prepare: Callable[[Project], None] | None = None,
+    ) -> Project:
         nonlocal count
         count += 1
-        return make_project(tmp_path / f"p{count}", harness, **options)  # type: ignore[arg-type]
+        return make_project(
+            tmp_path / f"p{count}",
+            harness,
+            opt_in=opt_in,
+            user=user,
+            install=install,
+            prepare=prepare,
+        )
 
     return make

@@ -192,7 +192,8 @@ def record(harness: str, base: Path, version: str) -> list[tuple[str, dict[str, 
 
     project = _project(base, harness)
     SESSIONS[harness](project)
-    recorded = calls(project.recorder / "calls.jsonl")  # type: ignore[operator]
+    assert project.recorder is not None
+    recorded = calls(project.recorder / "calls.jsonl")
     first = recorded[0]["payload"]
     session = str(first.get("session_id") or first.get("sessionId"))  # Grok: camelCase
     mapping = {str(project.root): "$ROOT", session: "$SESSION", str(project.home): "/home/user"}

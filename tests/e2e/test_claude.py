@@ -30,9 +30,11 @@ def _installed() -> None:
     require("claude")
 
 
-def claude(project: Project, prompt: str, script: list[Reply], **options: object) -> ModelServer:
+def claude(
+    project: Project, prompt: str, script: list[Reply], *, resume: str | None = None
+) -> ModelServer:
     with ModelServer(script) as server:
-        done = run(claude_command(prompt, tools=TOOLS, **options),  # type: ignore[arg-type]
+        done = run(claude_command(prompt, tools=TOOLS, resume=resume),
                    cwd=project.root, env=claude_env(project.env, server.url))  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert server.spent, [r.reply for r in server.main_requests]

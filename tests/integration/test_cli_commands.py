@@ -3,6 +3,7 @@ imports only its own modules, none of another command nor another distribution."
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -94,9 +95,10 @@ def _probe(argvs: list[list[str]], cwd: Path) -> list[set[str]]:
 def test_the_tables_name_every_command_the_parser_has() -> None:
     parser = build_parser()
     top = next(a for a in parser._actions if a.dest == "command")
-    assert set(top.choices) == {p[0] for p in PATHS}  # type: ignore[arg-type]
+    assert isinstance(top, argparse._SubParsersAction)
+    assert set(top.choices) == {p[0] for p in PATHS}
     for group in ("vault", "dsh", "wp"):
-        sub = top.choices[group]  # type: ignore[index]
+        sub = top.choices[group]
         inner = next(a for a in sub._actions if a.dest.endswith("_command"))
         assert set(inner.choices or ()) == {p[1] for p in PATHS if p[0] == group and len(p) == 2}
 

@@ -148,7 +148,7 @@ def test_weights_from_config_decide_the_order(cc: Run, tmp_path: Path) -> None:
         tmp_path, "[recall]\nweights = { bm25 = 0, graph = 1, vectors = 0 }\nper_note = 100\n"
     )
     only_graph = search(cc, root, "--mode", "hybrid", "--explain", "liveness", "kubelet")
-    graph_ranks = [r["ranks"]["graph"] for r in results(only_graph)]  # type: ignore[index]
+    graph_ranks = [r["ranks"]["graph"] for r in results(only_graph)]
     assert graph_ranks == sorted(graph_ranks)
     assert any("drains" in str(r["text"]) for r in results(only_graph))
 

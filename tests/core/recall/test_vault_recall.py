@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -55,17 +56,17 @@ def promote(cc: Run, root: Path, *facts: str) -> None:
     assert code == 0, err
 
 
-def search(cc: Run, root: Path, *query: str, limit: int = 8) -> dict[str, object]:
+def search(cc: Run, root: Path, *query: str, limit: int = 8) -> dict[str, Any]:
     code, out, err = cc(
         "vault", "search", "--vault", str(root), "--json", "--limit", str(limit), *query
     )
     assert code == 0, err
-    result: dict[str, object] = json.loads(out)
+    result: dict[str, Any] = json.loads(out)
     return result
 
 
-def texts(result: dict[str, object]) -> list[str]:
-    return [str(r["text"]) for r in result["results"]]  # type: ignore[attr-defined]
+def texts(result: dict[str, Any]) -> list[str]:
+    return [str(r["text"]) for r in result["results"]]
 
 
 # -- tokenisation -----------------------------------------------------------------------------

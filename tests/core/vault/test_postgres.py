@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_migrate_db_is_safe_to_run_twice_and_commands_wait_for_it(cc: Run, pg_ur
 def test_concurrent_migrations_apply_each_step_once(pg_url: str) -> None:
     env = {**os.environ, "CUECARD_VAULT": pg_url}
 
-    def migrate(_: int) -> dict[str, object]:
+    def migrate(_: int) -> dict[str, Any]:
         done = subprocess.run(
             [str(BIN / "cuecard"), "vault", "migrate-db", "--json"],
             env=env,
@@ -98,7 +99,7 @@ def test_concurrent_migrations_apply_each_step_once(pg_url: str) -> None:
 
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(migrate, range(4)))
-    applied = [v for r in results for v in r["applied"]]  # type: ignore[attr-defined]
+    applied = [v for r in results for v in r["applied"]]
     assert sorted(applied) == [1, 2, 3, 4, 5, 6]
     assert {r["version"] for r in results} >= {6}
 
