@@ -43,6 +43,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cuecard.core.recall._index import Ranking, RecallIndex
+    from cuecard.core.vault._settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 SET = Path(__file__).with_name("recall_quality_set.tsv")
@@ -104,17 +109,17 @@ def figures(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def search_texts(index: object, query: str, settings: object) -> list[str]:
+def search_texts(index: RecallIndex, query: str, settings: Settings | None) -> list[str]:
     """The top-10 result lines of one mode (``settings`` None: the default search)."""
     from cuecard.core.vault.folder._hybrid import hybrid_results
 
     if settings is None:
-        return [h.text for h in index.search(query, 10)]  # type: ignore[attr-defined]
-    found, _ = hybrid_results(index, query, 10, settings, vectors=True)  # type: ignore[arg-type]
+        return [h.text for h in index.search(query, 10)]
+    found, _ = hybrid_results(index, query, 10, settings, vectors=True)
     return [r.text for r in found]
 
 
-def open_indexes(root: Path, rankings: dict[str, object]) -> dict[str, object]:
+def open_indexes(root: Path, rankings: dict[str, Ranking]) -> dict[str, RecallIndex]:
     """One synchronised index of the vault at ``root`` per ranking (in one folder, so the
     vector store beside them is shared)."""
     from cuecard.core.recall._index import RecallIndex
@@ -124,7 +129,7 @@ def open_indexes(root: Path, rankings: dict[str, object]) -> dict[str, object]:
     layout = detect_layout(str(root))
     assert layout is not None
     folder = root.parent / f"{root.name}-indexes"
-    out: dict[str, object] = {}
+    out: dict[str, RecallIndex] = {}
     for name, ranking in rankings.items():
         index = RecallIndex(
             folder / f"{name}.sqlite3",
@@ -132,21 +137,21 @@ def open_indexes(root: Path, rankings: dict[str, object]) -> dict[str, object]:
             lambda: note_paths(str(root), layout),
             extract,
             rules=RULES,
-            ranking=ranking,  # type: ignore[arg-type]
+            ranking=ranking,
         )
         index.sync()
         out[name] = index
     return out
 
 
-Variants = dict[str, tuple[str, object]]
+Variants = dict[str, tuple[str, "Settings | None"]]
 
 
 def conversation_quality(
     work: Path,
     env: dict[str, str],
     variants: Variants,
-    rankings: dict[str, object],
+    rankings: dict[str, Ranking],
     has_vectors: bool,
 ) -> dict[str, object]:
     """Every mode over every conversation of the frozen set: figures overall and per kind."""
@@ -170,7 +175,7 @@ def conversation_quality(
             facts += sum(1 for line in body.splitlines() if line.startswith("- "))
         indexes = open_indexes(root, rankings)
         if has_vectors:
-            refresh(indexes["default"])  # type: ignore[arg-type]
+            refresh(indexes["default"])
         for item in conv["questions"]:
             questions += 1
             for name, (ranking, settings) in variants.items():
@@ -179,7 +184,7 @@ def conversation_quality(
                 times[name].append((time.perf_counter() - t0) * 1000)
                 ranks[name].append((item["kind"], rank_of(texts, *item["evidence"])))
         for index in indexes.values():
-            index.close()  # type: ignore[attr-defined]
+            index.close()
     kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
     quality = {name: figures([r for _, r in found]) for name, found in ranks.items()}
     out: dict[str, object] = {
@@ -285,17 +290,17 @@ def paraphrases(
     work: Path,
     env: dict[str, str],
     variants: Variants,
-    rankings: dict[str, object],
+    rankings: dict[str, Ranking],
     has_vectors: bool,
-    args: object,
+    args: argparse.Namespace,
 ) -> dict[str, object]:
     """The paraphrase set among distractors: quality per mode and language, cold processes."""
     from cuecard.core.recall._vectors import refresh
 
-    rng = random.Random(args.seed)  # type: ignore[attr-defined]
+    rng = random.Random(args.seed)
     labelled = load_set()
     facts = {f for f, _ in labelled}
-    extra = [x for x in distractors(args.distractors) if x not in facts]  # type: ignore[attr-defined]
+    extra = [x for x in distractors(args.distractors) if x not in facts]
     lines = [f for f, _ in labelled] + extra
     rng.shuffle(lines)
     queries = [(fact, q) for fact, qs in labelled for q in qs]
@@ -310,7 +315,7 @@ def paraphrases(
     if has_vectors:
         log("embedding the vault (first hybrid search)")
         t0 = time.perf_counter()
-        refresh(indexes["default"])  # type: ignore[arg-type]
+        refresh(indexes["default"])
         embed_s = time.perf_counter() - t0
     quality: dict[str, dict[str, float]] = {}
     warm: dict[str, float] = {}
@@ -334,7 +339,7 @@ def paraphrases(
             by_language[lang][name] = figures(picked)
         log(f"{name}: {quality[name]} warm {warm[name]} ms")
     for index in indexes.values():
-        index.close()  # type: ignore[attr-defined]
+        index.close()
     result: dict[str, object] = {
         "facts": len(lines),
         "labelled_facts": len(labelled),
@@ -345,7 +350,7 @@ def paraphrases(
         "index_sync_s": round(sync_s, 2),
         "first_embedding_s": None if embed_s is None else round(embed_s, 1),
     }
-    if args.no_cold:  # type: ignore[attr-defined]
+    if args.no_cold:
         return result
     cuecard = str(Path(sys.executable).with_name("cuecard"))
     base = [cuecard, "vault", "search", "--vault", str(root), "--limit", "8"]
@@ -367,7 +372,7 @@ def paraphrases(
     for argv, e in commands.values():
         cold([*argv, "warmup"] if argv[0] == cuecard else argv, e)
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    picks = rng.sample(queries, min(args.cold, len(queries)))  # type: ignore[attr-defined]
+    picks = rng.sample(queries, min(args.cold, len(queries)))
     for _, query in picks:
         for name, (argv, e) in commands.items():
             samples[name].append(cold(argv if name == "python" else [*argv, query], e))
@@ -382,13 +387,25 @@ def paraphrases(
     return result
 
 
-def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, object], Variants]:
+def _ranking(values: dict[str, float]) -> Ranking:
+    """A ranking of the four ablation switches in ``values``."""
+    from cuecard.core.recall._index import Ranking
+
+    return Ranking(
+        content=bool(values["content"]),
+        stem=bool(values["stem"]),
+        context=bool(values["context"]),
+        neighbours=float(values["neighbours"]),
+    )
+
+
+def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variants]:
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
     from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
     from cuecard.core.vault._settings import Settings
 
-    rankings: dict[str, object] = {"default": Ranking()}
+    rankings: dict[str, Ranking] = {"default": Ranking()}
     no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}
     variants: Variants = {
         "bm25": ("default", None),
@@ -403,14 +420,19 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, object], Variants
         variants["hybrid"] = ("default", Settings())
     if not ablation:
         return rankings, variants
-    off = {"content": False, "stem": False, "context": False, "neighbours": 0.0}
-    on = {"content": True, "stem": True, "context": True, "neighbours": NEIGHBOUR_SHARE}
-    rankings["before"] = Ranking(**off)  # type: ignore[arg-type]
+    off: dict[str, float] = {"content": False, "stem": False, "context": False, "neighbours": 0.0}
+    on: dict[str, float] = {
+        "content": True,
+        "stem": True,
+        "context": True,
+        "neighbours": NEIGHBOUR_SHARE,
+    }
+    rankings["before"] = _ranking(off)
     variants["bm25 before (textbook BM25)"] = ("before", None)
     variants["hybrid_no_vectors before"] = ("before", Settings(weights=no_vectors))
     for change in ("content", "stem", "neighbours", "context"):
-        rankings[f"+{change}"] = Ranking(**(off | {change: on[change]}))  # type: ignore[arg-type]
-        rankings[f"-{change}"] = Ranking(**(on | {change: off[change]}))  # type: ignore[arg-type]
+        rankings[f"+{change}"] = _ranking(off | {change: on[change]})
+        rankings[f"-{change}"] = _ranking(on | {change: off[change]})
         variants[f"bm25 before + {change}"] = (f"+{change}", None)
         variants[f"bm25 default - {change}"] = (f"-{change}", None)
     for cap in (3, 5, 10, 100):
