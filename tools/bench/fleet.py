@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -81,9 +82,13 @@ def quality(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def submit_rate(make: object, threads: int, each: int) -> float:
+# one submitter: submit(agent, facts)
+Submit = Callable[[str, list[str]], object]
+
+
+def submit_rate(make: Callable[[], Submit], threads: int, each: int) -> float:
     def work(n: int) -> None:
-        submit = make()  # type: ignore[operator]
+        submit = make()
         for i in range(each):
             submit(f"bench{n}", [f"fleet submission {n} {i} about the build cache"])
 
@@ -200,18 +205,19 @@ def main() -> int:
                 "p95": round(percentile(pg_ms, 0.95), 2),
             },
         }
-        out["ranking"] = {name: quality(r) for name, r in ranks.items()}
-        out["ranking"]["top1_agreement"] = round(agree / len(folder_ms), 4)  # type: ignore[index]
+        ranking: dict[str, object] = {name: quality(r) for name, r in ranks.items()}
+        ranking["top1_agreement"] = round(agree / len(folder_ms), 4)
+        out["ranking"] = ranking
         pg.close()
         log("searched")
         if args.hybrid:
             out["postgresql_hybrid"] = hybrid(args.url, rows, Path(tmp) / "cache")
             log("hybrid searched")
 
-        def folder_submitter() -> object:
+        def folder_submitter() -> Submit:
             return lambda agent, facts: submit(vault, agent, facts)
 
-        def pg_submitter() -> object:
+        def pg_submitter() -> Submit:
             conn = PgVault(args.url)
             return conn.submit
 

@@ -15,17 +15,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
 
+if TYPE_CHECKING:
+    from cuecard.core.engine._event import Event
 
-def events(count: int, seed: int = 11) -> list[object]:
+
+def events(count: int, seed: int = 11) -> list[Event]:
     from cuecard.core.engine._event import Event
 
     rng = random.Random(seed)
-    out: list[object] = []
+    out: list[Event] = []
     for i in range(count):
         area, sub, ext = rng.choice(AREAS), rng.choice(SUBS), rng.choice(EXTS)
         pick = i % 4
@@ -61,7 +65,7 @@ def main() -> int:
             index = Index.read(str(root))
             assert index is not None and index.fresh(str(root))
             loaded = time.perf_counter()
-            matches = index.match(event)  # type: ignore[arg-type]
+            matches = index.match(event)
             for found in matches:
                 index.memory(found.memory)
             done = time.perf_counter()
