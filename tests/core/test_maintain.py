@@ -9,6 +9,7 @@ import select
 import sqlite3
 import subprocess
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -271,7 +272,7 @@ def test_progress_bar_on_a_terminal(store: Store) -> None:
 def test_maintain_if_due_spawns_once_a_day(store: Store) -> None:
     spawned: list[list[str]] = []
 
-    def spawn(command, root) -> None:
+    def spawn(command: Sequence[str], root: str) -> None:
         spawned.append(list(command))
         subprocess.run(command, cwd=root, check=True, timeout=120)
 

@@ -16,7 +16,7 @@ from cuecard.wp_projection import Change, PathRefused, Projector, SafeRoot
 SITE = "s"
 
 
-def update(path: str, content: bytes, seq: int | None = 1, **kw) -> Change:
+def update(path: str, content: bytes, seq: int | None = 1, **kw: Any) -> Change:
     return Change(
         kind="update",
         site=SITE,

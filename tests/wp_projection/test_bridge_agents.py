@@ -7,6 +7,7 @@ php/datamachine.php): agent id 0 is the user's own default agent, each user has 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from cuecard.core.cli import main
@@ -108,7 +109,7 @@ def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(
     assert "outside [A-Za-z0-9._-] (rule 10)" in refusal["reason"]
 
 
-def capsys_out(main_fn, root: Path) -> str:
+def capsys_out(main_fn: Callable[[list[str]], int], root: Path) -> str:
     """``cuecard wp status --json`` in a subprocess-free way: capture stdout by redirection."""
     import contextlib
     import io

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._support.wp import WebUser
 from tests._support.wp_bridge import needs_php, run_php, updated
 
 pytestmark = needs_php
@@ -20,7 +21,9 @@ pytestmark = needs_php
 CUECARD = str(Path(sys.executable).parent / "cuecard")
 
 
-def _bridge_cli(out: Path, endpoint: str, secret: str, *extra: str, as_user=None):
+def _bridge_cli(
+    out: Path, endpoint: str, secret: str, *extra: str, as_user: WebUser | None = None
+) -> subprocess.CompletedProcess[str]:
     argv = [CUECARD, "wp", "bridge", "--out", str(out), "--endpoint", endpoint, "--json", *extra]
     if as_user is not None:
         argv = as_user.command(argv)
@@ -28,7 +31,7 @@ def _bridge_cli(out: Path, endpoint: str, secret: str, *extra: str, as_user=None
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
 
 
-def _state_for(user, base: Path) -> Path:
+def _state_for(user: WebUser, base: Path) -> Path:
     """The stand-in's database and log, writable by the web server's user."""
     state = base / "state"
     state.mkdir()

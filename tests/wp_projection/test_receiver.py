@@ -38,93 +38,97 @@ def test_a_signed_event_is_queued_then_applied(receiver, make_envelope) -> None:
     assert report["projected"][0]["path"] == f".dm-memory/{site}/agents/admin/MEMORY.md"
 
 
-def _bad_signature(env, sign):
+# ``sign(body, secret=..., ts=...)`` -> the signed request headers
+Sign = Callable[..., dict[str, str]]
+
+
+def _bad_signature(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     headers = sign(body)
     headers["X-Cuecard-Signature"] = "sha256=" + "0" * 64
     return body, headers
 
 
-def _wrong_secret(env, sign):
+def _wrong_secret(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     return body, sign(body, secret="another-secret-0123456789")
 
 
-def _changed_byte(env, sign):
+def _changed_byte(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     headers = sign(body)
     return body.replace(b"probe", b"prob3"), headers
 
 
-def _skew_past(env, sign):
+def _skew_past(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     return body, sign(body, ts=int(time.time()) - 301)
 
 
-def _skew_future(env, sign):
+def _skew_future(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     return body, sign(body, ts=int(time.time()) + 400)
 
 
-def _no_signature(env, sign):
+def _no_signature(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     return json.dumps(env).encode(), {"Content-Type": "application/json"}
 
 
-def _not_json(env, sign):
+def _not_json(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = b"{not json"
     return body, sign(body)
 
 
-def _text_plain(env, sign):
+def _text_plain(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     headers = sign(body)
     headers["Content-Type"] = "text/plain"
     return body, headers
 
 
-def _form(env, sign):
+def _form(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = b"a=1"
     headers = sign(body)
     headers["Content-Type"] = "application/x-www-form-urlencoded"
     return body, headers
 
 
-def _oversize(env, sign):
+def _oversize(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     env["content"] = "x" * (1024 * 1024 + 10)
     body = json.dumps(env).encode()
     return body, sign(body)
 
 
-def _wrong_schema(env, sign):
+def _wrong_schema(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     env["schema"] = "something/v2"
     body = json.dumps(env).encode()
     return body, sign(body)
 
 
-def _hash_mismatch(env, sign):
+def _hash_mismatch(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     env["content"] = "changed after hashing"
     body = json.dumps(env).encode()
     return body, sign(body)
 
 
-def _traversal(env, sign):
+def _traversal(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     env["scope"]["filename"] = "../../../.bashrc"
     body = json.dumps(env).encode()
     return body, sign(body)
 
 
-def _bad_slug(env, sign):
+def _bad_slug(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     env["scope"]["agent_slug"] = "../etc"
     body = json.dumps(env).encode()
     return body, sign(body)
 
 
-def _array_body(env, sign):
+def _array_body(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = b"[]"
     return body, sign(body)
 
 
-def _wrong_host(env, sign):
+def _wrong_host(env: dict[str, Any], sign: Sign) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(env).encode()
     headers = sign(body)
     headers["Host"] = "evil.example"

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -71,7 +72,7 @@ def root(tmp_path: Path) -> Path:
     return runtime
 
 
-def settings_for(server: HTTPServer, **kw) -> SyncSettings:
+def settings_for(server: HTTPServer, **kw: Any) -> SyncSettings:
     return SyncSettings(
         site_url=server.url_for("/").rstrip("/"),
         authorization=AUTH,

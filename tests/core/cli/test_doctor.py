@@ -50,7 +50,9 @@ def _checks(report: dict[str, Any], level: str) -> list[str]:
     return [item["check"] for item in report[level]]
 
 
-def _run(monkeypatch, capsys, cwd: Path) -> tuple[int, dict[str, Any]]:
+def _run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cwd: Path
+) -> tuple[int, dict[str, Any]]:
     code = cli(monkeypatch, cwd, "doctor", "--json")
     return code, json.loads(capsys.readouterr().out)
 

@@ -30,7 +30,9 @@ def store(tmp_path: Path) -> Store:
     return store
 
 
-def _run(monkeypatch, capsys, store: Store, *args: str) -> dict[str, Any]:
+def _run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], store: Store, *args: str
+) -> dict[str, Any]:
     assert cli(monkeypatch, store.root, *args, "--json") == 0
     report: dict[str, Any] = json.loads(capsys.readouterr().out)
     return report

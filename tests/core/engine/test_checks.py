@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cuecard.core import Store
 from cuecard.core._compiler import compile_index
 from cuecard.core.engine._engine import handle, stop
 from cuecard.core.engine._event import Event
@@ -216,7 +217,7 @@ def test_held_reports_arrive_once_each_and_a_torn_line_is_skipped(store) -> None
     assert handle(root, other_agent).delivered == []
 
 
-def _check_ids(store, paths: tuple[str, ...]) -> list[str]:
+def _check_ids(store: Store, paths: tuple[str, ...]) -> list[str]:
     [memory_id] = [p.stem for p in store.memories_dir.glob("*.json")]
     return [f"{memory_id}:{p}" for p in paths]
 

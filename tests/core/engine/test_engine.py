@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cuecard.core.engine._delivery import Delivery
 from cuecard.core.engine._engine import handle
 from cuecard.core.engine._event import Event
 from cuecard.core.engine._ledger import Ledger
@@ -22,7 +23,7 @@ def store(tmp_path: Path):
     return make_project(tmp_path / "repo")
 
 
-def ids(delivery) -> list[str]:
+def ids(delivery: Delivery) -> list[str]:
     return [b.key for b in delivery.delivered]
 
 
