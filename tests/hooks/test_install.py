@@ -280,3 +280,63 @@ def test_a_private_settings_file_keeps_its_mode_and_its_backup_too(tmp_path: Pat
     assert "cuecard-hook" in path.read_text()
     backup = path.with_name("settings.json.cuecard.bak")
     assert [oct(p.stat().st_mode & 0o777) for p in (path, backup)] == ["0o600", "0o600"]
+
+
+def _without_installers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entry points as where no other distribution installs a harness (cuecard.installers empty),
+    however this environment was set up."""
+    import importlib.metadata
+
+    real = importlib.metadata.entry_points
+
+    def entry_points(**params: Any) -> Any:
+        if params.get("group") == "cuecard.installers":
+            return importlib.metadata.EntryPoints(())
+        return real(**params)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+
+
+@pytest.mark.parametrize(
+    "extra", [(), ("--profile", "web", "--json")], ids=["bare", "with-dsh-options"]
+)
+def test_install_dsh_without_the_dsh_adapter_names_the_distribution_to_install(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    extra: tuple[str, ...],
+) -> None:
+    from cuecard.core.cli import main
+
+    _without_installers(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    with pytest.raises(SystemExit) as exited:
+        main(["install", "dsh", *extra])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice" not in err
+    assert "`cuecard install dsh` needs the cuecard-dsh-adapter distribution" in err
+    assert "pip install cuecard-dsh-adapter" in err
+    assert "harnesses installable here: claude, codex, opencode, grok)" in err
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(SystemExit) as exited:  # an unknown harness is still an invalid choice
+        main(["install", "cursor"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'cursor'" in capsys.readouterr().err
+
+
+def test_install_dsh_where_the_dsh_adapter_is_not_installed(tmp_path: Path) -> None:
+    """The same, by the console script, where the distribution is really absent (dist.hooks)."""
+    import importlib.util
+
+    if importlib.util.find_spec("cuecard.dsh_adapter") is not None:
+        pytest.skip("cuecard-dsh-adapter is installed here (the test above hides it)")
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    (tmp_path / "p").mkdir()
+    refused = run_cli("install", "dsh", cwd=tmp_path / "p", env=env)
+    assert refused.returncode == 2
+    assert "needs the cuecard-dsh-adapter distribution" in refused.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["p"]
+    assert list((tmp_path / "p").iterdir()) == []

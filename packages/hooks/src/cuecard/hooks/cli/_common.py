@@ -4,7 +4,7 @@ the report."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["HARNESS_CHOICES", "HARNESS_OPTIONS", "KEYS", "add_harness", "print_report", "project"]
@@ -23,9 +23,14 @@ HARNESS_OPTIONS = (
 )
 
 
-def add_harness(parser: argparse.ArgumentParser, choices: Sequence[str]) -> None:
-    """The harness and the options both commands take."""
-    parser.add_argument("harness", choices=choices)
+def add_harness(
+    parser: argparse.ArgumentParser,
+    choices: Sequence[str],
+    check: Callable[[str], str] | None = None,
+) -> None:
+    """The harness and the options both commands take; ``check`` (argparse's ``type``) may refuse
+    a harness with its own message before the choices are checked."""
+    parser.add_argument("harness", choices=choices, type=check or str)
     parser.add_argument(
         "--user", action="store_true", help="use the configuration in your home, not the project's"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,10 @@ from typing import Any
 from cuecard.hooks.cli._common import HARNESS_CHOICES, KEYS, add_harness
 
 INSTALLER_GROUP = "cuecard.installers"
+
+# The harnesses other cuecard distributions install, and the distribution that does: without it
+# `cuecard install NAME` says what to install instead of calling NAME an invalid choice.
+KNOWN_INSTALLERS = {"dsh": "cuecard-dsh-adapter"}
 
 Runner = Callable[[argparse.Namespace, list[str]], int]
 
@@ -40,8 +44,27 @@ def _installers() -> dict[str, Callable[[argparse.ArgumentParser], Runner]]:
     return found
 
 
+def _harness_check(available: Sequence[str]) -> Callable[[str], str]:
+    """argparse's ``type`` for the harness: a known harness whose distribution is missing is a
+    usage error naming that distribution."""
+
+    def check(name: str) -> str:
+        wanted = KNOWN_INSTALLERS.get(name)
+        if wanted is not None and name not in available:
+            raise argparse.ArgumentTypeError(
+                f"`cuecard install {name}` needs the {wanted} distribution, which is not "
+                f"installed: pip install {wanted} (harnesses installable here: "
+                f"{', '.join(available)})"
+            )
+        return name
+
+    return check
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     installers = _installers()
+    available = (*HARNESS_CHOICES, *installers)
+    missing = sorted(set(KNOWN_INSTALLERS) - set(available))
     parser = sub.add_parser(
         "install",
         description=(
@@ -53,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             f"not opt in is initialised first. --json prints keys: {KEYS}."
         ),
     )
-    add_harness(parser, (*HARNESS_CHOICES, *installers))
+    add_harness(parser, (*available, *missing), _harness_check(available))
     runners: dict[str, tuple[Runner, list[argparse.Action]]] = {}
     for name, add_installer in installers.items():
         before = len(parser._actions)
