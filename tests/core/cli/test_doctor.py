@@ -288,3 +288,35 @@ def test_codex_hooks_untrusted_stale_and_an_untrusted_project(
     found = problems()
     assert len(found) == 1, found
     assert "(1 trusted for an older version of 2)" in found[0], found
+
+
+def test_the_dsh_section_reads_every_setting_from_the_home_and_environment_it_is_given(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from cuecard.core._doctor_dsh import dsh_setup
+
+    monkeypatch.delenv("CUECARD_VAULT", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    asked = tmp_path / "asked-home"  # the home doctor is asked about, not $HOME
+    config = asked / ".config" / "cuecard"
+    config.mkdir(parents=True)
+    (config / "dsh.json").write_text(json.dumps({"python": sys.executable}))
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (config / "config.toml").write_text(f"vault = {json.dumps(str(vault))}\n")
+    report = diagnose(store.root, home=asked)
+    assert report["dsh"]["vault"] == str(vault)
+    assert not [p for p in report["problems"] if "no vault" in p["message"]]
+
+    problems: list[str] = []
+    env = {"CUECARD_VAULT": str(tmp_path / "gone"), "DSH_HOME": str(tmp_path / "dsh")}
+    found = dsh_setup(asked, lambda _c, m, _h: problems.append(m), lambda *_: None, env=env)
+    assert found is not None
+    assert found["vault"] == str(tmp_path / "gone")
+    assert f"the vault {tmp_path / 'gone'} does not exist" in "\n".join(problems)
+    assert f"no DSH profile under {tmp_path / 'dsh'}" in "\n".join(problems)
+    found = dsh_setup(asked, lambda _c, m, _h: problems.append(m), lambda *_: None, env={})
+    assert found is not None
+    assert found["vault"] == str(vault)  # the config file in the given home's config folder

@@ -65,12 +65,14 @@ def _profiles(dsh_home: Path) -> list[str]:
     return found
 
 
-def _vault(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+def _vault(env: Mapping[str, str], config: Path) -> tuple[str | None, str | None]:
+    """The vault the plugins use, as ``env`` and the user config file in ``config`` name it,
+    and why it is unusable (or ``None``)."""
     from cuecard.core._errors import CuecardError
     from cuecard.core.vault._location import resolve_vault_location
 
     try:
-        where = resolve_vault_location(None)
+        where = resolve_vault_location(None, environ=env, config=str(config / "config.toml"))
     except CuecardError as exc:
         return None, str(exc)
     if "://" not in where and not os.path.isdir(where):
@@ -82,7 +84,8 @@ def dsh_setup(
     home: Path, problem: Finding, note: Finding, env: Mapping[str, str] | None = None
 ) -> dict[str, Any] | None:
     """The DSH report (``None`` when ``cuecard dsh install`` never ran); findings go to
-    ``problem`` and ``note`` as ``(check, message, hint)``."""
+    ``problem`` and ``note`` as ``(check, message, hint)``. Every setting (the config folder,
+    DSH_HOME, the vault) is read from ``env`` (default ``os.environ``) and ``home``."""
     env = os.environ if env is None else env
     config = _config_dir(env, home)
     record = _read_json(config / "dsh.json")
@@ -109,7 +112,7 @@ def dsh_setup(
             "memories are lost for the whole epoch",
             "run `cuecard dsh install --hooks` again (it delivers them after the tool call)",
         )
-    vault, vault_problem = _vault(env)
+    vault, vault_problem = _vault(env, config)
     if vault_problem is not None:
         problem("dsh", f"the DSH memory tools have no vault: {vault_problem}", (
             "`cuecard vault init --vault PATH`, then set CUECARD_VAULT or `vault` in the user "

@@ -10,6 +10,10 @@ import os
 
 from cuecard.core._errors import ConfigError, UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 __all__ = [
     "VAULT_ENV",
     "cache_home",
@@ -35,8 +39,7 @@ def cache_home() -> str:
     return os.path.join(base, "cuecard")
 
 
-def _from_config() -> str | None:
-    path = user_config_path()
+def _from_config(path: str) -> str | None:
     if not os.path.isfile(path):
         return None
     import tomllib
@@ -83,20 +86,30 @@ def check_database_url(origin: str, value: str) -> str:
     return value
 
 
-def resolve_vault_location(explicit: str | None) -> str:
+def resolve_vault_location(
+    explicit: str | None, *, environ: Mapping[str, str] | None = None, config: str | None = None
+) -> str:
     """A vault folder or a ``postgresql://`` URL (password refused), first setting found."""
-    return resolve_vault_path(explicit, database=True)
+    return resolve_vault_path(explicit, database=True, environ=environ, config=config)
 
 
-def resolve_vault_path(explicit: str | None, *, database: bool = False) -> str:
-    """The vault folder named by the first of: the argument, the environment, the config.
+def resolve_vault_path(
+    explicit: str | None,
+    *,
+    database: bool = False,
+    environ: Mapping[str, str] | None = None,
+    config: str | None = None,
+) -> str:
+    """The vault folder named by the first of: the argument, the environment (``environ``,
+    default ``os.environ``), the user config file (``config``, default ``user_config_path()``).
 
     With ``database`` a ``postgresql://`` URL is returned too; without, it is refused."""
-    env = os.environ.get(VAULT_ENV)
+    env = (os.environ if environ is None else environ).get(VAULT_ENV)
+    config = user_config_path() if config is None else config
     for origin, value in (
         ("--vault", explicit),
         (VAULT_ENV, env),
-        ("config `vault`", None if explicit or env else _from_config()),
+        ("config `vault`", None if explicit or env else _from_config(config)),
     ):
         if not value:
             continue
@@ -112,5 +125,5 @@ def resolve_vault_path(explicit: str | None, *, database: bool = False) -> str:
         return os.path.expanduser(value)
     raise UsageError(
         f"no vault configured: pass --vault PATH, set {VAULT_ENV}, or add "
-        f'vault = "PATH" to {user_config_path()}'
+        f'vault = "PATH" to {config}'
     )
