@@ -89,6 +89,26 @@ def test_an_unreachable_mirror_warns_and_the_folder_change_stands(
     assert "cannot connect" in err
 
 
+def test_a_mirror_failure_reaches_the_user_through_notify_and_is_never_printed(
+    cc: Run, folder: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuecard.core.vault import open_backend
+
+    capsys.readouterr()
+    monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://nobody@127.0.0.1:1/none")
+    said: list[str] = []
+    with open_backend(folder, notify=said.append) as backend:
+        backend.submit("a", ["ports are fun"])
+        assert backend.apply(auto=True)[0].promoted
+    [line] = said
+    assert line.startswith("warning: the vault mirror was not updated (")
+    assert line.endswith("); `cuecard vault mirror` retries")
+    with open_backend(folder) as backend:
+        backend.submit("a", ["queues are fun too"])
+        assert backend.apply(auto=True)[0].promoted
+    assert capsys.readouterr() == ("", "")  # library code prints nothing
+
+
 def test_mirror_settings_are_checked(cc: Run, folder: str, monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = cc("vault", "mirror", "--vault", folder)
     assert code == 2

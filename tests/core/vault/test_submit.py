@@ -338,7 +338,29 @@ def test_vault_writers_wait_for_the_lock_file(
         )  # fmt: skip
         assert done.returncode == 1
         assert f"held by pid {os.getpid()}" in done.stderr
+        # the library says it waits through the command line, which prints it
+        assert f"cuecard: waiting for the vault lock held by pid {os.getpid()}\n" in done.stderr
     assert not (root / ".lock").exists()
+
+
+def test_the_lock_says_it_waits_only_through_on_wait(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    lock = tmp_path / ".lock"
+    lock.write_text(f"pid={os.getpid()} token={'c' * 32}\n")  # a live owner: this process
+    said: list[str] = []
+
+    def on_wait(line: str) -> None:
+        said.append(line)
+        lock.unlink()  # the owner lets go: the waiter takes the lock at its next try
+
+    with vault_lock(tmp_path, timeout=30, on_wait=on_wait):
+        assert lock.read_text().startswith(f"pid={os.getpid()} token=")
+    assert said == [f"cuecard: waiting for the vault lock held by pid {os.getpid()}"]
+    lock.write_text(f"pid={os.getpid()} token={'c' * 32}\n")
+    with pytest.raises(VaultBusy), vault_lock(tmp_path, timeout=0.1):
+        pass
+    assert capfd.readouterr() == ("", "")  # library code prints nothing
 
 
 def test_eight_concurrent_archivers_lose_nothing(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import date
     from typing import Any, Protocol, Self
 
@@ -138,8 +139,9 @@ def _mirror(vault: Vault) -> None:
     after_change(vault)
 
 
-def open_backend(location: str) -> Backend:
-    """The vault at a folder path or a ``postgresql://`` URL (schema checked)."""
+def open_backend(location: str, *, notify: Callable[[str], None] | None = None) -> Backend:
+    """The vault at a folder path or a ``postgresql://`` URL (schema checked). ``notify`` gets
+    the lines a folder vault has for the user (waiting for its lock, a mirror not updated)."""
     from cuecard.core.vault._location import is_database_url
 
     if is_database_url(location):
@@ -148,4 +150,4 @@ def open_backend(location: str) -> Backend:
         return PgBackend.open(location)
     from cuecard.core.vault.folder._backend import FolderBackend
 
-    return FolderBackend.open(location, on_change=_mirror)
+    return FolderBackend.open(location, on_change=_mirror, notify=notify)

@@ -41,20 +41,31 @@ class FolderBackend(Opened):
     kind = "folder"
 
     def __init__(
-        self, root: str, layout: Layout, *, on_change: Callable[[Vault], None] | None = None
+        self,
+        root: str,
+        layout: Layout,
+        *,
+        on_change: Callable[[Vault], None] | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.root = root
         self.layout = layout
         self.layout_name = layout.name
         self._on_change = on_change
+        self._notify = notify
         self._vault: Vault | None = None
 
     @classmethod
     def open(
-        cls, location: str, *, on_change: Callable[[Vault], None] | None = None
+        cls,
+        location: str,
+        *,
+        on_change: Callable[[Vault], None] | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> FolderBackend:
         """The folder vault at ``location``; ``NotAVault`` when no known layout is there.
-        ``on_change`` runs after each change of the notes (``open_backend`` passes the mirror)."""
+        ``on_change`` runs after each change of the notes (``open_backend`` passes the mirror);
+        ``notify`` gets the lines for the user (``Vault.notify``)."""
         layout = detect_layout(location)
         if layout is None:
             from pathlib import Path
@@ -63,7 +74,7 @@ class FolderBackend(Opened):
                 f"{Path(location)}: no vault here (neither notes/ with inbox/ nor "
                 "50-Agent-Context/); create one with `cuecard vault init`"
             )
-        return cls(location, layout, on_change=on_change)
+        return cls(location, layout, on_change=on_change, notify=notify)
 
     @property
     def vault(self) -> Vault:
@@ -73,7 +84,7 @@ class FolderBackend(Opened):
 
             from cuecard.core.vault.folder._vault import Vault
 
-            self._vault = Vault(Path(self.root), self.layout)
+            self._vault = Vault(Path(self.root), self.layout, notify=self._notify)
         return self._vault
 
     @property

@@ -4,8 +4,8 @@ The file protocol is the one the unified-agent-memory tools use, so both exclude
 lock whose owner process is gone is broken (one breaker at a time, under an ``flock`` guard, so
 two waiters never both break and one of them removes a fresh lock); an unreadable lock is broken
 only when older than ``CORRUPT_AGE`` seconds; a live owner is never broken, however old. The
-wait is bounded. An in-process lock per vault keeps threads of one process apart too.
-Standard library only.
+wait is bounded; a caller that wants to say it waits passes ``on_wait`` (nothing here prints).
+An in-process lock per vault keeps threads of one process apart too. Standard library only.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cuecard.core.vault._errors import VaultBusy
@@ -95,8 +94,15 @@ def _break_if_stale(root: Path, path: Path) -> tuple[bool, str]:
 
 
 @contextlib.contextmanager
-def vault_lock(root: Path, *, timeout: float = 30.0, poll: float = 0.05) -> Iterator[None]:
-    """Hold the vault lock for the ``with`` block, waiting at most ``timeout`` seconds."""
+def vault_lock(
+    root: Path,
+    *,
+    timeout: float = 30.0,
+    poll: float = 0.05,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Hold the vault lock for the ``with`` block, waiting at most ``timeout`` seconds; when
+    another process holds it, ``on_wait`` gets one line for the user saying who (once)."""
     path = root / LOCK_NAME
     thread_lock = _thread_lock(root)
     if not thread_lock.acquire(timeout=max(timeout, 0.0)):
@@ -117,9 +123,9 @@ def vault_lock(root: Path, *, timeout: float = 30.0, poll: float = 0.05) -> Iter
                         f"{path}: held by {holder} for longer than {timeout:g} s "
                         "(another promoter or writer); try again later"
                     ) from None
-                if not warned:
-                    print(f"cuecard: waiting for the vault lock held by {holder}", file=sys.stderr)
-                    warned = True
+                if not warned and on_wait is not None:
+                    on_wait(f"cuecard: waiting for the vault lock held by {holder}")
+                warned = True
                 time.sleep(poll)
                 continue
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

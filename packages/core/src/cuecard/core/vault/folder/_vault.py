@@ -41,10 +41,14 @@ class Vault:
         *,
         clock: Clock | None = None,
         cache_dir: Path | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.root = root
         self.layout = layout
         self.now: Clock = clock or _local_now
+        self.notify = notify
+        """Where lines for the user go (waiting for the lock, a mirror not updated): the command
+        line prints them on stderr; ``None`` drops them. Library code never prints."""
         self.cache_dir = cache_dir or Path(_recall.cache_dir(str(root)))
         self._index: RecallIndex | None = None
 
@@ -107,7 +111,7 @@ class Vault:
         """The vault lock (bounded wait; ``CUECARD_VAULT_LOCK_TIMEOUT`` overrides 30 s)."""
         if timeout is None:
             timeout = float(os.environ.get("CUECARD_VAULT_LOCK_TIMEOUT") or 30.0)
-        return vault_lock(self.root, timeout=timeout)
+        return vault_lock(self.root, timeout=timeout, on_wait=self.notify)
 
     # -- recall ---------------------------------------------------------------------------------
 

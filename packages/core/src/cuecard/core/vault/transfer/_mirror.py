@@ -15,7 +15,6 @@ a database that ``vault migrate-db`` has prepared.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 
 from cuecard.core._errors import ConfigError
@@ -95,15 +94,16 @@ def mirror_notes(vault: Vault, url: str) -> Mirrored:
 
 def after_change(vault: Vault) -> None:
     """Copy the notes to the mirror database when one is set: the folder backend's change hook
-    (``open_backend`` installs it). A failure only warns: the folder is the vault, and the next
-    write or ``vault mirror`` catches up."""
+    (``open_backend`` installs it). A failure only warns, through ``vault.notify``: the folder
+    is the vault, and the next write or ``vault mirror`` catches up."""
     try:
         url = mirror_location()
         if url is not None:
             mirror_notes(vault, url)
     except Exception as exc:  # the folder's change is done; the copy must not undo it
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(
-            f"warning: the vault mirror was not updated ({reason}); `cuecard vault mirror` retries",
-            file=sys.stderr,
-        )
+        if vault.notify is not None:
+            vault.notify(
+                f"warning: the vault mirror was not updated ({reason}); "
+                "`cuecard vault mirror` retries"
+            )
