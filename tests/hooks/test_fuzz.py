@@ -7,6 +7,7 @@ import json
 import os
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,22 @@ def check(out: str) -> None:
         assert isinstance(json.loads(out), dict)
 
 
+@pytest.fixture
+def maintenance() -> Iterator[None]:
+    """An in-process SessionStart spawns ``cuecard maintain`` detached, and the engine holds its
+    Popen (a hook process exits at once, the child outliving it): here the test process lives
+    on, so each child is waited for at the end, none left running at the interpreter's exit
+    ("subprocess N is still running"), and each must have succeeded."""
+    from cuecard.core.engine import _schedule
+
+    before = len(_schedule._DETACHED)
+    yield
+    children = _schedule._DETACHED[before:]
+    del _schedule._DETACHED[before:]
+    assert [child.wait(timeout=120) for child in children] == [0] * len(children)
+
+
+@pytest.mark.usefixtures("maintenance")
 def test_random_payloads_in_process(repo: Path) -> None:
     @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.sampled_from(HARNESSES), st.sampled_from(EVENTS), payloads(str(repo)))
@@ -89,6 +106,7 @@ def test_random_payloads_in_process(repo: Path) -> None:
     run()
 
 
+@pytest.mark.usefixtures("maintenance")
 def test_random_bytes_in_process(repo: Path) -> None:
     @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.binary(max_size=200))
