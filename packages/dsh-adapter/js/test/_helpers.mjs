@@ -2,7 +2,7 @@
 // cuecard home (config, cache, vault) driven through the real `cuecard` CLI, and fake cores.
 
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,7 +85,7 @@ export function realVault(home, facts) {
  */
 export function fakeCore(home, { output = '', code = 0, sleep = 0 } = {}) {
   const script = join(home.dir, 'fake-python')
-  writeFileSync(script, `#!${process.execPath}
+  replaceFile(script, `#!${process.execPath}
 const fs = require('fs'), d = ${JSON.stringify(home.dir)}
 const read = (name) => fs.readFileSync(d + '/' + name, 'utf8')
 fs.appendFileSync(d + '/fake.log', 'START ' + process.argv.slice(2).join(' ') + '\\n')
@@ -105,17 +105,28 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     process.stdout.write(JSON.stringify({ id: request.id, code: value.ok ? 0 : 1, response: value }) + '\\n')
   })
 })
-`)
-  chmodSync(script, 0o755)
-  writeFileSync(join(home.dir, 'fake.out'), output)
-  writeFileSync(join(home.dir, 'fake.code'), String(code))
-  writeFileSync(join(home.dir, 'fake.sleep'), sleep ? String(sleep) : '')
-  writeFileSync(join(home.dir, 'fake.log'), '')
+`, 0o755)
+  replaceFile(join(home.dir, 'fake.out'), output)
+  replaceFile(join(home.dir, 'fake.code'), String(code))
+  replaceFile(join(home.dir, 'fake.sleep'), sleep ? String(sleep) : '')
+  replaceFile(join(home.dir, 'fake.log'), '')
   const record = join(home.config, 'cuecard')
   mkdirSync(record, { recursive: true })
-  writeFileSync(join(record, 'dsh.json'), JSON.stringify({ python: script }))
+  replaceFile(join(record, 'dsh.json'), JSON.stringify({ python: script }))
   useHome(home)
   return { script, log: join(home.dir, 'fake.log') }
+}
+
+/**
+ * Write `path` whole: a new file renamed over the old one. A worker spawned a moment ago may
+ * still be loading the fake core's script (the plugin's startup `hello` spawns one at boot): a
+ * file rewritten in place can be read truncated, an empty script that exits at once.
+ */
+export function replaceFile(path, data, mode = 0o644) {
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, data)
+  chmodSync(temp, mode)
+  renameSync(temp, path)
 }
 
 /** The requests a fake core read (hello excluded), and how many times it started. */

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -153,10 +153,11 @@ test('output is redacted again, bounded at 1 MiB with a visible marker, and wrap
 })
 
 test('failures come back as ok:false with a hint', async (t) => {
+  // The fake core is in place before boot, whose startup check spawns the worker at once.
+  fakeCore(fake, { output: 'Traceback: boom', code: 1 })
   const { root } = await boot(plugin)
   t.after(() => root.fiber.dispose())
 
-  fakeCore(fake, { output: 'Traceback: boom', code: 1 })
   const crash = await run(root, 'memory_status', {})
   assert.equal(crash.isError, true)
   assert.match(crash.error.message, /cuecard exited \(status 1\): Traceback: boom/)
@@ -175,6 +176,21 @@ test('failures come back as ok:false with a hint', async (t) => {
   assert.equal(refused.value, undefined)
   assert.equal(refused.error.message, 'no vault is configured')
   assert.deepEqual(refused.content, [{ type: 'text', text: 'Error: no vault is configured' }])
+})
+
+test('the fake core is replaced whole, never rewritten under a worker loading it', () => {
+  const { script } = fakeCore(fake, { output: 'one' })
+  const loading = openSync(script, 'r') // a worker spawned a moment ago, reading its script
+  try {
+    const before = fstatSync(loading)
+    fakeCore(fake, { output: 'two' })
+    assert.notEqual(statSync(script).ino, before.ino, 'a new file renamed over the old one')
+    assert.equal(fstatSync(loading).size, before.size, 'the file being read was not truncated')
+    assert.equal(readFileSync(loading, 'utf8'), readFileSync(script, 'utf8'))
+    assert.equal(statSync(script).mode & 0o777, 0o755)
+  } finally {
+    closeSync(loading)
+  }
 })
 
 test('a call that hangs is stopped at the timeout', async (t) => {
