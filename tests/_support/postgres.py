@@ -4,7 +4,9 @@
 ``initdb`` and ``pg_ctl`` from /usr/lib/postgresql/*/bin (or ``$PG_BIN``) in a fresh folder
 under the system temp folder, on a free loopback port, and stops it and removes the folder at
 the end. initdb refuses to run as root, so as root the server runs as the ``postgres`` user (or
-``nobody``) through ``runuser``. Password authentication over TCP (scram-sha-256): the tests
+``nobody``) through ``runuser``. A watchdog process outlives the test process to stop the
+server and remove its folder when that process dies without its teardown (killed, crashed).
+Password authentication over TCP (scram-sha-256): the tests
 hand the password through ``PGPASSWORD``, as a person would. The fixture ``pg_url`` (function
 scope) creates an empty database per test and gives its ``postgresql://`` URL (no password in
 it). Tests skip only when no PostgreSQL binaries exist.
@@ -18,6 +20,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +54,8 @@ class PgServer:
     port: int
     user: str
     password: str
+    folder: str = ""
+    """The server's folder (data, socket, log), removed when it stops."""
 
     def url(self, database: str) -> str:
         return f"postgresql://{self.user}@{self.host}:{self.port}/{database}"
@@ -75,8 +80,53 @@ def _runner() -> tuple[list[str], int | None, int | None]:
     pytest.skip("running as root and neither a postgres nor a nobody user exists to run PostgreSQL")
 
 
+# The watchdog reads its standard input, the read end of a pipe whose write end only the test
+# process holds (not inherited by the processes it starts), until end of file: the test process
+# closed it at teardown, or died. Then it stops the server and removes the folder. It runs in a
+# session of its own, so a signal to the test's process group does not reach it, and keeps the
+# standard output and error of the process that started it.
+_WATCHDOG = """
+import shutil, subprocess, sys
+sys.stdin.buffer.read()
+subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL, check=False)
+shutil.rmtree(sys.argv[1], ignore_errors=True)
+"""
+
+
+def _watchdog(
+    base: str, stop: list[str], env: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the watchdog of the server in ``base``; returns it and the pipe end to close."""
+    read_end, write_end = os.pipe()  # not inheritable: no child of the test process holds it
+    try:
+        watchdog = subprocess.Popen(
+            [sys.executable, "-I", "-c", _WATCHDOG, base, *stop],
+            stdin=read_end,
+            env=env,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    return watchdog, write_end
+
+
+def _release(watchdog: subprocess.Popen[bytes], write_end: int) -> None:
+    """Let the watchdog go (it finds the server stopped and the folder gone) and reap it."""
+    os.close(write_end)
+    try:
+        watchdog.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # a forked child still holds the pipe: end it now
+        watchdog.kill()
+        watchdog.wait()
+
+
 def running_server() -> Iterator[PgServer]:
-    """Start the server, yield it, stop it and remove its folder (the ``pg_server`` fixture)."""
+    """Start the server, yield it, stop it and remove its folder (the ``pg_server`` fixture);
+    if this process dies first, its watchdog does that."""
     bindir = pg_bin()
     if bindir is None:
         pytest.skip("no PostgreSQL binaries (initdb, pg_ctl); scripts/deps/postgresql.sh installs")
@@ -84,6 +134,27 @@ def running_server() -> Iterator[PgServer]:
     base = tempfile.mkdtemp(prefix="cuecard-pg-")
     os.chmod(base, 0o700)
     data = os.path.join(base, "data")
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+    stop = [*prefix, os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]
+    watchdog, write_end = _watchdog(base, stop, env)
+    try:
+        yield from _serve(bindir, base, data, prefix, uid, gid, env)
+    finally:
+        subprocess.run(stop, capture_output=True, env=env)
+        shutil.rmtree(base, ignore_errors=True)
+        _release(watchdog, write_end)
+
+
+def _serve(
+    bindir: str,
+    base: str,
+    data: str,
+    prefix: list[str],
+    uid: int | None,
+    gid: int | None,
+    env: dict[str, str],
+) -> Iterator[PgServer]:
+    """initdb, start the server, yield it (the caller stops it)."""
     pwfile = os.path.join(base, "pwfile")
     with open(pwfile, "w", encoding="utf-8") as handle:
         handle.write(PASSWORD + "\n")
@@ -91,7 +162,6 @@ def running_server() -> Iterator[PgServer]:
         os.chown(base, uid, gid)
         os.chown(pwfile, uid, gid)
     port = _free_port()
-    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
     subprocess.run(
         [
             *prefix,
@@ -125,17 +195,8 @@ def running_server() -> Iterator[PgServer]:
         if os.path.exists(log):
             with open(log, encoding="utf-8", errors="replace") as handle:
                 detail = handle.read()
-        shutil.rmtree(base, ignore_errors=True)
         raise RuntimeError(f"pg_ctl start failed: {started.stderr}\n{detail}")
-    try:
-        yield PgServer("127.0.0.1", port, SUPERUSER, PASSWORD)
-    finally:
-        subprocess.run(
-            [*prefix, os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"],
-            capture_output=True,
-            env=env,
-        )
-        shutil.rmtree(base, ignore_errors=True)
+    yield PgServer("127.0.0.1", port, SUPERUSER, PASSWORD, base)
 
 
 def postings_out_of_line(url: str) -> dict[str, object]:
