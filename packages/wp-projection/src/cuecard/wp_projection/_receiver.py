@@ -110,6 +110,7 @@ class Worker(threading.Thread):
                 if self.settings.sync is not None and due:
                     self._reconcile_if_needed(at_start=True)
                 self.idle.set()
+                crash_point("wp-idle")  # crash tests: stopped once all that was queued is done
                 self.queue.wakeup.wait(0.5)
                 self.queue.wakeup.clear()
                 continue
