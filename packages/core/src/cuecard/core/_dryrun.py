@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cuecard.core._compiler import _clause_entry
+from cuecard.core._compiled_memory import clause_entry
 from cuecard.core._memory import Memory
 from cuecard.core.engine._event import EVENT_KINDS, Event
 from cuecard.core.engine._footprint import MAX_BYTES
@@ -128,7 +128,7 @@ def dry_run(memory: Memory, sessions: Iterable[Session], *, limit: int = 200) ->
     The memory need not be live or saved: an edited copy shows what its new triggers would do.
     Each event counts once, for the first clause that fires, as the hot path delivers it.
     """
-    entries = [_clause_entry(memory, i, clause)[0] for i, clause in enumerate(memory.triggers)]
+    entries = [clause_entry(memory, i, clause)[0] for i, clause in enumerate(memory.triggers)]
     result = DryRun()
     for name, records in sessions:
         result.sessions += 1

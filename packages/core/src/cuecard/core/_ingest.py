@@ -5,57 +5,36 @@ hashes repository files), suggests triggers from the session when none are given
 advice and duplicates of a live memory, replaces a pending candidate on the same topic (archiving
 it), applies auto-accept, and answers with a message for the agent. The inbox file is moved out of
 the inbox afterwards (to ``.cuecard/local/inbox-done/`` or ``inbox-refused/``); nothing is deleted.
-Each ingestion appends one telemetry line (outcome and reason codes, never content).
+Each ingestion appends one telemetry line (outcome and reason codes, never content). Reading a
+proposal is ``_proposal_reader``'s, checking its evidence ``_proposal_evidence``'s, telling
+generic advice ``_advice``'s.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
+from cuecard.core._advice import generic_reason
 from cuecard.core._errors import CuecardError, NotFound, ValidationError
-from cuecard.core._grounds import naming_correction, suggest_triggers
+from cuecard.core._grounds import suggest_triggers
 from cuecard.core._memory import Memory, Status
-from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
+from cuecard.core._proposal import MemoryProposal, RequestProposal
+from cuecard.core._proposal_evidence import checked_evidence, dead_clauses
+from cuecard.core._proposal_reader import Refused, parse_proposal
 from cuecard.core._similarity import DUPLICATE_AT, SimilarityIndex
 from cuecard.core._store import Store
-from cuecard.core._validate import schema_messages, validate_memory
+from cuecard.core._validate import validate_memory
 from cuecard.core.engine._append import append_record
-from cuecard.core.engine._evidence import file_digest, ref_problem
-from cuecard.core.engine._paths import repo_relative
-from cuecard.core.engine._text import find_secret, redact
+from cuecard.core.engine._text import redact
 
 __all__ = ["MAX_PROPOSAL_BYTES", "IngestResult", "generic_reason", "ingest_file"]
 
 MAX_PROPOSAL_BYTES = 64 * 1024
-MAX_EVIDENCE_BYTES = 4 * 1024 * 1024
-
-_ANCHOR = re.compile(
-    r"`[^`]+`"  # code span
-    r"|\b[\w.-]+/[\w./-]+"  # a path
-    r"|\b\w+\.(?:py|js|ts|tsx|go|rs|rb|java|php|sql|json|ya?ml|toml|md|sh|cfg|ini|lock)\b"
-    r"|\b[a-z]+_[a-z0-9_]+\b"  # snake_case
-    r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b"  # camelCase, CamelCase
-    r"|\w+\(\)"  # call
-    r"|\b\d+(?:\.\d+)+\b"  # a version
-    r"|--[a-z][\w-]+"  # a flag
-)
-_GENERIC = re.compile(
-    r"\b(best practices?|clean code|write (?:unit )?tests|add (?:more )?tests|meaningful names|"
-    r"descriptive names|handle errors|error handling|keep functions small|follow (?:the )?"
-    r"(?:style guide|conventions)|document your code|add comments|code review|be careful|"
-    r"double[- ]check|readable code|DRY|SOLID)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -82,73 +61,6 @@ class IngestResult:
         }
 
 
-class _Refused(CuecardError):
-    def __init__(self, code: str, reasons: list[str]) -> None:
-        self.code = code
-        self.reasons = reasons
-        super().__init__("; ".join(reasons))
-
-
-def generic_reason(title: str, body: str, has_narrow_trigger: bool) -> str | None:
-    """Why a proposal reads as advice any capable agent already knows, or ``None``."""
-    text = f"{title}\n{body}"
-    if _ANCHOR.search(text) or has_narrow_trigger:
-        return None
-    if _GENERIC.search(text):
-        return (
-            "reads as generic advice any capable agent already follows; name the file, command "
-            "or identifier of this project it applies to"
-        )
-    if len(text.split()) < 6:
-        return "is too short to say anything specific to this project"
-    return None
-
-
-def _verify_file(root: Path, ref: str) -> tuple[str | None, str]:
-    """The sha256 of a repository file named by evidence, or why it cannot be verified."""
-    ref = re.sub(r"#L\d+(?:-L?\d+)?$", "", ref)
-    rel = repo_relative(ref, str(root))
-    if rel is None or not rel:
-        return None, f"evidence file {ref!r} lies outside the repository"
-    if not os.path.lexists(root / rel):
-        return None, f"evidence file {rel!r} does not exist in the repository"
-    digest = file_digest(str(root), rel, MAX_EVIDENCE_BYTES)  # no link, FIFO or device
-    if digest is None:
-        return None, f"evidence file {rel!r} is not a regular file under 4 MiB (links not followed)"
-    return digest, rel
-
-
-def _tracked_files(root: Path) -> list[str]:
-    try:
-        out = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=root, capture_output=True, timeout=20, check=True
-        ).stdout.decode("utf-8", "replace")
-        return [p for p in out.split("\0") if p]
-    except (OSError, subprocess.SubprocessError):
-        found = []
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            found += [os.path.relpath(os.path.join(folder, f), root) for f in files]
-            if len(found) > 50_000:
-                break
-        return [p.replace(os.sep, "/") for p in found]
-
-
-def _dead_clauses(root: Path, memory: Memory) -> list[int]:
-    """Clauses whose paths match no file of the repository."""
-    from cuecard.core._repofiles import GlobSet
-
-    files: list[str] | None = None
-    dead = []
-    for i, clause in enumerate(memory.triggers):
-        if not clause.paths:
-            continue
-        files = _tracked_files(root) if files is None else files
-        if not GlobSet(clause.paths).matching(files):  # linear in each path, never backtracks
-            dead.append(i)
-    return dead
-
-
 def _telemetry(store: Store, result: IngestResult, session: str, source: str) -> None:
     line = {
         "t": round(time.time(), 3),
@@ -163,52 +75,13 @@ def _telemetry(store: Store, result: IngestResult, session: str, source: str) ->
     append_record(folder / "inbox.jsonl", (json.dumps(line) + "\n").encode("utf-8"))
 
 
-def _decoded_strings(value: Any) -> str:
-    """Every key and string of parsed JSON, one per line: what escapes could hide from a scan."""
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return "\n".join(out)
-
-
-def _parse(raw_text: str) -> Proposal:
-    secret = find_secret(raw_text)
-    if secret is not None:
-        raise _Refused("secret", [f"the proposal holds a credential-shaped value ({secret})"])
-    try:
-        raw = json.loads(raw_text)
-    except ValueError as exc:
-        raise _Refused("invalid_json", [f"the proposal is not valid JSON ({exc})"]) from None
-    except RecursionError:
-        raise _Refused("invalid_json", ["the proposal is nested too deeply"]) from None
-    if not isinstance(raw, dict):
-        raise _Refused("not_object", ["the proposal is not one JSON object"])
-    secret = find_secret(_decoded_strings(raw))
-    if secret is not None:
-        raise _Refused("secret", [f"the proposal holds a credential-shaped value ({secret})"])
-    model: type[MemoryProposal] | type[RequestProposal]
-    model = RequestProposal if "request" in raw else MemoryProposal
-    try:
-        return model.model_validate(raw)
-    except pydantic.ValidationError as error:
-        raise _Refused("schema", schema_messages(error)) from None
-
-
 def _request(store: Store, proposal: RequestProposal, source: str) -> IngestResult:
     try:
         target = store.get(proposal.target)
     except NotFound as exc:
-        raise _Refused("unknown_target", [str(exc)]) from None
+        raise Refused("unknown_target", [str(exc)]) from None
     if not target.live:
-        raise _Refused("target_not_live", [f"memory {target.id[:8]} is {target.status}, not live"])
+        raise Refused("target_not_live", [f"memory {target.id[:8]} is {target.status}, not live"])
     now = store.now().isoformat()
     if proposal.request == "archive":
         request = {
@@ -269,13 +142,13 @@ def _request(store: Store, proposal: RequestProposal, source: str) -> IngestResu
 def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -> IngestResult:
     root = store.root
     notes: list[str] = []
-    evidence, verified_file, unnamed_correction = _checked_evidence(root, proposal, session, notes)
+    evidence, verified_file, unnamed_correction = checked_evidence(root, proposal, session, notes)
     corrected = any(e.get("kind") == "correction" and e.get("verified") for e in evidence)
     triggers, suggested = _proposed_triggers(root, proposal, session)
     narrow = any(t.get("paths") or t.get("commands") or t.get("symbols") for t in triggers)
     generic = generic_reason(proposal.title, proposal.body, narrow and not suggested)
     if generic is not None:
-        raise _Refused("generic", [f"the memory {generic}"])
+        raise Refused("generic", [f"the memory {generic}"])
     now = store.now().isoformat()
     raw = {
         **proposal.model_dump(mode="json", exclude={"evidence", "triggers"}, exclude_none=True),
@@ -299,7 +172,7 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
         notes.append(f"topic {memory.topic} has live memory {holder.id[:8]}: this is its revision")
     pending = [m for m in memories if m.status == Status.CANDIDATE and m.topic == memory.topic]
     grounds = verified_file or corrected
-    dead = _dead_clauses(root, memory)
+    dead = dead_clauses(root, memory)
     why_not = _why_not(
         store.config().auto_accept, grounds, unnamed_correction, dead, memory, holder, notes
     )
@@ -328,35 +201,6 @@ def _memory(store: Store, proposal: MemoryProposal, session: str, source: str) -
     return IngestResult(outcome, saved.id, path, notes, said, codes=[outcome, *why_not])
 
 
-def _checked_evidence(
-    root: Path, proposal: MemoryProposal, session: str, notes: list[str]
-) -> tuple[list[dict[str, Any]], bool, bool]:
-    """The proposal's evidence as stored (files hashed, a correction checked against the
-    session), whether a file was verified and whether the session's correction names something
-    else; what cannot be verified goes to ``notes``."""
-    evidence = []
-    verified_file = unnamed_correction = False
-    for item in proposal.evidence:
-        entry: dict[str, Any] = item.model_dump(mode="json")
-        if item.kind == "file":
-            digest, rel = _verify_file(root, item.ref)
-            if digest is None:
-                notes.append(rel)
-                if ref_problem(item.ref) is not None:
-                    continue  # a ref out of the repository is not kept as evidence
-            else:
-                entry.update(ref=rel, sha256=digest, verified=True)
-                verified_file = True
-        elif item.kind == "correction" and session:
-            named = naming_correction(root, session, proposal.topic, proposal.title)
-            if named:
-                entry.update(verified=True)
-            elif named is False:
-                unnamed_correction = True
-        evidence.append(entry)
-    return evidence, verified_file, unnamed_correction
-
-
 def _proposed_triggers(
     root: Path, proposal: MemoryProposal, session: str
 ) -> tuple[list[dict[str, Any]], bool]:
@@ -375,7 +219,7 @@ def _refuse_duplicate(store: Store, memory: Memory, live: list[Memory]) -> None:
     twin = next(iter(similar.similar(f"{memory.title} {memory.body}", at_least=DUPLICATE_AT)), None)
     if twin is not None:
         ident, score = twin
-        raise _Refused(
+        raise Refused(
             "duplicate",
             [
                 f"it duplicates live memory {ident[:8]} (similarity {score:.2f}); send a revise "
@@ -449,21 +293,21 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
     linked = store.dir.is_symlink() or store.inbox_dir.is_symlink()
     try:
         if linked:
-            raise _Refused(
+            raise Refused(
                 "inbox_link",
                 [".cuecard/inbox is a link: proposals are taken from the project's own inbox only"],
             )
         if file.is_symlink() or not file.is_file():
-            raise _Refused("not_a_file", [f"{name} is not a regular file"])
+            raise Refused("not_a_file", [f"{name} is not a regular file"])
         if file.stat().st_size > MAX_PROPOSAL_BYTES:
-            raise _Refused("too_large", [f"{name} is larger than {MAX_PROPOSAL_BYTES} bytes"])
-        proposal = _parse(file.read_text(encoding="utf-8", errors="replace"))
+            raise Refused("too_large", [f"{name} is larger than {MAX_PROPOSAL_BYTES} bytes"])
+        proposal = parse_proposal(file.read_text(encoding="utf-8", errors="replace"))
         if isinstance(proposal, RequestProposal):
             result = _request(store, proposal, source)
         else:
             result = _memory(store, proposal, session, source)
         done = "inbox-done"
-    except _Refused as refusal:
+    except Refused as refusal:
         result = IngestResult("refused", reasons=refusal.reasons, codes=[refusal.code])
         done = "inbox-refused"
     except ValidationError as exc:

@@ -11,12 +11,12 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 # Not `from typing import ...`: importing this module must cost nothing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core._advice import generic_reason as generic_reason
     from cuecard.core._dryrun import dry_run as dry_run
     from cuecard.core._dryrun import record_event as record_event
     from cuecard.core._dryrun import recorded_sessions as recorded_sessions
     from cuecard.core._health import health_report as health_report
     from cuecard.core._health import stale_refs as stale_refs
-    from cuecard.core._ingest import generic_reason as generic_reason
     from cuecard.core._similarity import DUPLICATE_AT as DUPLICATE_AT
     from cuecard.core._similarity import SimilarityIndex as SimilarityIndex
     from cuecard.core._similarity import jaccard as jaccard
@@ -26,7 +26,7 @@ _EXPORTS: dict[str, str] = {
     "DUPLICATE_AT": "cuecard.core._similarity",
     "SimilarityIndex": "cuecard.core._similarity",
     "dry_run": "cuecard.core._dryrun",
-    "generic_reason": "cuecard.core._ingest",
+    "generic_reason": "cuecard.core._advice",
     "health_report": "cuecard.core._health",
     "jaccard": "cuecard.core._similarity",
     "record_event": "cuecard.core._dryrun",
