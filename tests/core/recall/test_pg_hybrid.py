@@ -1,6 +1,6 @@
-"""Hybrid search on a PostgreSQL vault, against a real throwaway server: the database's own
-ranking fused with the concept graph and local vectors computed over this machine's mirror of
-the active facts; the same output as the folder vault, redacted, inside ``<memory-data>``."""
+"""Hybrid search on a PostgreSQL vault, against a real throwaway server: BM25, the concept
+graph and local vectors computed over this machine's mirror of the active facts, fused; the same
+output as the folder vault, redacted, inside ``<memory-data>``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.vault.postgres._hybrid import pg_cache_dir
+from cuecard.core.vault.postgres._mirror import pg_cache_dir
 from cuecard.core.vault.postgres._vault import PgVault
 from tests._support.postgres import PgServer
 from tests._support.search import explain_of, rows, search, write_config
@@ -78,7 +78,7 @@ def test_graph_one_hop_on_postgresql_finds_a_fact_sharing_no_word_with_the_query
     streams = explain["streams"]
     assert isinstance(streams, dict)
     assert set(streams) == {"bm25", "graph"}
-    assert "PostgreSQL" in str(explain["lexical"])
+    assert "mirror" in str(explain["lexical"])
     assert explain["vectors_off"] == "weight 0"
     drains = [r for r in rows(value) if "drains" in str(r["text"])]
     assert len(drains) == 1
@@ -88,7 +88,7 @@ def test_graph_one_hop_on_postgresql_finds_a_fact_sharing_no_word_with_the_query
     assert isinstance(ranks, dict)
     assert ranks["bm25"] is None
     assert isinstance(ranks["graph"], int)
-    # The lexical ranks are the database's own ranking.
+    # The lexical ranks are plain search's ranking (BM25 over the mirror).
     lexical = rows(search(cc, db, "--mode", "bm25", "--explain", "liveness", "--limit", "40"))
     ranked = [(r["id"], r["ranks"]) for r in rows(value)]
     assert any(isinstance(k, dict) and k["bm25"] == 1 for _, k in ranked)
@@ -110,7 +110,7 @@ def test_text_output_is_one_memory_data_block_with_ranks_and_the_streams(
     assert out.count("</memory-data>") == 1
     assert "mode: hybrid; streams: bm25" in out
     assert "graph" in out
-    assert "bm25 stream: Okapi BM25 computed in PostgreSQL" in out
+    assert "bm25 stream: Okapi BM25 over this machine's mirror" in out
     assert "doc: tools.md [" in out
     assert "ranks: bm25 #1" in out
 
@@ -136,7 +136,7 @@ def test_config_mode_hybrid_applies_to_postgresql_and_weights_and_cap_count(
     ]
 
 
-def test_mode_bm25_with_explain_ranks_by_the_database_alone(cc: Run, db: str) -> None:
+def test_mode_bm25_with_explain_ranks_as_plain_search(cc: Run, db: str) -> None:
     value = search(cc, db, "--mode", "bm25", "--explain", "staging", "database")
     assert value["mode"] == "bm25"
     assert explain_of(value)["streams"] == {"bm25": len(rows(value))}
@@ -144,7 +144,8 @@ def test_mode_bm25_with_explain_ranks_by_the_database_alone(cc: Run, db: str) ->
     assert [r["ranks"] for r in rows(value)] == [
         {"bm25": i} for i in range(1, len(rows(value)) + 1)
     ]
-    assert not os.path.exists(pg_cache_dir(db))  # no local streams, no mirror
+    plain = rows(search(cc, db, "staging", "database"))
+    assert [r["id"] for r in rows(value)] == [r["id"] for r in plain]
 
 
 # -- the mirror: fetched only when the active facts changed ---------------------------------------

@@ -189,15 +189,25 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     return [(ident, score) for ident, score, _, _ in best[:limit]]
 
 
-@pytest.mark.parametrize(
-    "query",
-    ["alpha", "beta gamma", "building caches", "omega lambda kappa sigma", "数据库", "部署 delta"],
-)
-def test_search_ranks_as_bm25_over_every_fact(db: str, query: str) -> None:
+QUERIES = [
+    "alpha",
+    "beta gamma",
+    "building caches",
+    "omega lambda kappa sigma",
+    "数据库",
+    "部署 delta",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_database_ranking_is_bm25_over_every_fact(db: str, query: str) -> None:
+    """``_search.rank``: the ranking of a machine that cannot keep a mirror."""
+    from cuecard.core.vault.postgres._search import rank
+
     with PgVault(db) as vault:
         for note, text in corpus(300).items():
             vault.add_note_text(note, text)
-        hits = vault.search(query, 10)
+        hits = rank(vault, query, 10)
     expected = reference(db, query, 10)
     assert hits, query
     assert [round(h.score, 6) for h in hits] == [round(s, 6) for _, s in expected]
@@ -207,6 +217,40 @@ def test_search_ranks_as_bm25_over_every_fact(db: str, query: str) -> None:
         by_score.setdefault(round(score, 6), set()).add(ident)
     for hit in hits:
         assert hit.key in by_score[round(hit.score, 6)]
+
+
+def test_search_ranks_as_the_folder_vault_over_the_same_notes(db: str, tmp_path: Path) -> None:
+    """Search ranks on this machine's mirror with the folder vault's BM25: the same facts, the
+    same scores and the same order as a folder vault holding the same notes (headings too)."""
+    from cuecard.core.vault import DEFAULT, Vault, init_vault
+    from cuecard.core.vault.folder._recall import notes_index
+
+    notes = corpus(300)
+    notes["env"] = notes["env"].replace("# N\n\n", "# N\n\n## Session 3: 2 May 2024\n\n", 1)
+    root = tmp_path / "folder"
+    init_vault(root, DEFAULT)
+    folder = Vault.open(root)
+    with PgVault(db) as vault:
+        for note, text in notes.items():
+            vault.add_note_text(note, text)
+            folder.note_file(note).write_text(text, encoding="utf-8")
+        index = notes_index(str(root), folder.layout)
+        index.sync()
+        for query in [*QUERIES, "May session alpha"]:
+            expected = [
+                (Path(h.path).name, h.key, h.text, round(h.score, 9))
+                for h in index.search(query, 10)
+            ]
+            every = {(Path(h.path).name, h.key, h.text) for h in index.search(query, 1000)}
+            hits = [(h.path, h.key, h.text, round(h.score, 9)) for h in vault.search(query, 10)]
+            assert expected, query
+            assert [h[3] for h in hits] == [e[3] for e in expected], query
+            # Equal scores may come in another order (the order each index read the facts in),
+            # so the last score's facts may be others of that score.
+            for score in {e[3] for e in expected} - {expected[-1][3]}:
+                assert {h for h in hits if h[3] == score} == {e for e in expected if e[3] == score}
+            assert {h[:3] for h in hits} <= every, query
+        index.close()
 
 
 def test_writers_of_several_notes_at_once_keep_the_postings_in_line(db: str) -> None:
@@ -241,3 +285,64 @@ def test_writers_of_several_notes_at_once_keep_the_postings_in_line(db: str) -> 
     with PgVault(db) as vault:
         hits = vault.search("concurrent", 20)
     assert len({h.text for h in hits if "concurrent fact" in h.text}) == 8
+
+
+# -- the mirror: exact freshness, no cache folder ------------------------------------------------
+
+
+def uses(url: str) -> dict[str, int]:
+    with PgVault(url) as vault:
+        rows = vault.conn.execute("SELECT text, uses FROM cuecard_facts").fetchall()
+    return {str(text): int(n) for text, n in rows}
+
+
+def test_a_search_never_returns_a_fact_changed_before_it_started(db: str) -> None:
+    """One process keeps its mirror between searches; another client retires a fact, adds one
+    and rewrites one behind it. The next search sees all three, and records the uses of what it
+    returned only (not of the stale ranking it discarded)."""
+    with PgVault(db) as vault, PgVault(db) as other:
+        vault.add_note_text("tools", "- the quokka cache lives on disk one\n- quokka builds\n")
+        assert len(vault.search("quokka", 10)) == 2  # the first search builds the mirror
+        assert uses(db) == {"the quokka cache lives on disk one": 1, "quokka builds": 1}
+        with other.conn.transaction():
+            other.conn.execute(
+                "UPDATE cuecard_facts SET status = 'superseded' WHERE text LIKE '%disk one%'"
+            )
+            other.conn.execute(
+                "UPDATE cuecard_facts SET shown = shown || ' (checked)' "
+                "WHERE text = 'quokka builds'"
+            )
+        other.add_note_text("env", "- the quokka deploy needs a token\n")
+        texts = [h.text for h in vault.search("quokka", 10)]
+        assert sorted(texts) == ["- quokka builds (checked)", "- the quokka deploy needs a token"]
+        assert uses(db) == {
+            "the quokka cache lives on disk one": 1,
+            "quokka builds": 2,
+            "the quokka deploy needs a token": 1,
+        }
+        # Nothing changed since: the same answer, the uses counted once more.
+        assert sorted(h.text for h in vault.search("quokka", 10)) == texts
+        assert uses(db)["quokka builds"] == 3
+
+
+def test_without_a_writable_cache_folder_search_ranks_in_the_database(
+    cc: Run, db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuecard.core.vault.postgres._search import rank
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    with PgVault(db) as vault:
+        vault.add_note_text("tools", "- the quokka cache lives on disk one\n- quokka builds\n")
+        hits = vault.search("quokka", 10)
+        assert vault.mirror() is None
+        assert [(h.key, h.score) for h in hits] == [
+            (h.key, h.score) for h in rank(vault, "quokka", 10)
+        ]
+    assert uses(db) == {"the quokka cache lives on disk one": 1, "quokka builds": 1}
+    assert found(cc, db, "quokka", "builds")[0] == "- quokka builds"
+    code, _, err = cc("vault", "search", "--vault", db, "--mode", "hybrid", "quokka")
+    assert code == 1
+    assert "cache folder" in err
+    assert "must be writable" in err

@@ -86,28 +86,25 @@ class PgBackend(Opened):
         explain: bool = False,
         settings: Settings | None = None,
     ) -> Found:
-        from cuecard.core.vault.postgres._hybrid import LEXICAL
-
-        info: dict[str, object]
-        if mode == "bm25" and not explain:  # the lean path: the database's ranking as it is
+        if mode == "bm25" and not explain:  # the lean path
             hits = self.vault.search(query, limit)
             return Found([Result(h.path, h.key, h.text, h.score) for h in hits])
         if mode == "bm25":
             from cuecard.core.vault._render import clean
-            from cuecard.core.vault.postgres._search import rank
+            from cuecard.core.vault.postgres._hybrid import LEXICAL
 
-            hits = rank(self.vault, query, limit)
+            hits = self.vault.search(query, limit)  # records their uses
             results = [
                 Result(h.path, h.key, clean(h.text), h.score, {"bm25": i})
                 for i, h in enumerate(hits, 1)
             ]
-            info = {"lexical": LEXICAL, "streams": {"bm25": len(hits)}}
-        else:
-            from cuecard.core.vault._settings import load_settings
-            from cuecard.core.vault.postgres._hybrid import pg_hybrid_results
+            info: dict[str, object] = {"lexical": LEXICAL, "streams": {"bm25": len(hits)}}
+            return Found(results, mode=mode, explain=explain, info=info)
+        from cuecard.core.vault._settings import load_settings
+        from cuecard.core.vault.postgres._hybrid import pg_hybrid_results
 
-            chosen = settings or load_settings()
-            results, info = pg_hybrid_results(self.vault, query, limit, chosen, vectors=True)
+        chosen = settings or load_settings()
+        results, info = pg_hybrid_results(self.vault, query, limit, chosen, vectors=True)
         self.vault.record_use([r.key for r in results])
         return Found(results, mode=mode, explain=explain, info=info)
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     import psycopg
 
+    from cuecard.core.vault.postgres._mirror import Mirror
+
 __all__ = ["NOTE_IDS", "PgVault", "connect", "open_pg", "safe_url"]
 
 
@@ -57,6 +59,8 @@ class PgVault:
         self.url = url
         self.conn = connect(url)
         self._clock = clock
+        self._mirror: Mirror | None = None
+        self._no_mirror = False
 
     def now(self) -> datetime:
         if self._clock is not None:
@@ -66,6 +70,9 @@ class PgVault:
         return datetime.now().astimezone()
 
     def close(self) -> None:
+        if self._mirror is not None:
+            self._mirror.close()
+            self._mirror = None
         self.conn.close()
 
     def __enter__(self) -> PgVault:
@@ -169,8 +176,32 @@ class PgVault:
 
     # -- reading --------------------------------------------------------------------------------
 
+    def mirror(self) -> Mirror | None:
+        """This machine's mirror of the active facts (``_mirror``), opened once per vault
+        object; ``None`` when the cache folder cannot be written."""
+        if self._mirror is None and not self._no_mirror:
+            from cuecard.core.vault.postgres._mirror import MIRROR_ERRORS, Mirror
+
+            try:
+                self._mirror = Mirror(self.url)
+            except MIRROR_ERRORS:
+                self._no_mirror = True
+        return self._mirror
+
     def search(self, query: str, limit: int) -> list[Hit]:
-        """The best facts for ``query`` (see ``_search.rank``); they count as used."""
+        """The best facts for ``query``, ranked on this machine's mirror by the folder vault's
+        BM25 (``_mirror``), or in the database (``_search.rank``) on a machine whose cache
+        folder cannot be written; they count as used."""
+        mirror = self.mirror()
+        if mirror is not None:
+            from cuecard.core.vault.postgres._mirror import MIRROR_ERRORS
+
+            try:
+                return mirror.search(self, query, limit)
+            except MIRROR_ERRORS:
+                self._no_mirror = True
+                self._mirror = None
+                mirror.close()
         from cuecard.core.vault.postgres._search import rank
 
         hits = rank(self, query, limit)

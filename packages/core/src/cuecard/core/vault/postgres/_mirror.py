@@ -1,0 +1,231 @@
+"""This machine's mirror of a PostgreSQL vault's active facts, and search over it.
+
+The mirror is one small file per note (JSON lines of fact id, shown line, redacted text and
+headings) in this machine's cache folder for the vault URL, indexed by the folder vault's
+``RecallIndex``: search ranks there with the folder vault's BM25 (the same tokenizer, stemming,
+headings and neighbour share), and the hybrid mode's concept graph and vectors read the same
+index. A stamp file beside it names the generation of the database's searchable facts it holds
+(``cuecard_generation``: a statement trigger bumps it on every change to the facts' note, id,
+line, text, shown line, headings or status, whoever writes; recording uses does not).
+
+Freshness is exact. A search ranks on the mirror it holds, then runs one statement that reads
+the generation and records the uses of its results only if the generation is still the one the
+mirror holds. When it is not (a fact changed, in any process, since the mirror was fetched),
+nothing is recorded: the active facts are fetched again (the generation read first, so the
+stamp is never newer than the files), the notes that changed are rewritten (the index re-reads
+only their changed lines), the query is ranked again and its uses recorded. A fact retired or
+forgotten before a search starts therefore never appears: its change committed before the
+search's statement, whose snapshot then reads a newer generation.
+
+The first search on a machine fetches every active fact and builds the index (as a folder
+vault's first search builds its index); a machine whose cache folder cannot be written keeps
+no mirror and ranks in the database instead (``_search.rank``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from cuecard.core.recall._index import Entry, Hit, RecallIndex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.vault.postgres._vault import PgVault
+
+__all__ = ["MIRROR_ERRORS", "RULES", "Mirror", "pg_cache_dir"]
+
+# Version of the mirror's file format and extraction: a change rebuilds the local index.
+RULES = "pg-mirror-2"
+# What a cache folder that cannot be written (or read) raises on the way.
+MIRROR_ERRORS = (OSError, sqlite3.Error)
+
+_GENERATION = "SELECT n FROM cuecard_generation"
+_ACTIVE = (
+    "SELECT note, id, shown, text, context FROM cuecard_facts WHERE status = 'active' "
+    "ORDER BY note, position"
+)
+# The generation now, and the uses of a search's results recorded only when it is still the
+# one the mirror held (one statement, one snapshot; recording uses does not bump it).
+_USED = (
+    "WITH g AS MATERIALIZED (SELECT n FROM cuecard_generation), "
+    "u AS (UPDATE cuecard_facts SET uses = uses + 1, last_used = %(day)s "
+    "WHERE id = ANY(%(ids)s) AND (SELECT n FROM g) = %(held)s) "
+    "SELECT n FROM g"
+)
+
+
+def pg_cache_dir(url: str) -> str:
+    """This machine's folder of derived data for the vault at ``url`` (keyed as the folder
+    vault keys its cache: a readable name and 64 bits of checksums of the URL)."""
+    import zlib
+    from urllib.parse import urlsplit
+
+    from cuecard.core.vault._location import cache_home
+
+    raw = url.encode("utf-8", "surrogateescape")
+    try:
+        parts = urlsplit(url)
+        label = f"{parts.hostname or 'local'}-{parts.path.lstrip('/')}"
+    except ValueError:
+        label = "postgresql"
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in label)
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    return os.path.join(cache_home(), "vaults", f"pg-{name[:40]}-{key}")
+
+
+def _file_name(note: str) -> str:
+    """A note's mirror file: its name percent-encoded (no ``/``, no leading dot), ``.md``."""
+    from urllib.parse import quote
+
+    return quote(note, safe="-_") + ".md"
+
+
+def note_path(file_name: str) -> str:
+    """The result path (the note's folder file name, as ``_search.rank`` gives) of a mirror
+    file."""
+    from urllib.parse import unquote
+
+    from cuecard.core.vault.postgres._notes import note_file_name
+
+    return note_file_name(unquote(file_name[:-3]))
+
+
+def _extract(rel: str, text: str) -> list[Entry]:
+    import json
+
+    entries = []
+    for line in text.split("\n"):
+        try:
+            ident, shown, terms, context = json.loads(line)
+        except (ValueError, TypeError):
+            continue
+        entries.append(Entry(str(ident), str(shown), str(terms), str(context)))
+    return entries
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+class Mirror:
+    """One process's handle on this machine's mirror of a vault: its index and the generation
+    the mirror holds (``None``: no mirror on this machine yet)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.base = pg_cache_dir(url)
+        self.folder = os.path.join(self.base, "mirror")
+        self._stamp = os.path.join(self.base, "mirror.fingerprint")
+        os.makedirs(self.base, exist_ok=True)
+        db = os.path.join(self.base, "recall.sqlite3")
+        self.index = RecallIndex(db, self.folder, self._files, _extract, rules=RULES)
+        self.held: int | None = None
+        self.facts = 0
+        self._load()
+
+    def close(self) -> None:
+        self.index.close()
+
+    def _files(self) -> list[str]:
+        try:
+            return sorted(n for n in os.listdir(self.folder) if n.endswith(".md"))
+        except OSError:
+            return []
+
+    def _stamped(self) -> tuple[int, int] | None:
+        """(generation, facts) the stamp names, if it is this vault's and of these rules."""
+        held = _read(self._stamp) or ""
+        head = f"{RULES} {self.url} generation "
+        if not held.startswith(head) or not os.path.isdir(self.folder):
+            return None
+        generation, _, facts = held[len(head) :].partition(" facts ")
+        if not generation.isdigit() or not facts.isdigit():
+            return None
+        return int(generation), int(facts)
+
+    def _load(self) -> None:
+        """Take the generation the stamp names and bring the index up to the files."""
+        stamped = self._stamped()
+        if stamped is None:
+            self.held = None
+            return
+        self.index.sync()
+        self.held, self.facts = stamped
+
+    def refresh(self, vault: PgVault) -> bool:
+        """Bring the mirror and its index up to the database's generation; whether the facts
+        were fetched now (another process may have fetched them already)."""
+        from pathlib import Path
+
+        from cuecard.core._fsio import atomic_write, locked
+
+        generation = int(vault.alone(_GENERATION)[0][0])
+        fetched = False
+        stamped = self._stamped()
+        if stamped is None or stamped[0] != generation:
+            with locked(Path(self.base) / "mirror.lock"):
+                stamped = self._stamped()
+                if stamped is None or stamped[0] != generation:
+                    count = self._fetch(vault)
+                    stamp = f"{RULES} {self.url} generation {generation} facts {count}"
+                    atomic_write(Path(self._stamp), stamp)
+                    fetched = True
+        self._load()
+        return fetched
+
+    def _fetch(self, vault: PgVault) -> int:
+        """Rewrite the notes whose facts changed, drop the notes that have none left; the number
+        of active facts fetched."""
+        import json
+        from pathlib import Path
+
+        from cuecard.core._fsio import atomic_write
+
+        rows = vault.alone(_ACTIVE)
+        notes: dict[str, list[str]] = {}
+        for note, ident, shown, text, context in rows:
+            notes.setdefault(_file_name(str(note)), []).append(
+                json.dumps([str(ident), str(shown), str(text), str(context)])
+            )
+        os.makedirs(self.folder, exist_ok=True)
+        for name, lines in notes.items():
+            data = "\n".join(lines) + "\n"
+            path = os.path.join(self.folder, name)
+            if _read(path) != data:
+                atomic_write(Path(path), data)
+        for name in os.listdir(self.folder):
+            if name.endswith(".md") and name not in notes:
+                os.remove(os.path.join(self.folder, name))
+        return len(rows)
+
+    def current(self, vault: PgVault) -> bool:
+        """Make sure the mirror exists on this machine (the first search builds it); whether the
+        facts were fetched now. Freshness is checked when uses are recorded (``search``)."""
+        if self.held is None:
+            return self.refresh(vault)
+        return False
+
+    def rank(self, query: str, limit: int) -> list[Hit]:
+        """The best facts for ``query`` by the folder vault's BM25 over the mirror."""
+        return [
+            Hit(note_path(h.path), h.key, h.text, h.score) for h in self.index.search(query, limit)
+        ]
+
+    def search(self, vault: PgVault, query: str, limit: int) -> list[Hit]:
+        """The best facts for ``query`` as of the database's current facts; their uses recorded
+        (see the module docstring)."""
+        self.current(vault)
+        hits = self.rank(query, limit)
+        ids = list(dict.fromkeys(h.key for h in hits))
+        params = {"day": vault.now().date(), "ids": ids, "held": self.held}
+        if int(vault.alone(_USED, params)[0][0]) == self.held:
+            return hits
+        self.refresh(vault)
+        hits = self.rank(query, limit)
+        vault.record_use([h.key for h in hits])
+        return hits
