@@ -7,8 +7,13 @@ vacuums and analyses it (as autovacuum would soon after), then measures on both:
 
 - submissions per second: ``--submitters`` threads each making ``--per-submitter`` submissions
   (the folder vault: exclusive file creates; PostgreSQL: one connection per thread, inserts);
-- search latency: warm per-query times (median, p95) of the labelled set's paraphrased queries
-  (the folder vault's BM25 index synchronised first, its first sync timed separately);
+- search latency: warm per-query times (median, p95) of the labelled set's paraphrased queries,
+  the three searches alternating query by query: the folder vault's BM25 (its index
+  synchronised first, its first sync timed separately), PostgreSQL search (ranked on this
+  machine's mirror, one statement per search) and the database's own ranking with its use
+  record (the search before the mirror, kept for a machine without a writable cache folder);
+  the first PostgreSQL search on a fresh machine (the mirror fetched and indexed) and searches
+  after another connection changed one note are timed apart;
 - ranking: MRR@10 and recall@10 of both on those queries, and how often their top result agrees;
 - with ``--hybrid``, hybrid search on PostgreSQL too (the database's ranking fused with the
   concept graph and, with the vectors extra, local vectors over this machine's mirror of the
@@ -230,6 +235,15 @@ def main() -> int:
             name: round(statistics.median(times[name]) / statistics.median(times["folder_bm25"]), 2)
             for name in ("postgresql", "pg_database")
         }
+        # Another machine adds a fact to one note: the next search fetches that note again.
+        after: list[float] = []
+        with PgVault(args.url) as writer:
+            for n in range(3):
+                writer.add_note_text(NOTES[n], f"- fleet change {n} about the build cache\n")
+                start = time.perf_counter()
+                pg.search("where does the build cache live", 10)
+                after.append(round((time.perf_counter() - start) * 1000, 1))
+        out["pg_search_after_one_change_ms"] = after
         ranking: dict[str, object] = {name: quality(r) for name, r in ranks.items()}
         ranking["top1_agreement"] = round(agree / len(times["folder_bm25"]), 4)
         out["ranking"] = ranking

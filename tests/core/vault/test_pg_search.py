@@ -86,20 +86,22 @@ def test_every_kind_of_write_keeps_the_postings_in_line(cc: Run, db: str, tmp_pa
     assert found(cc, db, "日本") == []
 
 
-def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -> None:
+def old_database(url: str, version: int) -> None:
+    """A database at schema ``version`` holding one note with headings, a CJK fact and a
+    superseded fact, as that version's cuecard left it."""
     from cuecard.core.vault.postgres import _schema as _pg_schema
     from cuecard.core.vault.postgres._notes import store_note
 
-    with PgVault(pg_url) as vault:
+    with PgVault(url) as vault:
         vault.conn.autocommit = True
-        for version, summary, sql in _pg_schema.MIGRATIONS[:5]:
+        for number, summary, sql in _pg_schema.MIGRATIONS[:version]:
             vault.conn.execute(sql.encode())
-            if version == 1:
+            if number == 1:
                 vault.conn.execute(
                     "CREATE TABLE cuecard_schema (version integer PRIMARY KEY, summary text "
                     "NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
                 )
-            vault.conn.execute("INSERT INTO cuecard_schema VALUES (%s, %s)", (version, summary))
+            vault.conn.execute("INSERT INTO cuecard_schema VALUES (%s, %s)", (number, summary))
         vault.conn.autocommit = False
         with vault.conn.transaction():
             store_note(
@@ -108,16 +110,38 @@ def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -
                 "# Uncategorised\n\n## Session 2: 17 June 2023\n\n- Melanie adopted a beagle\n"
                 "- 部署前先运行数据库迁移脚本\n\n## Superseded\n\n- Melanie adopted a cat\n",
             )
+
+
+def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -> None:
+    old_database(pg_url, 5)
     code, _, err = cc("vault", "search", "beagle", "--vault", pg_url)
     assert code == 1
     assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0, err
-    assert json.loads(out)["applied"] == [6], err
+    assert json.loads(out)["applied"] == [6, 7], err
     assert postings_out_of_line(pg_url) == {}
     assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
     assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
     assert found(cc, pg_url, "cat") == []  # superseded: not in the postings
+
+
+def test_a_version_6_database_is_upgraded_and_its_notes_fetched_once(cc: Run, pg_url: str) -> None:
+    old_database(pg_url, 6)
+    code, _, err = cc("vault", "search", "beagle", "--vault", pg_url)
+    assert code == 1
+    assert "migrate-db" in err
+    code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
+    assert code == 0, err
+    assert json.loads(out)["applied"] == [7], err
+    with PgVault(pg_url) as vault:
+        held = vault.conn.execute("SELECT note FROM cuecard_note_generations").fetchall()
+    assert held == [("other",)]
+    assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
+    assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
+    assert found(cc, pg_url, "cat") == []  # superseded
+    code, _, err = cc("vault", "migrate-db", "--vault", pg_url)
+    assert code == 0, err
 
 
 # -- the ranking against a plain reference ----------------------------------------------------
@@ -346,3 +370,46 @@ def test_without_a_writable_cache_folder_search_ranks_in_the_database(
     assert code == 1
     assert "cache folder" in err
     assert "must be writable" in err
+
+
+def test_a_change_fetches_only_the_notes_it_touched(db: str) -> None:
+    """After one note changes, the next search fetches that note alone: another note's mirror
+    file, altered here behind cuecard's back, is left as it is (a fetch of every note would
+    rewrite it), until that note changes too. A truncate touches every note."""
+    from cuecard.core.vault.postgres._mirror import pg_cache_dir
+
+    with PgVault(db) as vault:
+        vault.add_note_text("tools", "- the quokka build runs nightly\n")
+        vault.add_note_text("env", "- the quokka cache lives on disk one\n")
+        assert len(vault.search("quokka", 10)) == 2
+    env = Path(pg_cache_dir(db)) / "mirror" / "env.md"
+    altered = env.read_text(encoding="utf-8").replace("disk one", "disk two")
+    env.write_text(altered, encoding="utf-8")
+    with PgVault(db) as vault:
+        vault.add_note_text("tools", "- the quokka deploy needs a token\n")
+        texts = {h.text for h in vault.search("quokka", 10)}
+        assert texts == {
+            "- the quokka build runs nightly",
+            "- the quokka deploy needs a token",
+            "- the quokka cache lives on disk two",
+        }
+        assert env.read_text(encoding="utf-8") == altered
+        vault.add_note_text("env", "- the quokka proxy is squid\n")
+        texts = {h.text for h in vault.search("quokka", 10)}
+        assert "- the quokka cache lives on disk one" in texts
+        with vault.conn.transaction():
+            vault.conn.execute("UPDATE cuecard_facts SET uses = 7")  # changes nothing searched
+            held = dict(vault.conn.execute("SELECT note, n FROM cuecard_note_generations"))
+        with vault.conn.transaction():
+            vault.conn.execute(
+                "UPDATE cuecard_facts SET note = 'prefs' WHERE text LIKE '%%proxy%%'"
+            )
+            moved = dict(vault.conn.execute("SELECT note, n FROM cuecard_note_generations"))
+        assert moved["tools"] == held["tools"]
+        assert moved["env"] > held["env"]
+        assert moved["prefs"] == moved["env"]
+        assert {h.path for h in vault.search("proxy", 10)} == {"preferences.md"}
+        with vault.conn.transaction():
+            vault.conn.execute("TRUNCATE cuecard_facts")
+        assert vault.search("quokka", 10) == []
+    assert sorted(p.name for p in env.parent.iterdir()) == []

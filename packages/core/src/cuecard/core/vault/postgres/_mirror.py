@@ -11,11 +11,12 @@ line, text, shown line, headings or status, whoever writes; recording uses does 
 Freshness is exact. A search ranks on the mirror it holds, then runs one statement that reads
 the generation and records the uses of its results only if the generation is still the one the
 mirror holds. When it is not (a fact changed, in any process, since the mirror was fetched),
-nothing is recorded: the active facts are fetched again (the generation read first, so the
-stamp is never newer than the files), the notes that changed are rewritten (the index re-reads
-only their changed lines), the query is ranked again and its uses recorded. A fact retired or
-forgotten before a search starts therefore never appears: its change committed before the
-search's statement, whose snapshot then reads a newer generation.
+nothing is recorded: the notes whose facts changed after the mirror's generation are fetched
+again (``cuecard_note_generations``, schema 7; the generation is read with that list, before
+the facts, so the stamp is never newer than the files), their files rewritten (the index
+re-reads only their changed lines), the query is ranked again and its uses recorded. A fact
+retired or forgotten before a search starts therefore never appears: its change committed
+before the search's statement, whose snapshot then reads a newer generation.
 
 The first search on a machine fetches every active fact and builds the index (as a folder
 vault's first search builds its index); a machine whose cache folder cannot be written keeps
@@ -31,9 +32,21 @@ from cuecard.core.recall._index import Entry, Hit, RecallIndex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.vault.postgres._vault import PgVault
+    from datetime import datetime
+    from typing import Protocol
+
+    from cuecard.core.vault.postgres._conn import Connected
+
+    class PgVault(Connected, Protocol):
+        """What the mirror needs of a ``PgVault`` (structurally: ``_vault`` imports this)."""
+
+        def now(self) -> datetime: ...
+
+        def record_use(self, ids: list[str]) -> None: ...
+
 
 __all__ = ["MIRROR_ERRORS", "RULES", "Mirror", "pg_cache_dir"]
+
 
 # Version of the mirror's file format and extraction: a change rebuilds the local index.
 RULES = "pg-mirror-2"
@@ -41,9 +54,15 @@ RULES = "pg-mirror-2"
 MIRROR_ERRORS = (OSError, sqlite3.Error)
 
 _GENERATION = "SELECT n FROM cuecard_generation"
+# The generation, the active facts' count, and the notes whose facts changed after ``held``
+# (schema 7), in one snapshot.
+_CHANGED = (
+    "SELECT (SELECT n FROM cuecard_generation), (SELECT docs FROM cuecard_search_stats), "
+    "ARRAY(SELECT note FROM cuecard_note_generations WHERE n > %(held)s)"
+)
 _ACTIVE = (
     "SELECT note, id, shown, text, context FROM cuecard_facts WHERE status = 'active' "
-    "ORDER BY note, position"
+    "AND (%(every)s OR note = ANY(%(notes)s)) ORDER BY note, position"
 )
 # The generation now, and the uses of a search's results recorded only when it is still the
 # one the mirror held (one statement, one snapshot; recording uses does not bump it).
@@ -158,8 +177,9 @@ class Mirror:
         self.held, self.facts = stamped
 
     def refresh(self, vault: PgVault) -> bool:
-        """Bring the mirror and its index up to the database's generation; whether the facts
-        were fetched now (another process may have fetched them already)."""
+        """Bring the mirror and its index up to the database's generation; whether facts were
+        fetched now (another process may have fetched them already). Only the notes changed
+        since the generation the mirror holds are fetched; every note when it holds none."""
         from pathlib import Path
 
         from cuecard.core._fsio import atomic_write, locked
@@ -171,37 +191,43 @@ class Mirror:
             with locked(Path(self.base) / "mirror.lock"):
                 stamped = self._stamped()
                 if stamped is None or stamped[0] != generation:
-                    count = self._fetch(vault)
-                    stamp = f"{RULES} {self.url} generation {generation} facts {count}"
+                    held = -1 if stamped is None else stamped[0]
+                    now, count, notes = vault.alone(_CHANGED, {"held": held})[0]
+                    self._fetch(vault, None if stamped is None else list(notes))
+                    stamp = f"{RULES} {self.url} generation {int(now)} facts {int(count)}"
                     atomic_write(Path(self._stamp), stamp)
                     fetched = True
         self._load()
         return fetched
 
-    def _fetch(self, vault: PgVault) -> int:
-        """Rewrite the notes whose facts changed, drop the notes that have none left; the number
-        of active facts fetched."""
+    def _fetch(self, vault: PgVault, changed: list[str] | None) -> None:
+        """Rewrite the files of the ``changed`` notes (every note when ``None``) from their
+        active facts; a note left without any loses its file."""
         import json
         from pathlib import Path
 
         from cuecard.core._fsio import atomic_write
 
-        rows = vault.alone(_ACTIVE)
-        notes: dict[str, list[str]] = {}
+        rows = vault.alone(_ACTIVE, {"every": changed is None, "notes": changed or []})
+        notes: dict[str, list[str]] = {_file_name(note): [] for note in changed or []}
         for note, ident, shown, text, context in rows:
             notes.setdefault(_file_name(str(note)), []).append(
                 json.dumps([str(ident), str(shown), str(text), str(context)])
             )
         os.makedirs(self.folder, exist_ok=True)
         for name, lines in notes.items():
-            data = "\n".join(lines) + "\n"
             path = os.path.join(self.folder, name)
+            if not lines:
+                if os.path.exists(path):
+                    os.remove(path)
+                continue
+            data = "\n".join(lines) + "\n"
             if _read(path) != data:
                 atomic_write(Path(path), data)
-        for name in os.listdir(self.folder):
-            if name.endswith(".md") and name not in notes:
-                os.remove(os.path.join(self.folder, name))
-        return len(rows)
+        if changed is None:
+            for name in os.listdir(self.folder):
+                if name.endswith(".md") and name not in notes:
+                    os.remove(os.path.join(self.folder, name))
 
     def current(self, vault: PgVault) -> bool:
         """Make sure the mirror exists on this machine (the first search builds it); whether the

@@ -238,6 +238,58 @@ CREATE TRIGGER cuecard_facts_postings_truncate AFTER TRUNCATE ON cuecard_facts
 ANALYZE cuecard_postings, cuecard_terms;
 """.replace("__CJK__", _cjk_class())
 
+# Version 7 tells each machine's mirror of the facts (``_mirror``) which notes changed since the
+# generation it holds, so it fetches only those: ``cuecard_note_generations`` holds, per note,
+# the generation of the last change to its facts (every note a statement touched), set by
+# statement triggers that fire after the generation triggers (by name), whoever writes. An
+# update that changes nothing searched (the uses a search records) leaves it alone.
+_NOTE_GENERATIONS_V7 = """
+CREATE TABLE cuecard_note_generations (
+    note text   PRIMARY KEY,
+    n    bigint NOT NULL
+);
+INSERT INTO cuecard_note_generations (note, n)
+SELECT DISTINCT note, (SELECT n FROM cuecard_generation) FROM cuecard_facts;
+CREATE FUNCTION cuecard_notes_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        UPDATE cuecard_note_generations SET n = (SELECT n FROM cuecard_generation);
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO cuecard_note_generations (note, n)
+        SELECT DISTINCT note, (SELECT n FROM cuecard_generation) FROM new_rows ORDER BY 1
+        ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO cuecard_note_generations (note, n)
+        SELECT DISTINCT note, (SELECT n FROM cuecard_generation) FROM old_rows ORDER BY 1
+        ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
+    ELSE
+        INSERT INTO cuecard_note_generations (note, n)
+        SELECT DISTINCT x.note, (SELECT n FROM cuecard_generation) FROM (
+            SELECT o.note, n.note AS other FROM old_rows o JOIN new_rows n USING (fid)
+            WHERE (o.note, o.id, o.line, o.text, o.shown, o.status, o.context)
+                  IS DISTINCT FROM (n.note, n.id, n.line, n.text, n.shown, n.status, n.context)
+        ) c CROSS JOIN LATERAL (VALUES (c.note), (c.other)) AS x(note) ORDER BY 1
+        ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER cuecard_facts_notes_delete AFTER DELETE ON cuecard_facts
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
+CREATE TRIGGER cuecard_facts_notes_insert AFTER INSERT ON cuecard_facts
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
+CREATE TRIGGER cuecard_facts_notes_update AFTER UPDATE ON cuecard_facts
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
+-- After cuecard_facts_truncated (by name), which bumps the generation on a truncate.
+CREATE TRIGGER cuecard_facts_truncated_notes AFTER TRUNCATE ON cuecard_facts
+    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         1,
@@ -363,6 +415,7 @@ CREATE TRIGGER cuecard_facts_changed
 """,
     ),
     (6, "postings, term document counts and search statistics kept by triggers", _POSTINGS_V6),
+    (7, "the generation of each note's last change to its facts", _NOTE_GENERATIONS_V7),
 )
 
 LATEST = MIGRATIONS[-1][0]
