@@ -36,8 +36,9 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def db(pg_url: str) -> str:
-    """A migrated PostgreSQL vault, its URL."""
+def db(pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A migrated PostgreSQL vault, its URL (search keeps its mirror in this test's cache)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     done = run_cli("vault", "migrate-db", "--vault", pg_url, cwd=Path.cwd())
     assert done.returncode == 0, done.stderr
     return pg_url

@@ -1,5 +1,6 @@
-"""Search on a PostgreSQL vault: Okapi BM25 over the postings of words, CJK characters and
-bigrams, plus code identifiers.
+"""Ranking in the database: Okapi BM25 over the postings of words, CJK characters and bigrams,
+plus code identifiers. Search ranks on this machine's mirror of the facts instead (``_mirror``);
+this ranking serves a machine whose cache folder cannot be written.
 
 A fact is searched together with its note's headings (``context``: a date, a session, a
 section), as the folder vault indexes it: their words and CJK bigrams count, and the fact's
