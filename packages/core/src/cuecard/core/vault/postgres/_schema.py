@@ -241,8 +241,9 @@ ANALYZE cuecard_postings, cuecard_terms;
 # Version 7 tells each machine's mirror of the facts (``_mirror``) which notes changed since the
 # generation it holds, so it fetches only those: ``cuecard_note_generations`` holds, per note,
 # the generation of the last change to its facts (every note a statement touched), set by
-# statement triggers that fire after the generation triggers (by name), whoever writes. An
-# update that changes nothing searched (the uses a search records) leaves it alone.
+# triggers, whoever writes: statement triggers on insert, delete and truncate (after the
+# generation's, by name) and a row trigger on an update of a searched column, so the uses a
+# search records do not fire it.
 _NOTE_GENERATIONS_V7 = """
 CREATE TABLE cuecard_note_generations (
     note text   PRIMARY KEY,
@@ -254,25 +255,28 @@ CREATE FUNCTION cuecard_notes_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
         UPDATE cuecard_note_generations SET n = (SELECT n FROM cuecard_generation);
-        RETURN NULL;
-    END IF;
-    IF TG_OP = 'INSERT' THEN
+    ELSIF TG_OP = 'INSERT' THEN
         INSERT INTO cuecard_note_generations (note, n)
         SELECT DISTINCT note, (SELECT n FROM cuecard_generation) FROM new_rows ORDER BY 1
         ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
-    ELSIF TG_OP = 'DELETE' THEN
+    ELSE
         INSERT INTO cuecard_note_generations (note, n)
         SELECT DISTINCT note, (SELECT n FROM cuecard_generation) FROM old_rows ORDER BY 1
         ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
-    ELSE
-        INSERT INTO cuecard_note_generations (note, n)
-        SELECT DISTINCT x.note, (SELECT n FROM cuecard_generation) FROM (
-            SELECT o.note, n.note AS other FROM old_rows o JOIN new_rows n USING (fid)
-            WHERE (o.note, o.id, o.line, o.text, o.shown, o.status, o.context)
-                  IS DISTINCT FROM (n.note, n.id, n.line, n.text, n.shown, n.status, n.context)
-        ) c CROSS JOIN LATERAL (VALUES (c.note), (c.other)) AS x(note) ORDER BY 1
-        ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
     END IF;
+    RETURN NULL;
+END
+$$;
+-- An update, row by row and only of the searched columns (a use record never fires it): the
+-- notes a fact leaves and joins. Row triggers run before the statement's generation bump, so
+-- the note takes the generation after it (any mirror's stamp read before this commit is lower).
+CREATE FUNCTION cuecard_note_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO cuecard_note_generations (note, n)
+    SELECT DISTINCT x, (SELECT n + 1 FROM cuecard_generation)
+    FROM unnest(ARRAY[OLD.note, NEW.note]) AS x
+    ORDER BY 1
+    ON CONFLICT (note) DO UPDATE SET n = EXCLUDED.n;
     RETURN NULL;
 END
 $$;
@@ -282,9 +286,12 @@ CREATE TRIGGER cuecard_facts_notes_delete AFTER DELETE ON cuecard_facts
 CREATE TRIGGER cuecard_facts_notes_insert AFTER INSERT ON cuecard_facts
     REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
-CREATE TRIGGER cuecard_facts_notes_update AFTER UPDATE ON cuecard_facts
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
+CREATE TRIGGER cuecard_facts_notes_update
+    AFTER UPDATE OF note, id, line, text, shown, status, context ON cuecard_facts FOR EACH ROW
+    WHEN ((OLD.note, OLD.id, OLD.line, OLD.text, OLD.shown, OLD.status, OLD.context)
+          IS DISTINCT FROM (NEW.note, NEW.id, NEW.line, NEW.text, NEW.shown, NEW.status,
+                            NEW.context))
+    EXECUTE FUNCTION cuecard_note_changed();
 -- After cuecard_facts_truncated (by name), which bumps the generation on a truncate.
 CREATE TRIGGER cuecard_facts_truncated_notes AFTER TRUNCATE ON cuecard_facts
     FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
