@@ -136,7 +136,11 @@ def test_a_version_6_database_is_upgraded_and_its_notes_fetched_once(cc: Run, pg
     assert json.loads(out)["applied"] == [7], err
     with PgVault(pg_url) as vault:
         held = vault.conn.execute("SELECT note FROM cuecard_note_generations").fetchall()
+        options = vault.conn.execute(
+            "SELECT reloptions FROM pg_class WHERE relname = 'cuecard_facts'"
+        ).fetchall()
     assert held == [("other",)]
+    assert options == [(["fillfactor=80"],)]  # room for use records on each page
     assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
     assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
     assert found(cc, pg_url, "cat") == []  # superseded
