@@ -250,7 +250,7 @@ def main() -> int:
         pg.close()
         log("searched")
         if args.hybrid:
-            out["postgresql_hybrid"] = hybrid(args.url, rows, Path(tmp) / "cache")
+            out["postgresql_hybrid"] = hybrid(args.url, rows, Path(tmp) / "cache-hybrid")
             log("hybrid searched")
 
         def folder_submitter() -> Submit:
