@@ -24,3 +24,22 @@ def test_ascii_text_is_neutralised_as_any_text_is(text: str, spice: str) -> None
 def test_no_control_but_tab_line_feed_and_carriage_return_survives(text: str) -> None:
     kept = {c for c in neutralise(text) if ord(c) < 0x20 or ord(c) == 0x7F}
     assert kept <= {"\t", "\n", "\r"}
+
+
+TAGGED = st.lists(
+    st.sampled_from(["<memory-data", "< / MEMORY-DATA>", "<Memory-Datax", "memory-data", "ı", "K"])
+    | st.text(max_size=8),
+    max_size=8,
+).map("".join)
+
+
+@given(TAGGED)
+def test_wrapper_tags_are_defused_as_the_pattern_says(text: str) -> None:
+    """Text without "memory-data" in any case skips the pattern; the result is the pattern's."""
+    import re
+
+    from cuecard.core.engine._text import _invisible
+
+    cleaned = _invisible().sub("", text.replace("\r\n", "\n"))
+    tag = re.compile(r"<\s*/?\s*memory-data\b", re.IGNORECASE)
+    assert neutralise(text) == tag.sub(lambda m: m.group().replace("<", "&lt;"), cleaned)

@@ -15,7 +15,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+
+# collections.abc's Mapping, from the module the interpreter has loaded at startup:
+# importing collections.abc costs the hook process 0.15 ms.
+from _collections_abc import Mapping
 
 from cuecard.core.engine import Event, locate_root, repo_relative
 from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
@@ -23,6 +26,7 @@ from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_cal
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 __all__ = ["MAX_INPUT", "USAGE", "main", "respond"]

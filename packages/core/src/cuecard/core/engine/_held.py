@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import zlib
 
 from cuecard.core.engine._append import append_record
 from cuecard.core.engine._delivery import Block
@@ -32,6 +31,8 @@ _MAX_FILE = 4 * 1024 * 1024
 
 
 def _ident(block: Block) -> str:
+    import zlib  # not at the top: an event without held reports never needs it
+
     return f"{zlib.crc32((block.key + chr(0) + block.text).encode('utf-8', 'replace')):08x}"
 
 

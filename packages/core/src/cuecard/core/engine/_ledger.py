@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 __all__ = ["Ledger", "safe_name"]
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_UNSAFE = r"[^A-Za-z0-9_.-]"
+# What _UNSAFE leaves alone: a usual session id needs no pattern compiled (hook processes).
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def safe_name(value: str) -> str:
     """A file-name-safe, collision-resistant form of a session or agent id."""
-    clean = _UNSAFE.sub("_", value)[:100].lstrip(".") or "_"
+    clean = value if _SAFE.issuperset(value) else re.sub(_UNSAFE, "_", value)
+    clean = clean[:100].lstrip(".") or "_"
     if clean != value:
         import zlib
 

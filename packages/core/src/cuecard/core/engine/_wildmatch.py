@@ -19,7 +19,6 @@ match long file lists at C speed (``_repofiles.GlobSet``).
 from __future__ import annotations
 
 import re
-import warnings
 
 __all__ = ["Wildmatch", "backtracks_linearly", "glob_matches", "wildmatch"]
 
@@ -98,6 +97,8 @@ def _segment(builder: _Builder, segment: str) -> None:
             body = segment[i:j]
             if body[:1] in ("!", "^"):
                 body = "^" + body[1:]
+            import warnings  # here, not at the top: most globs have no class (0.3 ms a hook)
+
             try:  # a one-character class: the regular expression engine cannot backtrack on it
                 with warnings.catch_warnings():  # re warns of "[[" and "&&" inside a class
                     warnings.simplefilter("ignore")
