@@ -91,3 +91,55 @@ def test_a_glob_set_never_hands_a_backtracking_glob_to_re() -> None:
     globs = ["*a*a*a*a*a*a*a*a*a*a*a*a*b", "a/**/b/**/c", "src/**", "**/*.py", "docs/*/x"]
     assert [backtracks_linearly(g) for g in globs] == [False, False, True, True, True]
     assert GlobSet(globs[:2]).match("a" * 100_000) is False
+
+
+SEGMENTS = st.sampled_from(["a", "b", "a.py", ".py", "py", "b.sql", "-", "*", "", " ", "\n"])
+QUICK_GLOBS = st.one_of(
+    st.lists(st.sampled_from(GLOB_PIECES), min_size=1, max_size=8).map("".join),
+    st.tuples(
+        st.sampled_from(["", "", "**/", "**/*", "/", "!", "#"]),
+        st.lists(SEGMENTS, min_size=1, max_size=3).map("/".join),
+        st.sampled_from(["", "", "/**", "/", " "]),
+    ).map("".join),
+)
+QUICK_PATHS = st.one_of(
+    st.lists(st.sampled_from(PATH_PIECES), max_size=10).map("".join),
+    st.lists(SEGMENTS, max_size=5).map("/".join),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(QUICK_GLOBS, QUICK_PATHS)
+def test_the_index_s_string_tests_agree_with_the_matcher(glob: str, path: str) -> None:
+    """The hook answers the usual glob shapes without the matcher (``quick_glob_match``);
+    when it answers, it says what the matcher says."""
+    from cuecard.core.engine._index import quick_glob_match
+
+    answer = quick_glob_match(glob, path)
+    assert answer is None or answer == glob_matches(glob, path), (glob, path, answer)
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "hit"),
+    [
+        ("src/billing/**", "src/billing/a.py", True),
+        ("src/billing/**", "src/billing", False),
+        ("src/billing/**", "src/billingx/a.py", False),
+        ("src/billing/**", "lib/src/billing/a.py", False),
+        ("**/billing/**", "lib/src/billing/a.py", True),
+        ("src/app.py", "src/app.py", True),
+        ("src/app.py", "lib/src/app.py", False),
+        ("app.py", "lib/src/app.py", True),
+        ("**/app.py", "lib/src/app.py", True),
+        ("**/app.py", "lib/src/xapp.py", False),
+        ("**/*.py", "lib/src/app.py", True),
+        ("**/*.py", "lib/app.py/README", True),  # a folder the glob names covers its files
+        ("**/*.py", "lib/app.pyc", False),
+        ("**/*.sql", ".sql", True),
+    ],
+)
+def test_the_usual_shapes_are_answered_without_the_matcher(glob: str, path: str, hit: bool) -> None:
+    from cuecard.core.engine._index import quick_glob_match
+
+    assert quick_glob_match(glob, path) is hit
+    assert glob_matches(glob, path) is hit

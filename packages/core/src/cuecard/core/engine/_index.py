@@ -40,6 +40,7 @@ __all__ = [
     "command_words",
     "event_keys",
     "fingerprint",
+    "quick_glob_match",
     "source_changed",
 ]
 
@@ -202,13 +203,60 @@ def _under(prefix: str, folder: str) -> bool:
     return bool(prefix) and (prefix + "/").startswith(folder.rstrip("/") + "/")
 
 
-def _glob_hits(entry: list[Any], event: Event) -> bool:
-    from cuecard.core.engine._wildmatch import glob_matches
+_WILD = frozenset("*?[\\\n")
 
+
+def _plain(text: str) -> bool:
+    """A literal run of path segments: no wildcard, escape or newline, no empty segment."""
+    return bool(text) and _WILD.isdisjoint(text) and "//" not in text and text[-1] != "/"
+
+
+def quick_glob_match(glob: str, path: str) -> bool | None:
+    """``_wildmatch.glob_matches(glob, path)`` for the usual shapes of a trigger glob, by string
+    tests, or ``None`` for any other glob (or a path with a newline or a leading or trailing
+    ``/``). The shapes: a literal (``a/b.py``; ``b.py`` at any depth), a folder's contents
+    (``a/**``, ``**/a/**``), a name (``**/b.py``) and an extension (``**/*.py``) at any depth.
+    The hook then need not import and compile the glob matcher; a property test holds the
+    answers to the matcher's (``tests/core/engine/test_wildmatch.py``)."""
+    if "\n" in path or path[:1] == "/" or path[-1:] == "/" or glob[:1] in ("", "#", "!", "/"):
+        return None
+    if glob != glob.rstrip():
+        return None
+    floating = glob.startswith("**/")
+    body = glob[3:] if floating else glob
+    under = body.endswith("/**")
+    body = body[:-3] if under else body
+    if floating and not under and body[:1] == "*" and "/" not in body and _plain(body[1:]):
+        return any(segment.endswith(body[1:]) for segment in path.split("/"))  # **/*.py
+    if not _plain(body):
+        return None
+    floating = floating or ("/" not in body and not under)  # gitignore: a name at any depth
+    if path.startswith(body) and (
+        path[len(body) : len(body) + 1] == "/" if under else path[len(body) :][:1] in ("", "/")
+    ):
+        return True
+    if not floating:
+        return False
+    needle = "/" + body
+    at = path.find(needle, 1)
+    while at != -1:
+        end = at + len(needle)
+        if path[end : end + 1] == "/" or (not under and end == len(path)):
+            return True
+        at = path.find(needle, at + 1)
+    return False
+
+
+def _glob_hits(entry: list[Any], event: Event) -> bool:
     for item in entry:
         glob, prefix = str(item[0]), str(item[-1])
         for path in event.paths:
-            if glob_matches(glob, path):
+            hit = quick_glob_match(glob, path)
+            if hit is None:
+                from cuecard.core.engine._wildmatch import glob_matches
+
+                hit = glob_matches(glob, path)
+            if hit:
                 return True
             if event.kind == "search" and path and _under(prefix, path):
                 return True
