@@ -10,15 +10,14 @@ module is imported, and of the entry points only the one named on the command li
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
-from cuecard.core.__about__ import __version__
 from cuecard.core._lazy import lazy_exports as _lazy_exports
 from cuecard.core.cli._command import Command as Command
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # every cuecard run imports this module: typing is not worth its import
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import Any
 
     from cuecard.core.cli._output import emit_json as emit_json
@@ -141,6 +140,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 
 def _root_parser(chosen: str | None, *, with_entry_points: bool) -> argparse.ArgumentParser:
+    from cuecard.core.__about__ import __version__
     from cuecard.core.cli._subcommands import add_subcommands
 
     parser_class = _parser_class()

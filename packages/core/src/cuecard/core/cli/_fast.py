@@ -8,7 +8,9 @@ full argparse CLI handles it, with its usual messages and exit codes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+TYPE_CHECKING = False  # the per-call path: no typing, no collections.abc
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["fast_command"]
 
