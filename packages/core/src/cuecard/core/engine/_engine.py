@@ -13,7 +13,7 @@ import time
 from cuecard.core.engine._delivery import Block, Delivery, compose, one_line, render_memory
 from cuecard.core.engine._event import Event
 from cuecard.core.engine._index import Index, source_changed
-from cuecard.core.engine._ledger import Ledger
+from cuecard.core.engine._ledger import HELD_DIR, Ledger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,6 +138,8 @@ def _with_held(ledger: Ledger, blocks: list[Block]) -> tuple[list[Block], list[B
 
     A held report is dropped when ``blocks`` holds a newer report on the same check and file.
     """
+    if not os.path.isdir(os.path.join(ledger.folder, HELD_DIR)):  # none held: no import
+        return blocks, []
     from cuecard.core.engine._held import HeldReports
 
     held = HeldReports(ledger)
@@ -164,9 +166,11 @@ def _deliver(
 ) -> Delivery:
     if ledger is None:
         return compose(blocks, limit)
-    from cuecard.core.engine._held import HeldReports
+    reports = None  # held check reports to release or to hold: imported only then
+    if held or any(b.key.startswith("check:") for b in blocks):
+        from cuecard.core.engine._held import HeldReports
 
-    reports = HeldReports(ledger)
+        reports = HeldReports(ledger)
     epoch = ledger.epoch()
     won: list[Block] = []  # claimed by this call: kept when the delivery is composed again
     while True:
@@ -175,7 +179,7 @@ def _deliver(
         for block in delivery.delivered:
             if block in won:
                 continue
-            if held and block in held and not reports.release(block):
+            if held and reports and block in held and not reports.release(block):
                 lost.append(block)  # another process delivered this held report
             elif _claim(ledger, block, event, epoch):
                 won.append(block)
@@ -184,7 +188,8 @@ def _deliver(
         if not lost:
             break
         blocks = [b for b in blocks if b not in lost]  # another process delivered these
-    reports.hold([b for b in delivery.deferred if b.key.startswith("check:")])
+    if reports is not None:
+        reports.hold([b for b in delivery.deferred if b.key.startswith("check:")])
     if delivery.delivered or delivery.deferred:
         ledger.append(
             {

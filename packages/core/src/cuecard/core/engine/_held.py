@@ -40,10 +40,10 @@ class HeldReports:
     """The check reports held for one session and agent."""
 
     def __init__(self, ledger: Ledger) -> None:
-        from cuecard.core.engine._ledger import safe_name
+        from cuecard.core.engine._ledger import HELD_DIR, safe_name
 
         name = safe_name(ledger.agent) if ledger.agent else "_"
-        base = os.path.join(ledger.folder, "held")
+        base = os.path.join(ledger.folder, HELD_DIR)
         self.path = os.path.join(base, name + ".jsonl")
         self.sent_dir = os.path.join(base, name + ".sent")
 
