@@ -18,9 +18,15 @@ interpreter runs every timed process, the peer's and ``python -c pass`` included
 ``--baseline-src DIR`` (a ``packages/core/src`` of another revision, e.g. from ``git archive``)
 also times that revision in the same run (its own cache folder), alternating: the same
 environment with DIR first on ``PYTHONPATH``, so that ``cuecard.core`` is that revision's.
+``--baseline-venv DIR`` times another revision as installed instead (a virtual environment
+made by ``scripts/wheel-venv`` from it: its own ``cuecard`` command and interpreter).
+
+``--cold-only`` times the cold searches alone (after the builds they need): no warm queries and
+no ranking quality, whose figures are then ``null``. Each cold search is timed in wall and CPU
+time (user + system of the process; ``*_cold_cpu_ms``, ``cold_cpu_ratio``).
 
 Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--builds B] [--venv DIR]
-       [--baseline-src DIR] [--json]
+       [--baseline-src DIR | --baseline-venv DIR] [--cold-only] [--json]
 """
 
 from __future__ import annotations
@@ -194,12 +200,18 @@ def fetch_peer() -> Path:
     return core
 
 
-def cold(argv: list[str], env: dict[str, str]) -> float:
+def cold(argv: list[str], env: dict[str, str], cpu: list[float] | None = None) -> float:
+    """Wall milliseconds of one process; its CPU milliseconds appended to ``cpu`` if given."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
     elapsed = (time.perf_counter() - start) * 1000
     if done.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed: {done.stderr[-500:]}")
+    if cpu is not None:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((usage.ru_utime + usage.ru_stime - before) * 1000)
     return elapsed
 
 
@@ -292,6 +304,43 @@ def mrr(ranks: list[int | None]) -> float:
     return sum(1.0 / r for r in ranks if r is not None and r <= 10) / len(ranks)
 
 
+def warm_and_quality(
+    count: int,
+    lines: list[str],
+    rng: random.Random,
+    ours_run: tuple[str, dict[str, str], Path],
+    baseline_run: tuple[str, dict[str, str] | None],
+    root: Path,
+) -> tuple[
+    list[tuple[int, str]], dict[str, float | str], dict[str, float | str] | None, list[int | None]
+]:
+    """The known-item queries, our warm figures (and the baseline's), and rank_bm25's ranks."""
+    python, our_env, bin_dir = ours_run
+    base_python, base_cmd_env = baseline_run
+    log("warm queries and ranking quality")
+    quality = known_item_queries(lines, count, rng)
+    pairs = [(lines[i], query) for i, query in quality]
+    warm = warm_elsewhere(python, our_env, root, pairs)
+    if not str(warm["core"]).startswith(str(bin_dir.parent)):
+        raise SystemExit(f"cuecard.core came from {warm['core']}, not the wheel venv")
+
+    baseline_warm = None
+    if base_cmd_env is not None:
+        log("warm queries of the baseline revision")
+        baseline_warm = warm_elsewhere(base_python, base_cmd_env, root, pairs)
+
+    from rank_bm25 import BM25Okapi
+
+    corpus = [[w.lower() for w in WORD.findall(x)] for x in lines]
+    bm25 = BM25Okapi(corpus)
+    ref_ranks: list[int | None] = []
+    for i, query in quality:
+        scores = bm25.get_scores([w.lower() for w in WORD.findall(query)])
+        top = sorted(range(len(scores)), key=lambda j: -scores[j])[:10]
+        ref_ranks.append(top.index(i) + 1 if i in top else None)
+    return quality, warm, baseline_warm, ref_ranks
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000)
@@ -304,8 +353,16 @@ def main() -> int:
         "--venv",
         help="a virtual environment made by scripts/wheel-venv (default: one made now)",
     )
-    parser.add_argument(
+    baseline = parser.add_mutually_exclusive_group()
+    baseline.add_argument(
         "--baseline-src", help="a packages/core/src of another revision, timed in the same run"
+    )
+    baseline.add_argument(
+        "--baseline-venv",
+        help="a scripts/wheel-venv environment of another revision, timed in the same run",
+    )
+    parser.add_argument(
+        "--cold-only", action="store_true", help="no warm queries and no ranking quality"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
@@ -348,19 +405,27 @@ def main() -> int:
         peer_cmd = [python, "-m", "unified_memory.memory", "search", "--limit", "8"]
 
         base_cmd_env = None
+        base_cmd, base_python = our_cmd, python
         if args.baseline_src:
             base_cmd_env = our_env | {
                 "XDG_CACHE_HOME": str(work / "cache-baseline"),
                 "PYTHONPATH": str(Path(args.baseline_src).resolve()),
             }
+        elif args.baseline_venv:
+            base_bin = Path(args.baseline_venv).resolve() / "bin"
+            base_cmd_env = our_env | {"XDG_CACHE_HOME": str(work / "cache-baseline")}
+            base_cmd = [str(base_bin / "cuecard"), *our_cmd[1:]]
+            base_python = str(base_bin / "python")
         # The bytecode of what a build imports, written before anything is timed (a search of a
         # vault of ten lines).
         tiny = work / "tiny"
         write_notes(tiny / "notes", lines[:10])
         (tiny / "inbox").mkdir()
-        for env in filter(None, (our_env, base_cmd_env)):
+        for command, env in ((our_cmd, our_env), (base_cmd, base_cmd_env)):
+            if env is None:
+                continue
             tiny_env = env | {"XDG_CACHE_HOME": str(work / "cache-tiny")}
-            cold([our_cmd[0], "vault", "search", "--vault", str(tiny), "warmup"], tiny_env)
+            cold([command[0], "vault", "search", "--vault", str(tiny), "warmup"], tiny_env)
             shutil.rmtree(work / "cache-tiny")
         builds: dict[str, list[tuple[float, float]]] = {"ours": [], "baseline": [], "peer": []}
         for round_ in range(args.builds):
@@ -368,7 +433,7 @@ def main() -> int:
             builds["ours"].append(timed_build([*our_cmd, "warmup"], our_env, work / "cache"))
             if base_cmd_env is not None:
                 builds["baseline"].append(
-                    timed_build([*our_cmd, "warmup"], base_cmd_env, work / "cache-baseline")
+                    timed_build([*base_cmd, "warmup"], base_cmd_env, work / "cache-baseline")
                 )
             builds["peer"].append(
                 timed_build([*peer_cmd, "warmup"], peer_env, home / ".unified-memory")
@@ -385,35 +450,28 @@ def main() -> int:
         peer_ms = []
         log(f"timing {len(queries)} cold searches each, alternating")
         baseline_ms = []
+        cpu: dict[str, list[float]] = {"ours": [], "peer": [], "baseline": []}
         for _, query in queries:
             bare.append(cold([python, "-c", "pass"], base_env))
-            ours_ms.append(cold([*our_cmd, query], our_env))
-            peer_ms.append(cold([*peer_cmd, query], peer_env))
+            ours_ms.append(cold([*our_cmd, query], our_env, cpu["ours"]))
+            peer_ms.append(cold([*peer_cmd, query], peer_env, cpu["peer"]))
             if base_cmd_env is not None:
-                baseline_ms.append(cold([*our_cmd, query], base_cmd_env))
+                baseline_ms.append(cold([*base_cmd, query], base_cmd_env, cpu["baseline"]))
         ratios = [a / b for a, b in zip(ours_ms, peer_ms, strict=True)]
 
-        log("warm queries and ranking quality")
-        quality = known_item_queries(lines, args.quality, rng)
-        pairs = [(lines[i], query) for i, query in quality]
-        warm = warm_elsewhere(python, our_env, ours, pairs)
-        if not str(warm["core"]).startswith(str(bin_dir.parent)):
-            raise SystemExit(f"cuecard.core came from {warm['core']}, not the wheel venv")
-
+        quality: list[tuple[int, str]] = []
+        warm: dict[str, float | str] | None = None
         baseline_warm = None
-        if base_cmd_env is not None:
-            log("warm queries of the baseline revision")
-            baseline_warm = warm_elsewhere(python, base_cmd_env, ours, pairs)
-
-        from rank_bm25 import BM25Okapi
-
-        corpus = [[w.lower() for w in WORD.findall(x)] for x in lines]
-        bm25 = BM25Okapi(corpus)
         ref_ranks: list[int | None] = []
-        for i, query in quality:
-            scores = bm25.get_scores([w.lower() for w in WORD.findall(query)])
-            top = sorted(range(len(scores)), key=lambda j: -scores[j])[:10]
-            ref_ranks.append(top.index(i) + 1 if i in top else None)
+        if not args.cold_only:
+            quality, warm, baseline_warm, ref_ranks = warm_and_quality(
+                args.quality,
+                lines,
+                rng,
+                (python, our_env, bin_dir),
+                (base_python, base_cmd_env),
+                ours,
+            )
 
         result = {
             "lines": len(lines),
@@ -423,14 +481,19 @@ def main() -> int:
             "peer_cold_ms": round(statistics.median(peer_ms), 1),
             "cold_ratio": round(statistics.median(ours_ms) / statistics.median(peer_ms), 3),
             "cold_ratio_median_of_pairs": round(statistics.median(ratios), 3),
+            "cold_cpu_ms": round(statistics.median(cpu["ours"]), 2),
+            "peer_cold_cpu_ms": round(statistics.median(cpu["peer"]), 2),
+            "cold_cpu_ratio": round(
+                statistics.median(cpu["ours"]) / statistics.median(cpu["peer"]), 3
+            ),
             "python_start_ms": round(statistics.median(bare), 1),
-            "warm_ms": round(float(warm["wall"]), 3),
-            "warm_p95_ms": round(float(warm["p95"]), 3),
-            "warm_cpu_ms": round(float(warm["cpu"]), 3),
+            "warm_ms": round(float(warm["wall"]), 3) if warm else None,
+            "warm_p95_ms": round(float(warm["p95"]), 3) if warm else None,
+            "warm_cpu_ms": round(float(warm["cpu"]), 3) if warm else None,
             "load_average_start": started_load,
             "load_average": [round(x, 2) for x in os.getloadavg()],
-            "mrr": round(float(warm["mrr"]), 4),
-            "mrr_rank_bm25": round(mrr(ref_ranks), 4),
+            "mrr": round(float(warm["mrr"]), 4) if warm else None,
+            "mrr_rank_bm25": round(mrr(ref_ranks), 4) if ref_ranks else None,
             "build_s": round(build["ours"][0], 2),
             "build_cpu_s": round(build["ours"][1], 2),
             "build_ratio": round(build["ours"][0] / build["peer"][0], 3),
@@ -444,6 +507,14 @@ def main() -> int:
             )
             if baseline_ms
             else None,
+            "baseline_cold_cpu_ms": (
+                round(statistics.median(cpu["baseline"]), 2) if cpu["baseline"] else None
+            ),
+            "baseline_cold_cpu_ratio": (
+                round(statistics.median(cpu["baseline"]) / statistics.median(cpu["peer"]), 3)
+                if cpu["baseline"]
+                else None
+            ),
             "baseline_build_s": round(build["baseline"][0], 2) if "baseline" in build else None,
             "baseline_build_cpu_s": (
                 round(build["baseline"][1], 2) if "baseline" in build else None
