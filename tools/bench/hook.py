@@ -3,7 +3,8 @@
 Each run starts a new process for an Edit of a file that a few memories match (4 of 10,000, none
 with a check), in a new session so that the run matches, claims and delivers. In the same loop it
 times ``python -c "import json"`` (every hook must at least parse its payload: the budget is
-≤ 1.5 times this) and ``node -e 0`` (the floor of a hook written for Node). It also times 8 hook
+≤ 1.5 times this) and ``node -e 0`` (the floor of a hook written for Node), the order of the
+three rotated from run to run. It also times 8 hook
 processes started at once on the same session and checks that exactly one delivers.
 
     python tools/bench/hook.py [--memories 10000] [--runs 25] [--json]
@@ -152,6 +153,11 @@ def parallel(root: Path, session: str, env: dict[str, str]) -> tuple[float, int]
     return elapsed, sum(1 for out in outs if out.strip())
 
 
+def _rotated(steps: list[str], run: int) -> list[str]:
+    shift = run % len(steps)
+    return steps[shift:] + steps[:shift]
+
+
 def p90(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.9) - 1)]
 
@@ -179,14 +185,21 @@ def main() -> int:
         assert delivered == 4, f"expected 4 memories to match, got {delivered}"
         hook_ms, python_ms, node_ms, par_ms, par_delivered = [], [], [], [], []
         for run in range(args.runs):
-            argv = [sys.executable, "-c", "import json"]
-            python_ms.append(timed(argv, b"", root, env, "python")[0])
-            if node:
-                node_ms.append(timed([node, "-e", "0"], b"", root, env, "node")[0])
-            data = payload(root, f"run{run}")
-            ms, out = timed([HOOK, "claude", "PreToolUse"], data, root, env, "hook")
-            assert out.count(b"(memory ") == 4
-            hook_ms.append(ms)
+            # The three commands in turn, the order rotated from run to run: a process that
+            # always ran right after node (whose memory evicts the interpreter's from the CPU's
+            # caches) or right after a Python process would be timed slower or faster than the
+            # others.
+            for step in _rotated(["python", "node", "hook"], run):
+                if step == "python":
+                    argv = [sys.executable, "-c", "import json"]
+                    python_ms.append(timed(argv, b"", root, env, "python")[0])
+                elif step == "node" and node:
+                    node_ms.append(timed([node, "-e", "0"], b"", root, env, "node")[0])
+                elif step == "hook":
+                    data = payload(root, f"run{run}")
+                    ms, out = timed([HOOK, "claude", "PreToolUse"], data, root, env, "hook")
+                    assert out.count(b"(memory ") == 4
+                    hook_ms.append(ms)
         for run in range(max(5, args.runs // 4)):
             ms, count = parallel(root, f"par{run}", env)
             par_ms.append(ms)
