@@ -308,7 +308,14 @@ def stop_ui(server: Server) -> str:
 class InThread:
     """The same app and uvicorn server as `cuecard ui`, run in a thread (no process start-up)."""
 
-    def __init__(self, seeded: Seeded, *, vault: bool = True, location: str | None = None) -> None:
+    def __init__(
+        self,
+        seeded: Seeded,
+        *,
+        vault: bool = True,
+        location: str | None = None,
+        notify: Any = None,
+    ) -> None:
         import threading
 
         import uvicorn
@@ -320,6 +327,7 @@ class InThread:
             Store.open(seeded.root),
             vault_location=(location or str(seeded.vault)) if vault else None,
             reviewer="tester",
+            notify=notify,
         )
         config = uvicorn.Config(
             build_app(project, self.served.guard), log_level="warning", lifespan="off"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -432,6 +433,65 @@ def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
     finally:
         c.close()
         running.stop()
+
+
+def test_a_mirror_failure_reaches_the_server_log_and_the_answer(
+    seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuecard.core.vault import Vault, submit
+    from tests._support.ui import start_ui, stop_ui
+
+    monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://nobody@127.0.0.1:1/none")
+    submit(Vault.open(seeded.vault), "agent", ["The release train leaves every Tuesday at noon"])
+    server = start_ui(seeded.root, seeded.vault)
+    c = server.client()
+    try:
+        assert c.post("/api/vault/review", json={}).status_code == 200
+        applied = c.post("/api/vault/apply", json={})
+    finally:
+        c.close()
+        err = stop_ui(server)
+    assert applied.status_code == 200
+    assert "promoted 1 fact(s)" in applied.json()["message"]
+    [line] = applied.json()["warnings"]
+    assert line.startswith("warning: the vault mirror was not updated (")
+    assert line.endswith("); `cuecard vault mirror` retries")
+    assert f"{line}\n" in err  # the server's log says it too
+    notes = "".join(p.read_text() for p in (seeded.vault / "notes").glob("*.md"))
+    assert "The release train leaves every Tuesday at noon" in notes  # the change stands
+
+
+def test_a_vault_lock_wait_is_said_and_answered(seeded: Seeded) -> None:
+    from tests._support.ui import InThread
+
+    lock = seeded.vault / ".lock"
+    lock.write_text(f"pid={os.getpid()} token={'c' * 32}\n")  # a live owner: this process
+    said: list[str] = []
+
+    def notify(line: str) -> None:
+        said.append(line)
+        lock.unlink()  # the owner lets go: the waiter takes the lock at its next try
+
+    running = InThread(seeded, notify=notify)
+    c = Server(running.served.url, None).client()
+    try:
+        answer = c.post("/api/vault/forget", json={})
+    finally:
+        c.close()
+        running.stop()
+    assert answer.status_code == 200, answer.text
+    wait = f"cuecard: waiting for the vault lock held by pid {os.getpid()}"
+    assert answer.json()["warnings"] == [wait]
+    assert said == [wait]
+    quiet = InThread(seeded)  # nothing to say: no warnings key
+    c = Server(quiet.served.url, None).client()
+    try:
+        answer = c.post("/api/vault/forget", json={})
+    finally:
+        c.close()
+        quiet.stop()
+    assert answer.status_code == 200
+    assert "warnings" not in answer.json()
 
 
 def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(

@@ -149,6 +149,19 @@ def test_a_vault_conflict_is_adjudicated(
     assert "5434" in log
 
 
+def test_what_the_vault_has_to_say_is_flashed_as_a_note(
+    live: Server, seeded: Seeded, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://nobody@127.0.0.1:1/none")
+    page.goto(live.url)
+    page.locator('nav a[href="/queues/vault-conflicts"]').click()
+    page.locator("li.conflict").get_by_role("button", name="Use new").click()
+    flash = page.locator("#flash")
+    expect(flash).to_contain_text("use-new")
+    expect(flash).to_contain_text("warning: the vault mirror was not updated")
+    expect(flash).to_have_class("flash note")
+
+
 def test_an_auto_accepted_memory_is_marked_reviewed_from_the_keyboard(
     live: Server, seeded: Seeded, page: Any, tmp_path: Path
 ) -> None:

@@ -1,9 +1,11 @@
 """The changes a person makes, as JSON routes. Each one validates first, writes through the store's
 transaction (or the vault's lock), journals what it did, and recompiles the trigger index.
 
-Answers: 200 ``{"ok": true, "message": …}``; 422 ``{"error": "invalid", "errors": [{field,
-message}]}`` when a field breaks a rule (nothing written); 409 ``{"error": "refused", "message"}``
-when the store refuses; 400 for a body that is not one JSON object; 404 for an unknown id.
+Answers: 200 ``{"ok": true, "message": …}`` (plus ``"warnings": [lines]`` when the vault had
+something to say: it waited for its lock, its mirror was not updated); 422 ``{"error":
+"invalid", "errors": [{field, message}]}`` when a field breaks a rule (nothing written); 409
+``{"error": "refused", "message"}`` when the store refuses; 400 for a body that is not one JSON
+object; 404 for an unknown id.
 """
 
 from __future__ import annotations
@@ -348,19 +350,27 @@ def _settings(project: Project, request: Request, data: dict[str, Any]) -> JSONR
 # --- the vault -----------------------------------------------------------------------------------
 
 
+def _warned(message: str, heard: list[str]) -> JSONResponse:
+    """The answer to a vault change, with the lines the vault had for the user, if any."""
+    return _ok(message, warnings=heard) if heard else _ok(message)
+
+
 def _vault_conflict(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
     decision = _text(data, "decision", 20)
-    with project.open_vault() as vault:
+    heard: list[str] = []
+    with project.open_vault(heard=heard) as vault:
         conflict = vault.adjudicate(str(request.path_params["ident"]), decision)
-    return _ok(f"conflict {conflict.id}: {decision}")
+    return _warned(f"conflict {conflict.id}: {decision}", heard)
 
 
 def _vault_review(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
-    with project.open_vault() as vault:
+    heard: list[str] = []
+    with project.open_vault(heard=heard) as vault:
         found = vault.review()
-    return _ok(
+    return _warned(
         f"reviewed the inbox: {len(found.items)} pending, {found.queued} new conflict(s), "
-        f"{found.review.duplicates} duplicate(s)"
+        f"{found.review.duplicates} duplicate(s)",
+        heard,
     )
 
 
@@ -368,26 +378,30 @@ def _vault_pending_drop(project: Project, request: Request, data: dict[str, Any]
     raw = str(request.path_params["ident"])
     if not raw.isdigit() or len(raw) > 18:
         raise NotFound(f"pending item {raw[:40]!r}: no such item")
-    with project.open_vault() as vault:
+    heard: list[str] = []
+    with project.open_vault(heard=heard) as vault:
         item = vault.drop_pending(int(raw))
     if item is None:
         raise NotFound(f"pending item {raw}: no such item (review the inbox again)")
-    return _ok(f"left out of the next promotion: {item.fact[:80]}")
+    return _warned(f"left out of the next promotion: {item.fact[:80]}", heard)
 
 
 def _vault_apply(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
-    with project.open_vault() as vault:
+    heard: list[str] = []
+    with project.open_vault(heard=heard) as vault:
         done, _ = vault.apply(auto=False)
-    return _ok(
-        f"promoted {len(done.promoted)} fact(s); {len(done.archived)} inbox file(s) archived"
+    return _warned(
+        f"promoted {len(done.promoted)} fact(s); {len(done.archived)} inbox file(s) archived",
+        heard,
     )
 
 
 def _vault_forget(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
-    with project.open_vault() as vault:
+    heard: list[str] = []
+    with project.open_vault(heard=heard) as vault:
         moved = vault.forget(today=project.today(), days=project.forget_days, apply=True)
         where = vault.places.forgotten
-    return _ok(f"moved {len(moved)} fact(s) to {where}")
+    return _warned(f"moved {len(moved)} fact(s) to {where}", heard)
 
 
 # --- archive requests ----------------------------------------------------------------------------

@@ -72,8 +72,12 @@ class Project:
         today: Callable[[], date] = date.today,
         forget_days: int = 90,
         health_ttl: float = 30.0,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
+        self.notify = notify
+        """Where the lines the vault has for the user go (waiting for its lock, a mirror not
+        updated): ``cuecard ui`` prints them on the server's stderr. Nothing when ``None``."""
         self.health_ttl = health_ttl
         self._health_cache: tuple[tuple[int, ...], float, dict[str, Any]] | None = None
         self.vault_location = vault_location
@@ -184,8 +188,11 @@ class Project:
                 stale[memory.id] = refs
         return stale
 
-    def open_vault(self) -> Backend:
-        """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none."""
+    def open_vault(self, *, heard: list[str] | None = None) -> Backend:
+        """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none.
+
+        The lines the vault has for the user go to ``notify`` and, when given, onto ``heard``
+        (a change route answers them as warnings)."""
         from cuecard.core import NotFound
         from cuecard.core.vault import open_backend
 
@@ -193,7 +200,15 @@ class Project:
             raise NotFound(
                 "no vault is configured (pass --vault, set CUECARD_VAULT or config `vault`)"
             )
-        return open_backend(self.vault_location)
+        outer = self.notify
+
+        def notice(line: str) -> None:
+            if heard is not None:
+                heard.append(line)
+            if outer is not None:
+                outer(line)
+
+        return open_backend(self.vault_location, notify=notice)
 
     def vault_view(self) -> VaultView | None:
         if self.vault_location is None:

@@ -63,10 +63,15 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open()
     store.config()
     vault = _vault(args.vault)
+
+    def notice(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)  # the server's log, as the CLI says it
+
     project = Project(
         store,
         vault_location=vault,
         reviewer=args.reviewer or getpass.getuser() or "person",
+        notify=notice,
     )
     try:
         served = bind(args.port)

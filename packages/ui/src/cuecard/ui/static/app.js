@@ -29,14 +29,20 @@ function describe(result) {
   return d.message || d.error || ("HTTP " + result.status);
 }
 
-// Remember a message across the reload that follows a change.
-function reloadWith(message) {
+// Remember a message (and its kind) across the reload that follows a change.
+function reloadWith(message, kind) {
   sessionStorage.setItem("cuecard-flash", message);
+  sessionStorage.setItem("cuecard-flash-kind", kind || "ok");
   window.location.reload();
 }
 
 const saved = sessionStorage.getItem("cuecard-flash");
-if (saved) { sessionStorage.removeItem("cuecard-flash"); flash(saved, "ok"); }
+if (saved) {
+  const kind = sessionStorage.getItem("cuecard-flash-kind") || "ok";
+  sessionStorage.removeItem("cuecard-flash");
+  sessionStorage.removeItem("cuecard-flash-kind");
+  flash(saved, kind);
+}
 
 // Buttons carrying data-post: confirm when asked, send, report, reload.
 document.addEventListener("click", async (event) => {
@@ -52,7 +58,9 @@ document.addEventListener("click", async (event) => {
     if (result.data.refused && result.data.refused.length) {
       message += ". Refused: " + result.data.refused.map(r => (r.title || r.id) + " (" + r.reasons.join("; ") + ")").join(", ");
     }
-    reloadWith(message);
+    const warnings = result.data.warnings || [];  // what the vault had to say: a lock wait, a mirror
+    if (warnings.length) message += ". " + warnings.join(" ");
+    reloadWith(message, warnings.length ? "note" : "ok");
   } else {
     flash("Refused: " + describe(result), "error");
   }
