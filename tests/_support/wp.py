@@ -9,7 +9,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +85,36 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class Idles:
+    """Counts the times the receiver's worker found its queue empty (``build_app``'s
+    ``on_idle``), so a test waits for the next one instead of polling."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.changed = threading.Condition()
+
+    def __call__(self) -> None:
+        with self.changed:
+            self.count += 1
+            self.changed.notify_all()
+
+    def seen(self) -> int:
+        with self.changed:
+            return self.count
+
+    def wait_past(self, seen: int, timeout: float) -> bool:
+        """Wait until the worker was idle again after ``seen`` (False at the liveness bound)."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.count != seen, timeout=timeout)
+
+
 @dataclass
 class Receiver:
     url: str
     root: Path
     managed: Path
     client: httpx.Client
+    idles: Idles = field(default_factory=Idles)
 
     def post(self, env: dict[str, Any] | bytes, **kw: Any) -> httpx.Response:
         body = env if isinstance(env, bytes) else json.dumps(env).encode()
@@ -103,15 +127,18 @@ class Receiver:
         return dict(response.json())
 
     def wait_idle(self, applied: int | None = None, timeout: float = 60) -> dict[str, Any]:
-        """Poll the signed status until the worker drained the queue (bounded, not a timing)."""
+        """The signed status once the worker drained the queue: read it, and while it is not
+        idle (or not ``applied`` yet) wait for the worker's next idle moment and read it again
+        (``timeout`` is a liveness bound, not a timing)."""
         deadline = time.monotonic() + timeout
         while True:
+            seen = self.idles.seen()
             report = self.status()
             done = report["idle"] and (applied is None or report["queue"]["applied"] >= applied)
             if done:
                 return report
-            assert time.monotonic() < deadline, f"the worker did not drain the queue: {report}"
-            time.sleep(0.02)
+            woke = self.idles.wait_past(seen, max(deadline - time.monotonic(), 0.0))
+            assert woke, f"the worker did not drain the queue: {report}"
 
     def files(self) -> dict[str, bytes]:
         """Every regular file under the managed folder except the receiver's own state."""
@@ -148,9 +175,10 @@ def run_receiver(
     root.mkdir(exist_ok=True)
     settings = settings or ReceiverSettings(root=root, secret=SECRET.encode())
     port = port or free_port()
-    server, thread = start_server(build_app(settings), port)
+    idles = Idles()
+    server, thread = start_server(build_app(settings, on_idle=idles), port)
     with httpx.Client(timeout=30) as client:
-        yield Receiver(f"http://127.0.0.1:{port}", root, root / ".dm-memory", client)
+        yield Receiver(f"http://127.0.0.1:{port}", root, root / ".dm-memory", client, idles)
     server.should_exit = True
     thread.join(timeout=30)
 

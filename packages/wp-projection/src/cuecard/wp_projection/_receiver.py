@@ -88,8 +88,11 @@ class Worker(threading.Thread):
         *,
         client_factory: Callable[[], httpx.Client] = httpx.Client,
         checked: dict[str, Change] | None = None,
+        on_idle: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(name="cuecard-wp-worker", daemon=True)
+        self.on_idle = on_idle
+        """Called each time the worker finds the queue empty (everything queued is applied)."""
         self.settings = settings
         self.queue = queue
         self.projector = projector
@@ -110,6 +113,8 @@ class Worker(threading.Thread):
                 if self.settings.sync is not None and due:
                     self._reconcile_if_needed(at_start=True)
                 self.idle.set()
+                if self.on_idle is not None:
+                    self.on_idle()
                 crash_point("wp-idle")  # crash tests: stopped once all that was queued is done
                 self.queue.wakeup.wait(0.5)
                 self.queue.wakeup.clear()
@@ -200,9 +205,15 @@ def _named(data: object) -> dict[str, object]:
     return {k: v for k, v in named.items() if v is not None}
 
 
-def build_app(settings: ReceiverSettings, *, clock: Callable[[], float] = time.time) -> Starlette:
-    """The ASGI app; the queue and the worker start with the app's lifespan."""
-    receiver = _Receiver(settings, clock)
+def build_app(
+    settings: ReceiverSettings,
+    *,
+    clock: Callable[[], float] = time.time,
+    on_idle: Callable[[], None] | None = None,
+) -> Starlette:
+    """The ASGI app; the queue and the worker start with the app's lifespan. ``on_idle`` is
+    called (on the worker's thread) each time the worker finds the queue empty."""
+    receiver = _Receiver(settings, clock, on_idle)
     return Starlette(
         routes=[
             Route("/events", receiver.post_event, methods=["POST"]),
@@ -216,9 +227,15 @@ class _Receiver:
     """The app's parts (the managed root, the projector, the queue and worker once started) and
     its two routes."""
 
-    def __init__(self, settings: ReceiverSettings, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        settings: ReceiverSettings,
+        clock: Callable[[], float],
+        on_idle: Callable[[], None] | None = None,
+    ) -> None:
         self.settings = settings
         self.clock = clock
+        self.on_idle = on_idle
         self.root = SafeRoot(settings.root, settings.managed)
         self.projector = Projector(self.root, on_change=refresh)
         self.state: dict[str, Any] = {}
@@ -231,7 +248,7 @@ class _Receiver:
             pass  # creates the managed folder, refusing a planted symlink
         queue = DurableQueue(root.managed_path / QUEUE_NAME)
         queue.start()
-        worker = Worker(self.settings, queue, projector, checked=self.checked)
+        worker = Worker(self.settings, queue, projector, checked=self.checked, on_idle=self.on_idle)
         worker.start()
         self.state.update(queue=queue, worker=worker)
         try:
