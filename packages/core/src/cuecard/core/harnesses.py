@@ -11,7 +11,6 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 # Not `from typing import ...`: importing this module must cost nothing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core._doctor import installed_hooks as installed_hooks
     from cuecard.core._groktrust import grok_findings as grok_findings
     from cuecard.core._groktrust import grok_folder_trust as grok_folder_trust
     from cuecard.core._groktrust import grok_gate_off as grok_gate_off
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from cuecard.core._hookcheck import codex_trust_state as codex_trust_state
     from cuecard.core._hookcheck import portable_command as portable_command
     from cuecard.core._hookcheck import read_toml as read_toml
+    from cuecard.core._installed_hooks import installed_hooks as installed_hooks
 
 _EXPORTS: dict[str, str] = {
     "CodexHook": "cuecard.core._hookcheck",
@@ -41,7 +41,7 @@ _EXPORTS: dict[str, str] = {
     "grok_trust_file": "cuecard.core._groktrust",
     "grok_trust_step": "cuecard.core._groktrust",
     "grok_trust_table": "cuecard.core._groktrust",
-    "installed_hooks": "cuecard.core._doctor",
+    "installed_hooks": "cuecard.core._installed_hooks",
     "portable_command": "cuecard.core._hookcheck",
     "read_toml": "cuecard.core._hookcheck",
     "read_trust": "cuecard.core._groktrust",
