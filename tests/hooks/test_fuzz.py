@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from cuecard.hooks._hook import main, respond
+from tests._support.cli import run_cli
 from tests._support.hooks import run_hook
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
@@ -78,18 +79,18 @@ def check(out: str) -> None:
 
 
 @pytest.fixture
-def maintenance() -> Iterator[None]:
-    """An in-process SessionStart spawns ``cuecard maintain`` detached, and the engine holds its
-    Popen (a hook process exits at once, the child outliving it): here the test process lives
-    on, so each child is waited for at the end, none left running at the interpreter's exit
-    ("subprocess N is still running"), and each must have succeeded."""
-    from cuecard.core.engine import _schedule
-
-    before = len(_schedule._DETACHED)
+def maintenance(repo: Path) -> Iterator[None]:
+    """Today's maintenance, run for real before the in-process hooks: a SessionStart finds it
+    not due and starts no detached ``cuecard maintain``, which this test process (living on,
+    unlike a hook process) would otherwise leave running at its exit ("subprocess N is still
+    running"). The spawn itself is tested through the real command
+    (``test_session_start_maintain``)."""
+    ran = run_cli("maintain", "--quiet", cwd=repo)
+    assert ran.returncode == 0, ran.stderr
+    claimed = repo / ".cuecard" / "local" / "maintain.spawn"
+    assert not claimed.exists()
     yield
-    children = _schedule._DETACHED[before:]
-    del _schedule._DETACHED[before:]
-    assert [child.wait(timeout=120) for child in children] == [0] * len(children)
+    assert not claimed.exists(), "a SessionStart here started maintenance"
 
 
 @pytest.mark.usefixtures("maintenance")
