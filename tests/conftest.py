@@ -1,4 +1,5 @@
-"""Fixtures shared by every test folder: the CLI, an opted-in project, a PostgreSQL server."""
+"""Fixtures shared by every test folder: a home of the session's own (see
+``tests._support.home``), the CLI, an opted-in project, a PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -12,8 +13,21 @@ import pytest
 # the shared helpers' assertions report their values as a test's own do
 pytest.register_assert_rewrite("tests._support")
 
+from tests._support import home as session_home  # noqa: E402
 from tests._support.cli import run_cli  # noqa: E402
 from tests._support.postgres import PgServer, running_server  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test or subprocess runs: HOME and the XDG folders in a session folder."""
+    if session_home.SESSION is None:
+        session_home.isolate()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if session_home.SESSION is not None:
+        session_home.restore(session_home.SESSION)
+        session_home.SESSION = None
 
 
 @pytest.fixture
