@@ -17,13 +17,15 @@ from tests._support.dsh import dsh
 
 
 def sessions() -> tuple[home.RealHome, Path]:
-    assert home.REAL is not None and home.SESSION is not None, "the root conftest did not isolate"
+    assert home.REAL is not None, "the root conftest did not isolate the session"
+    assert home.SESSION is not None, "the root conftest did not isolate the session"
     return home.REAL, home.SESSION.home
 
 
 def test_the_session_and_its_children_run_in_a_home_of_their_own() -> None:
     real, session = sessions()
-    assert session != real.home and real.home not in session.parents
+    assert session != real.home
+    assert real.home not in session.parents
     child = subprocess.run(
         [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
         capture_output=True,
