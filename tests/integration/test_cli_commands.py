@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,7 +118,7 @@ def test_every_command_s_help_line_comes_from_its_table(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             cwd=tmp_path,
-            env={"COLUMNS": "400", "PATH": "/usr/bin:/bin"},
+            env={"COLUMNS": "400", "PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
             check=True,
         )
         listed = " ".join(done.stdout.split())

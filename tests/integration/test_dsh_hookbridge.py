@@ -246,6 +246,7 @@ def test_merge_keeps_each_context_in_order_under_post_tool_use() -> None:
 def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> None:
     """The bridge runs its commands through a shell in the session folder: a repository holding
     ``cuecard/dsh_adapter/__main__.py`` must not run instead of cuecard (isolated mode)."""
+    import os
     import subprocess
     import sys
 
@@ -274,7 +275,9 @@ def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> 
         assert command.startswith(f"{sys.executable} -I ")
         done = subprocess.run(
             command, shell=True, cwd=project, input=json.dumps(payload), capture_output=True,
-            text=True, timeout=60, check=False, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": "."},
+            text=True, timeout=60, check=False,
+            # the session's home: without HOME the hooks would fall back to the real one
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ".", "HOME": os.environ["HOME"]},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert "PWNED" not in done.stdout
