@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core.recall import Entry, Ranking, RecallIndex, tokens
+from cuecard.core.recall import _index as index_module
 from cuecard.core.recall._loader import TokenMemo
 
 # Word characters of several scripts, the joiners, NFKC-folded forms (ligature, full-width,
@@ -61,12 +62,24 @@ def _tables(index: RecallIndex) -> tuple[object, ...]:
         entries = sorted(
             conn.execute("SELECT path, key, hash, text, terms, len, pos FROM entries").fetchall()
         )
-        postings = sorted(
-            conn.execute(
-                "SELECT p.term, e.path, e.pos, p.tf, p.len FROM postings p "
-                "JOIN entries e ON e.id = p.doc"
-            ).fetchall()
-        )
+        where = {
+            i: (path, pos) for i, path, pos in conn.execute("SELECT id, path, pos FROM entries")
+        }
+        postings = []
+        blocks: dict[str, list[int]] = {}
+        for term, first, *columns in conn.execute(
+            "SELECT term, first, docs, tfs, lens FROM postings ORDER BY term, first"
+        ):
+            docs, tfs, lens = (memoryview(c).cast("I").tolist() for c in columns)
+            # A block: its first entry its key, at most BLOCK entries, in order, after the last
+            # block of its term.
+            assert docs[0] == first
+            assert 0 < len(docs) <= index_module.BLOCK
+            assert docs == sorted(docs)
+            assert docs[0] > blocks.get(term, [-1])[-1]
+            blocks[term] = docs
+            postings += [(term, *where[d], tf, n) for d, tf, n in zip(docs, tfs, lens, strict=True)]
+        postings.sort()
         terms = sorted(conn.execute("SELECT term, df FROM terms WHERE df > 0").fetchall())
         meta = sorted(conn.execute("SELECT key, value FROM meta").fetchall())
         ids = conn.execute("SELECT count(DISTINCT id), count(*) FROM entries").fetchone()
@@ -87,10 +100,15 @@ _LINES = [
 
 @pytest.mark.parametrize("batch", [20_000, 3], ids=["one-batch", "batches-of-3"])
 @pytest.mark.parametrize("stem", [True, False], ids=["stemmed", "unstemmed"])
+@pytest.mark.parametrize("block", [2048, 2], ids=["blocks-of-2048", "blocks-of-2"])
 def test_a_bulk_build_equals_one_line_at_a_time(
-    tmp_path: Path, stem: bool, batch: int, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, stem: bool, batch: int, block: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("cuecard.core.recall._index.BATCH", batch)
+    # Postings written along with each batch of entries, in small blocks: a term's postings
+    # span many, and batches and syncs extend begun ones.
+    monkeypatch.setattr("cuecard.core.recall._index.POSTINGS_HELD", 1 if batch < 10 else 10**6)
+    monkeypatch.setattr("cuecard.core.recall._index.BLOCK", block)
     ranking = Ranking(stem=stem)
     bulk_dir, step_dir = tmp_path / "bulk", tmp_path / "step"
     bulk_dir.mkdir()
@@ -130,6 +148,47 @@ def test_a_changed_line_after_a_bulk_build_replaces_only_its_rows(tmp_path: Path
     assert index.search("4343", 3)[0].text == "the beaver moved to port 4343"
     assert index.search("nightly", 3) == []
     index.close()
+
+
+@pytest.mark.parametrize("block", [2048, 2], ids=["blocks-of-2048", "blocks-of-2"])
+def test_edits_leave_the_tables_a_fresh_build_gives(
+    tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines changed, removed and restored, a file deleted and one added: the posting blocks
+    rewritten in place hold what a build of the final files holds."""
+    monkeypatch.setattr("cuecard.core.recall._index.BLOCK", block)
+    edited_dir, fresh_dir = tmp_path / "edited", tmp_path / "fresh"
+    edited_dir.mkdir()
+    fresh_dir.mkdir()
+    edited = _index(edited_dir)
+    steps: list[dict[str, list[str] | None]] = [
+        {"a.txt": _LINES, "b.txt": list(reversed(_LINES))},
+        {"a.txt": [_LINES[0], "the beaver moved to port 4343", *_LINES[4:]]},
+        {"b.txt": None, "c.txt": ["ports and beaver dams", _LINES[2]]},
+        {"a.txt": [*_LINES, "one more beaver port"], "c.txt": [_LINES[2]]},
+    ]
+    final: dict[str, list[str]] = {}
+    for n, step in enumerate(steps, start=1):
+        for name, lines in step.items():
+            path = edited_dir / name
+            if lines is None:
+                path.unlink()
+                del final[name]
+                continue
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            os.utime(path, ns=(n * 1_000_000_000, n * 1_000_000_000))
+            final[name] = lines
+        edited.sync()
+    for name, lines in final.items():
+        (fresh_dir / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fresh = _index(fresh_dir)
+    fresh.sync()
+    assert _tables(edited) == _tables(fresh)
+    for query in ("beaver port", "4343", "服务", "nightly", "dams"):
+        got = [(h.path, h.key, round(h.score, 9)) for h in edited.search(query, 5)]
+        assert got == [(h.path, h.key, round(h.score, 9)) for h in fresh.search(query, 5)]
+    edited.close()
+    fresh.close()
 
 
 @pytest.mark.parametrize("batch", [20_000, 10], ids=["one-batch", "batches-of-10"])

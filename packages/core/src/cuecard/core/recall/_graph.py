@@ -19,6 +19,7 @@ import math
 import sqlite3
 
 from cuecard.core.engine._words import stem
+from cuecard.core.recall._index import best_scores, term_docs
 from cuecard.core.recall._tokens import FUNCTION_WORDS, _is_cjk, query_tokens
 
 __all__ = [
@@ -96,13 +97,16 @@ def neighbours(
     if df < 2 or df > MAX_SPREAD:
         return []
     together: dict[str, int] = {}
-    for (terms,) in conn.execute(
-        "SELECT e.terms FROM postings p JOIN entries e ON e.id = p.doc WHERE p.term = ?",
-        (concept,),
-    ):
-        for term in set(str(terms).split(" ")):
-            if term and term != concept and is_concept(term):
-                together[term] = together.get(term, 0) + 1
+    held = term_docs(conn, concept)
+    for start in range(0, len(held), 500):
+        ids = held[start : start + 500]
+        for (terms,) in conn.execute(
+            f"SELECT terms FROM entries WHERE id IN ({','.join('?' * len(ids))})",  # noqa: S608
+            ids,
+        ):
+            for term in set(str(terms).split(" ")):
+                if term and term != concept and is_concept(term):
+                    together[term] = together.get(term, 0) + 1
     shared = [t for t, n in together.items() if n >= 2]
     missing = [t for t in shared if t not in dfs]
     for start in range(0, len(missing), 500):
@@ -163,17 +167,12 @@ def graph_search(
                 weights[term] = weights.get(term, 0.0) + strength * _idf(docs, dfs[term])
     if not weights:
         return [], expansion
-    terms = sorted(weights)
-    case = " ".join("WHEN ? THEN ?" for _ in terms)
-    marks = ",".join("?" * len(terms))
-    params: list[object] = []
-    for term in terms:
-        params += [term, weights[term]]
-    ranked = conn.execute(
-        f"SELECT doc, SUM(CASE term {case} END) AS score FROM postings "  # noqa: S608
-        f"WHERE term IN ({marks}) GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-        [*params, *terms, limit],
-    ).fetchall()
+    scores: dict[int, float] = {}
+    for term in sorted(weights):
+        weight = weights[term]
+        for doc in term_docs(conn, term):
+            scores[doc] = scores.get(doc, 0.0) + weight
+    ranked = best_scores(scores, limit)
     if not ranked:
         return [], expansion
     rows: dict[int, tuple[str, str, str]] = {}

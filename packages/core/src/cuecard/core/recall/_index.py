@@ -20,18 +20,16 @@ import contextlib
 import math
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from cuecard.core.recall._loader import Loader
-
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
-SCHEMA_VERSION = f"4.{TOKENIZER_VERSION}"
+# The postings' blocks hold native integers: the byte order is part of the version.
+SCHEMA_VERSION = f"5{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 K1 = 1.2
 B = 0.75
 RACY_NS = 2_000_000_000
@@ -41,12 +39,19 @@ NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_WINDOW = 1
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
-# A query term in more than 1/COMMON of the entries is scored only on the rarer terms' best
-# entries when that provably leaves the top results unchanged (``_rare_first``).
-COMMON = 50
+# Candidates (at least; twice the pool if more) whose scores are completed from the query terms
+# not read in full when ``_max_score`` tests whether it may stop.
+CANDIDATES = 48
 # New entries written per batch while a sync loads many (bounds the memory of a first build;
 # the batches of one sync share its transaction).
 BATCH = 20_000
+# New postings held at most before they are written (they are held longer than their entries:
+# a term then gets fewer, longer rows).
+POSTINGS_HELD = 4_000_000
+# A term's postings are stored in blocks of at most this many entries, one row each keyed by
+# its first entry id: a rare term is one row, and a change rewrites a block (a few KB), not
+# every posting of a common term.
+BLOCK = 2048
 
 
 class Ranking:
@@ -139,32 +144,18 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_path ON entries(path, pos);
 CREATE TABLE postings (
-  term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL,
-  PRIMARY KEY (term, doc)
+  term TEXT NOT NULL, first INTEGER NOT NULL, docs BLOB NOT NULL, tfs BLOB NOT NULL,
+  lens BLOB NOT NULL
+);
+CREATE UNIQUE INDEX postings_term ON postings(term, first);
+CREATE TABLE terms (
+  term TEXT PRIMARY KEY, df INTEGER NOT NULL, tf_max INTEGER NOT NULL, len_min INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
-
-
-def _counts(joined: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for term in joined.split(" "):
-        if term:
-            counts[term] = counts.get(term, 0) + 1
-    return counts
 
 
 def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-
-
-def _entry_hash(entry: Entry) -> str:
-    import hashlib
-
-    raw = f"{entry.key}\0{entry.text}\0{entry.terms}\0{entry.context}".encode(
-        "utf-8", "surrogatepass"
-    )
-    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
 
 
 class RecallIndex:
@@ -300,116 +291,14 @@ class RecallIndex:
         if not todo and not stale:
             return SyncReport(0, 0, 0, 0, rebuilt)
         self._seen = None
-        changed = added = removed = 0
+        # Only now the write path's imports (the cold query path never gets here).
+        from cuecard.core.recall._changes import apply_changes
+
         with self._write() as w:
             rows = self._rows(w)
             todo, stale = self._needs(rows, self._stats())
-            loader: Loader | None = None
-            for rel in todo:
-                fresh: list[tuple[str, int, str, Entry]] = []
-                result = self._refresh(w, rel, rows.get(rel), fresh)
-                if result is not None:
-                    changed += 1
-                    removed += result
-                if not fresh:
-                    continue
-                if loader is None:
-                    # Only now the build path's imports (the cold query path never gets here).
-                    from cuecard.core.recall._loader import Loader
-
-                    loader = Loader(w, self.ranking)
-                for item in fresh:
-                    loader.add(*item)
-                if loader.held >= BATCH:
-                    added += self._flush(w, loader)
-            for rel in stale:
-                removed += self._drop(w, rel)
-            if loader is not None:
-                added += self._flush(w, loader)
+            changed, added, removed = apply_changes(self, w, rows, todo, stale)
         return SyncReport(changed, len(stale), added, removed, rebuilt)
-
-    def _flush(self, w: sqlite3.Connection, loader: Loader) -> int:
-        added, length = loader.flush(w)
-        if added:
-            self._add_stats(w, added, length)
-        return added
-
-    def _drop(self, w: sqlite3.Connection, rel: str) -> int:
-        ids = [r[0] for r in w.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
-        self._remove(w, ids)
-        w.execute("DELETE FROM files WHERE path = ?", (rel,))
-        return len(ids)
-
-    def _remove(self, w: sqlite3.Connection, ids: list[int]) -> None:
-        docs = length = 0
-        for ident in ids:
-            row = w.execute("SELECT terms, len FROM entries WHERE id = ?", (ident,)).fetchone()
-            if row is None:
-                continue
-            counts = _counts(row[0])
-            w.executemany(
-                "DELETE FROM postings WHERE term = ? AND doc = ?", [(t, ident) for t in counts]
-            )
-            w.executemany("UPDATE terms SET df = df - 1 WHERE term = ?", [(t,) for t in counts])
-            w.execute("DELETE FROM entries WHERE id = ?", (ident,))
-            docs += 1
-            length += int(row[1])
-        if docs:
-            self._add_stats(w, -docs, -length)
-
-    def _add_stats(self, w: sqlite3.Connection, docs: int, length: int) -> None:
-        w.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (docs,))
-        w.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'length'", (length,)
-        )
-
-    def _refresh(
-        self,
-        w: sqlite3.Connection,
-        rel: str,
-        row: tuple[str, int, int, int, int, int] | None,
-        fresh: list[tuple[str, int, str, Entry]],
-    ) -> int | None:
-        """Re-read one file: its entries that are new go to ``fresh`` (path, position, hash,
-        entry), those gone are removed now; the number removed, ``None`` if unchanged."""
-        path = os.path.join(self.root, rel)
-        read_ns = self._now_ns()
-        try:
-            st = os.stat(path)
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            return self._drop(w, rel) if row is not None else None
-        import hashlib
-
-        sha = hashlib.sha256(data).hexdigest()
-        w.execute(
-            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (rel, sha, *_signature(st), read_ns),
-        )
-        if row is not None and row[0] == sha:
-            return None
-        entries = self._extract(rel, data.decode("utf-8", "replace"))
-        old: dict[str, list[int]] = {}
-        for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
-            old.setdefault(digest, []).append(ident)
-        gone: list[int] = []
-        moved: list[tuple[int, int]] = []
-        for pos, entry in enumerate(entries):
-            digest = _entry_hash(entry)
-            kept = old.get(digest)
-            if kept:
-                moved.append((pos, kept.pop()))
-            else:
-                fresh.append((rel, pos, digest, entry))
-        for ids in old.values():
-            gone.extend(ids)
-        self._remove(w, gone)
-        w.executemany(
-            "UPDATE entries SET pos = ? WHERE id = ? AND pos <> ?",
-            [(pos, ident, pos) for pos, ident in moved],
-        )
-        return len(gone)
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -426,39 +315,33 @@ class RecallIndex:
                 conn.execute("SELECT key, value FROM meta WHERE key IN ('docs', 'length')")
             )
             marks = ",".join("?" * len(terms))
-            dfs = {
-                str(t): int(n)
-                for t, n in conn.execute(
-                    f"SELECT term, df FROM terms WHERE term IN ({marks})",  # noqa: S608
+            found = {
+                str(t): (int(n), int(tf), int(length))
+                for t, n, tf, length in conn.execute(
+                    "SELECT term, df, tf_max, len_min FROM terms "  # noqa: S608
+                    f"WHERE term IN ({marks}) AND df > 0",
                     terms,
                 )
             }
         except sqlite3.OperationalError:
             return []
         docs = int(stats.get("docs", 0))
-        present = [t for t in terms if dfs.get(t, 0) > 0]
+        present = [t for t in terms if t in found]
         if docs < 1 or not present:
             return []
         avgdl = max(int(stats.get("length", 0)) / docs, 1.0)
-        # Okapi BM25 (the form of SQLite FTS5 and rank_bm25): per term
-        # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl)), summed in SQLite.
-        part = "SELECT doc, ? * tf / (tf + ? + ? * len) AS w FROM postings WHERE term = ?"
-        params: list[object] = []
+        flat, slope = K1 * (1 - B), K1 * B / avgdl
         weights: dict[str, float] = {}
+        caps: dict[str, float] = {}
         for term in present:
-            df = dfs[term]
-            weight = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
-            weights[term] = weight
-            params += [weight, K1 * (1 - B), K1 * B / avgdl, term]
+            df, tf, length = found[term]
+            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            # No entry gets more of the term than its highest frequency in its shortest entry.
+            caps[term] = weights[term] * tf / (tf + flat + slope * length)
         share = ranking.neighbours
         pool = max(limit * 3, POOL) if share > 0 else limit
-        ranked = _rare_first(conn, present, dfs, docs, weights, avgdl, limit, pool)
-        if ranked is None:
-            ranked = conn.execute(
-                f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(present))}) "  # noqa: S608
-                "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-                [*params, pool],
-            ).fetchall()
+        order = sorted(present, key=lambda term: (found[term][0], term))
+        ranked = _max_score(conn, order, weights, caps, avgdl, limit, pool)
         if not ranked:
             return []
         if share > 0:
@@ -484,6 +367,67 @@ class RecallIndex:
         return {"files": int(files), "entries": int(entries)}
 
 
+def _ints(blob: bytes) -> list[int]:
+    """A posting block's column (native 4-byte unsigned integers) as a list."""
+    return memoryview(blob).cast("I").tolist()
+
+
+def term_docs(conn: sqlite3.Connection, term: str) -> list[int]:
+    """The entries holding ``term``, in id order."""
+    out: list[int] = []
+    for (docs,) in conn.execute("SELECT docs FROM postings WHERE term = ? ORDER BY first", (term,)):
+        out += _ints(docs)
+    return out
+
+
+def _add_scores(
+    conn: sqlite3.Connection, term: str, weight: float, avgdl: float, scores: dict[int, float]
+) -> None:
+    """Add ``term``'s Okapi BM25 share (the form of SQLite FTS5 and rank_bm25) to the ``scores``
+    of every entry holding it: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl))."""
+    flat, slope = K1 * (1 - B), K1 * B / avgdl
+    alone = not scores  # no entry scored yet: the term's blocks (disjoint) fill the dict in C
+    get = scores.get
+    for docs, tfs, lens in conn.execute(
+        "SELECT docs, tfs, lens FROM postings WHERE term = ?", (term,)
+    ):
+        shares = [
+            weight * tf / (tf + flat + slope * length)
+            for tf, length in zip(_ints(tfs), _ints(lens), strict=True)
+        ]
+        if alone:
+            scores.update(zip(_ints(docs), shares, strict=True))
+        else:
+            for doc, share in zip(_ints(docs), shares, strict=True):
+                scores[doc] = get(doc, 0.0) + share
+
+
+def best_scores(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
+    """The best ``count`` of ``scores``, best first (ties: the lower id first)."""
+    if len(scores) > 16 * count > 0:
+        # The count-th best of a sample is at most the count-th best of all: a cut that keeps
+        # every one of the best and, on the whole, few others.
+        sample = sorted(list(scores.values())[:: len(scores) // (8 * count)], reverse=True)
+        cut = sample[count - 1]
+        items = [(doc, score) for doc, score in scores.items() if score >= cut]
+    else:
+        items = list(scores.items())
+    items.sort(key=lambda pair: (-pair[1], pair[0]))
+    return items[:count]
+
+
+def _upto(values: Sequence[int], value: int) -> int:
+    """How many of the sorted ``values`` are at most ``value``."""
+    low, high = 0, len(values)
+    while low < high:
+        middle = (low + high) // 2
+        if values[middle] <= value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def _with_neighbours(
     conn: sqlite3.Connection,
     ranked: list[tuple[int, float]],
@@ -502,20 +446,7 @@ def _with_neighbours(
     ).fetchall()
     missing = [int(i) for i, _, _ in near if int(i) not in own]
     if missing:
-        for doc in missing:
-            own[doc] = 0.0
-        for start in range(0, len(missing), 500):
-            chunk = missing[start : start + 500]
-            terms = list(weights)
-            rows = conn.execute(
-                "SELECT term, doc, tf, len FROM postings WHERE term IN "  # noqa: S608
-                f"({','.join('?' * len(terms))}) AND doc IN ({','.join('?' * len(chunk))})",
-                [*terms, *chunk],
-            )
-            for term, doc, tf, length in rows:
-                own[int(doc)] += (
-                    weights[str(term)] * tf / (tf + K1 * (1 - B) + K1 * B / avgdl * length)
-                )
+        own.update(_contributions(conn, list(weights), missing, weights, avgdl))
     at = {(str(path), int(pos)): int(i) for i, path, pos in near}
     scored = []
     for ident, path, pos in near:
@@ -536,53 +467,61 @@ def _contributions(
     weights: dict[str, float],
     avgdl: float,
 ) -> dict[int, float]:
-    """The BM25 sum of ``terms`` for each of ``ids`` (read through the postings' primary key)."""
+    """The BM25 sum of ``terms`` for each of ``ids`` (looked up in the terms' blocks)."""
     out: dict[int, float] = dict.fromkeys(ids, 0.0)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = conn.execute(
-            "SELECT term, doc, tf, len FROM postings WHERE term IN "  # noqa: S608
-            f"({','.join('?' * len(terms))}) AND doc IN ({','.join('?' * len(chunk))})",
-            [*terms, *chunk],
-        )
-        for term, doc, tf, length in rows:
-            out[int(doc)] += weights[str(term)] * tf / (tf + K1 * (1 - B) + K1 * B / avgdl * length)
+    flat, slope = K1 * (1 - B), K1 * B / avgdl
+    wanted = sorted(out)
+    for term in terms:
+        weight = weights[term]
+        firsts: list[int] = []
+        blocks: list[tuple[memoryview, ...]] = []
+        for first, *columns in conn.execute(
+            "SELECT first, docs, tfs, lens FROM postings WHERE term = ? ORDER BY first", (term,)
+        ):
+            firsts.append(int(first))
+            blocks.append(tuple(memoryview(c).cast("I") for c in columns))
+        for ident in wanted:
+            block = _upto(firsts, ident) - 1
+            if block < 0:
+                continue
+            docs, tfs, lens = blocks[block]
+            at = _upto(docs, ident) - 1
+            if docs[at] == ident:
+                tf = tfs[at]
+                out[ident] += weight * tf / (tf + flat + slope * lens[at])
     return out
 
 
-def _rare_first(
+def _max_score(
     conn: sqlite3.Connection,
-    present: list[str],
-    dfs: dict[str, int],
-    docs: int,
+    order: list[str],
     weights: dict[str, float],
+    caps: dict[str, float],
     avgdl: float,
     limit: int,
     pool: int,
-) -> list[tuple[int, float]] | None:
-    """The best ``pool`` entries scored from the rare terms' postings alone, the common terms
-    (in more than 1/``COMMON`` of the entries) added to the candidates only; ``None`` (scan
-    everything) unless that provably gives the exact best ``limit``: no entry left out can reach
-    the ``limit``-th score, since a term adds less than its weight (MaxScore)."""
-    common = [t for t in present if dfs[t] * COMMON > docs]
-    rare = [t for t in present if t not in common]
-    if not common or not rare:
-        return None
-    part = "SELECT doc, ? * tf / (tf + ? + ? * len) AS w FROM postings WHERE term = ?"
-    params: list[object] = []
-    for term in rare:
-        params += [weights[term], K1 * (1 - B), K1 * B / avgdl, term]
-    take = max(pool * 2, 2 * limit)
-    partial = conn.execute(
-        f"SELECT doc, SUM(w) AS score FROM ({' UNION ALL '.join([part] * len(rare))}) "  # noqa: S608
-        "GROUP BY doc ORDER BY score DESC, doc LIMIT ?",
-        [*params, take + 1],
-    ).fetchall()
-    top = [(int(d), float(x)) for d, x in partial[:take]]
-    beyond = float(partial[take][1]) if len(partial) > take else 0.0
-    extra = _contributions(conn, common, [d for d, _ in top], weights, avgdl)
-    scored = sorted(((d, x + extra[d]) for d, x in top), key=lambda pair: (-pair[1], pair[0]))
-    bound = beyond + sum(weights[t] for t in common)
-    if len(scored) < limit or scored[limit - 1][1] <= bound:
-        return None
-    return scored[:pool]
+) -> list[tuple[int, float]]:
+    """The best ``pool`` entries, the best ``limit`` of them exact (MaxScore): the terms are read
+    in full in ``order`` (rarest first); after each, the best candidates' scores are completed
+    from the terms not read yet (their blocks holding the candidates only), and the search
+    stops when no other entry can reach the ``limit``-th of those (a term adds at most its
+    ``caps``)."""
+    scores: dict[int, float] = {}
+    take = max(pool * 2, CANDIDATES)
+    for at, term in enumerate(order):
+        _add_scores(conn, term, weights[term], avgdl, scores)
+        rest = order[at + 1 :]
+        if not rest:
+            break
+        partial = best_scores(scores, take + 1)
+        top = partial[:take]
+        # (Widened by far more than the rounding of the sums it bounds.)
+        headroom = sum(caps[t] for t in rest) * (1 + 1e-9)
+        bound = (partial[take][1] if len(partial) > take else 0.0) + headroom
+        if len(top) < limit or top[limit - 1][1] + headroom <= bound:
+            continue  # not even the partial scores can tell; read the next term
+        extra = _contributions(conn, rest, [d for d, _ in top], weights, avgdl)
+        scored = sorted(((d, x + extra[d]) for d, x in top), key=lambda pair: (-pair[1], pair[0]))
+        if scored[limit - 1][1] > bound:
+            return scored[:pool]
+    return best_scores(scores, pool)

@@ -7,8 +7,8 @@ cold query path never imports it: ``sync`` does, only when some entry is new):
   expression and remembering each distinct run's tokens (the vocabulary of a vault is
   Zipf-distributed: most runs were seen before);
 - ``Loader`` gathers the new entries' postings in memory, per term, and writes them in one pass
-  sorted by the postings table's key (term, entry), with one upsert per term for the document
-  frequencies.
+  sorted by the postings table's key (term, block): one row per term and block of entry ids,
+  its columns packed integers, with one upsert per term for the document frequencies.
 """
 
 from __future__ import annotations
@@ -16,14 +16,16 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from array import array
 from collections import Counter
-from itertools import chain, repeat
 
 from cuecard.core._fsio import crash_point
+from cuecard.core.recall import _index
+from cuecard.core.recall._changes import TYPECODE
 from cuecard.core.recall._tokens import finish, plain, run_raw
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # types only: _index imports this module (lazily, to build)
+if TYPE_CHECKING:
     from cuecard.core.recall._index import Entry, Ranking
 
 __all__ = ["Loader", "TokenMemo"]
@@ -69,19 +71,33 @@ class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
     Entry ids continue after the highest id present, so the postings are known before any row
-    is written; per term, the entries holding it and its frequency in each are kept as two
-    lists (already in entry order), so that ``flush`` makes the rows without a Python loop."""
+    is written; per term, the entries holding it, its frequency in each and their lengths are
+    kept as three arrays (already in entry order): a posting block is a slice of them. Entries
+    are written in batches; their postings are held longer (up to ``_index.POSTINGS_HELD``), so
+    that a term's postings of many batches make one row per block."""
 
-    __slots__ = ("_context", "_entries", "_lengths", "_next", "_postings", "_tokens")
+    __slots__ = (
+        "_context",
+        "_entries",
+        "_fresh",
+        "_held",
+        "_length",
+        "_next",
+        "_postings",
+        "_tokens",
+    )
 
     def __init__(self, conn: sqlite3.Connection, ranking: Ranking) -> None:
         top = conn.execute("SELECT max(id) FROM entries").fetchone()[0]
         self._next = int(top or 0) + 1
+        # No posting stored yet (a first build): no term has a block to extend.
+        self._fresh = conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is None
         self._tokens = TokenMemo(stem=ranking.stem)
         self._context = ranking.context
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}
-        self._lengths: dict[int, int] = {}
+        self._length = 0
+        self._postings: dict[str, tuple[array[int], array[int], array[int]]] = {}
+        self._held = 0
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
         """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
@@ -93,43 +109,91 @@ class Loader:
         self._next += 1
         size = len(toks)
         self._entries.append((doc, path, entry.key, digest, entry.text, " ".join(toks), size, pos))
-        self._lengths[doc] = size
+        self._length += size
         postings = self._postings
-        for term, tf in Counter(toks).items():
+        counts = Counter(toks)
+        for term, tf in counts.items():
             held = postings.get(term)
             if held is None:
-                postings[term] = ([doc], [tf])
+                postings[term] = (
+                    array(TYPECODE, (doc,)),
+                    array(TYPECODE, (tf,)),
+                    array(TYPECODE, (size,)),
+                )
             else:
                 held[0].append(doc)
                 held[1].append(tf)
+                held[2].append(size)
+        self._held += len(counts)
 
     @property
     def held(self) -> int:
         """New entries held, not yet written."""
         return len(self._entries)
 
-    def flush(self, conn: sqlite3.Connection) -> tuple[int, int]:
-        """Write the held rows, the postings in key order; the number of entries written and
-        their total length."""
+    def flush(self, conn: sqlite3.Connection, *, last: bool) -> tuple[int, int]:
+        """Write the held entries, and their postings when ``last`` or when over
+        ``POSTINGS_HELD``; the number of entries written and their total length."""
         conn.executemany(
             "INSERT INTO entries (id, path, key, hash, text, terms, len, pos) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             self._entries,
         )
         crash_point("recall-entries-written")
-        terms = sorted(self._postings)
-        postings, length_of = self._postings, self._lengths.__getitem__
-        rows = chain.from_iterable(
-            zip(repeat(term), docs, tfs, map(length_of, docs))
-            for term in terms
-            for docs, tfs in (postings[term],)
-        )
-        conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", rows)
+        added, length = len(self._entries), self._length
+        self._entries, self._length = [], 0
+        if last or self._held >= _index.POSTINGS_HELD:
+            self._write_postings(conn)
+        return added, length
+
+    def _write_postings(self, conn: sqlite3.Connection) -> None:
+        """The postings in key order, in blocks of ``_index.BLOCK`` (ids only grow: a term's
+        last block, when not full, gets the new ones appended), and per term its entry count,
+        highest frequency and shortest entry (``_index._max_score``'s bounds)."""
+        postings = self._postings
+        terms = sorted(postings)
+        size = _index.BLOCK
+        rows: list[tuple[str, int, bytes, bytes, bytes]] = []
+        for term in terms:
+            docs, tfs, lens = postings[term]
+            last = (
+                None
+                if self._fresh
+                else conn.execute(
+                    "SELECT first, docs, tfs, lens FROM postings WHERE term = ? "
+                    "ORDER BY first DESC LIMIT 1",
+                    (term,),
+                ).fetchone()
+            )
+            if last is not None and len(last[1]) < size * docs.itemsize:
+                joined = []
+                for old, new in zip(last[1:], (docs, tfs, lens), strict=True):
+                    both = array(TYPECODE, old)
+                    both.extend(new)
+                    joined.append(both)
+                docs, tfs, lens = joined
+            for start in range(0, len(docs), size):
+                end = start + size
+                rows.append(
+                    (
+                        term,
+                        docs[start],
+                        docs[start:end].tobytes(),
+                        tfs[start:end].tobytes(),
+                        lens[start:end].tobytes(),
+                    )
+                )
+        # (A term's last block, when extended, is replaced: its key, its first entry, stays.)
+        conn.executemany("INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?)", rows)
         crash_point("recall-postings-written")
         conn.executemany(
-            "INSERT INTO terms VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
-            [(term, len(postings[term][0])) for term in terms],
+            "INSERT INTO terms VALUES (?, ?, ?, ?) ON CONFLICT (term) DO UPDATE SET "
+            "df = df + excluded.df, tf_max = max(tf_max, excluded.tf_max), "
+            "len_min = min(len_min, excluded.len_min)",
+            [
+                (term, len(docs), max(tfs), min(lens))
+                for term in terms
+                for docs, tfs, lens in (postings[term],)
+            ],
         )
-        added, length = len(self._entries), sum(self._lengths.values())
-        self._entries, self._postings, self._lengths = [], {}, {}
-        return added, length
+        self._postings, self._held, self._fresh = {}, 0, False

@@ -11,11 +11,14 @@ such (``commit 3f2a…``, ``sha256 …``).
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
+from cuecard.core.engine._secrets import may_hold_secret
 from cuecard.core.engine._text import find_secret, redact
 
-__all__ = ["find_credential", "redact_credentials"]
+__all__ = ["find_credential", "may_hold_credential", "redact_credentials"]
 
 _LABELLED = re.compile(
     r"(?i)(?P<label>api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd"
@@ -55,6 +58,54 @@ def _hex_secrets(text: str) -> list[re.Match[str]]:
             continue
         found.append(match)
     return found
+
+
+def may_hold_credential(text: str) -> bool:
+    """Could ``redact_credentials`` change some line of ``text`` (a piece between line breaks)?
+    ``False`` is sure, so many strings joined by line breaks are tested at once.
+
+    The credential shapes and the long hexadecimal strings are looked for in the whole text: a
+    match in a line is one in the whole, since those patterns hold no anchors, and their
+    lookarounds and word boundaries see a line break at a line's edge as they see the text's
+    start or end (it is neither a word character nor one a credential is made of). Labelled
+    values are looked for in each line naming a label."""
+    return may_hold_secret(text) or _hex_run(text) or _labelled_line(text)
+
+
+def _hex_run(text: str) -> bool:
+    """Does ``text`` hold the hexadecimal run every ``_HEX`` match is?"""
+    return _hex_search()(text) is not None
+
+
+_HEX_RUN = re.compile(r"[A-Fa-f0-9]{32}")
+
+
+@functools.cache
+def _hex_search() -> Callable[[str], object]:
+    """``_HEX_RUN``'s search, by RE2 when installed (a tenth of the time over long text)."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency of core
+        return _HEX_RUN.search
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(_HEX_RUN.pattern, options).search  # type: ignore[no-any-return]
+
+
+def _labelled_line(text: str) -> bool:
+    """Does some line of ``text`` hold a ``_LABELLED`` match?"""
+    if not text.isascii():  # (a match in a line is one in the whole, as above)
+        return _LABELLED.search(text) is not None
+    lowered = text.lower()
+    for hint in _LABEL_HINTS:
+        at = lowered.find(hint)
+        while at >= 0:
+            end = lowered.find("\n", at)
+            end = len(text) if end < 0 else end
+            if _LABELLED.search(text[lowered.rfind("\n", 0, at) + 1 : end]):
+                return True
+            at = lowered.find(hint, end)
+    return False
 
 
 def find_credential(text: str) -> str | None:

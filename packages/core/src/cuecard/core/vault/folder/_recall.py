@@ -60,16 +60,29 @@ def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
     with its headings as context."""
     from cuecard.core.engine._text import neutralise
+    from cuecard.core.vault import _secrets
     from cuecard.core.vault._facts import fact_id, headings, note_facts
-    from cuecard.core.vault._secrets import redact_credentials as redact
 
     facts = note_facts(text)
+    live = [
+        (fact, context)
+        for fact, context in zip(facts, headings(text, [f.line for f in facts]), strict=True)
+        if not (fact.superseded or fact.placeholder)
+    ]
+    # Most notes hold no credential: one test of all the strings below (joined by line breaks,
+    # see ``may_hold_credential``) spares each its own. A fact that ends its line after a space
+    # (``- fact``) is tested with it: the space at its edge is seen as its start is.
+    probe = "\n".join(
+        part
+        for f, c in live
+        for line in (f.line.strip(),)
+        for part in ((line, c) if line.endswith(" " + f.text) else (line, f.text, c))
+    )
+    redact = _secrets.redact_credentials if _secrets.may_hold_credential(probe) else str
     entries = []
     # The facts under one heading share their context: redacted once.
     contexts: dict[str, str] = {}
-    for fact, context in zip(facts, headings(text, [f.line for f in facts]), strict=True):
-        if fact.superseded or fact.placeholder:
-            continue
+    for fact, context in live:
         shown = neutralise(redact(fact.line.strip()))
         safe = contexts.get(context)
         if safe is None:

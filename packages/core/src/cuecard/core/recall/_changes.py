@@ -1,0 +1,194 @@
+"""A synchronisation's changes written into the recall index (``RecallIndex.sync``'s write path).
+
+Imported only when some file changed (the cold query path never imports it). Each changed file
+is re-read and hashed; its entries that are new go to a ``Loader`` (written in batches), those
+gone leave the entries table and their terms' posting blocks (each block touched rewritten once
+per file), all in the caller's one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from array import array
+
+from cuecard.core.recall import _index
+from cuecard.core.recall._index import Entry, RecallIndex, _ints, _signature
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # types only: the loader is imported when some entry is new
+    from cuecard.core.recall._loader import Loader
+
+__all__ = ["TYPECODE", "apply_changes", "encode"]
+
+FileRow = tuple[str, int, int, int, int, int]
+# The blocks' items: native unsigned ints (4 bytes wherever CPython runs; ``_index._ints``
+# decodes them).
+TYPECODE = "I"
+
+
+def encode(values: list[int]) -> bytes:
+    """``values`` as a posting block's column (native 4-byte unsigned integers)."""
+    return array(TYPECODE, values).tobytes()
+
+
+def _entry_hash(entry: Entry) -> str:
+    raw = f"{entry.key}\0{entry.text}\0{entry.terms}\0{entry.context}".encode(
+        "utf-8", "surrogatepass"
+    )
+    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+
+
+def apply_changes(
+    index: RecallIndex,
+    w: sqlite3.Connection,
+    rows: dict[str, FileRow],
+    todo: list[str],
+    stale: list[str],
+) -> tuple[int, int, int]:
+    """Re-read ``todo`` and drop ``stale`` in ``w``'s transaction: the files changed, the
+    entries added and the entries removed."""
+    changed = added = removed = 0
+    loader: Loader | None = None
+    for rel in todo:
+        fresh: list[tuple[str, int, str, Entry]] = []
+        result = _refresh(index, w, rel, rows.get(rel), fresh)
+        if result is not None:
+            changed += 1
+            removed += result
+        if not fresh:
+            continue
+        if loader is None:
+            from cuecard.core.recall._loader import Loader
+
+            loader = Loader(w, index.ranking)
+        for item in fresh:
+            loader.add(*item)
+        if loader.held >= _index.BATCH:
+            added += _flush(w, loader, last=False)
+    for rel in stale:
+        removed += _drop(w, rel)
+    if loader is not None:
+        added += _flush(w, loader, last=True)
+    return changed, added, removed
+
+
+def _flush(w: sqlite3.Connection, loader: Loader, *, last: bool) -> int:
+    added, length = loader.flush(w, last=last)
+    if added:
+        _add_stats(w, added, length)
+    return added
+
+
+def _drop(w: sqlite3.Connection, rel: str) -> int:
+    ids = [r[0] for r in w.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
+    _remove(w, ids)
+    w.execute("DELETE FROM files WHERE path = ?", (rel,))
+    return len(ids)
+
+
+def _remove(w: sqlite3.Connection, ids: list[int]) -> None:
+    """Remove entries ``ids``: their rows, their document frequencies and their postings (each
+    block they are in rewritten once, or deleted when nothing is left in it)."""
+    docs = length = 0
+    terms: dict[str, list[int]] = {}
+    for ident in ids:
+        row = w.execute("SELECT terms, len FROM entries WHERE id = ?", (ident,)).fetchone()
+        if row is None:
+            continue
+        for term in set(str(row[0]).split(" ")):
+            if term:
+                terms.setdefault(term, []).append(ident)
+        w.execute("DELETE FROM entries WHERE id = ?", (ident,))
+        docs += 1
+        length += int(row[1])
+    blocks: dict[tuple[str, int], set[int]] = {}
+    for term, held in terms.items():
+        for ident in held:
+            found = w.execute(
+                "SELECT first FROM postings WHERE term = ? AND first <= ? "
+                "ORDER BY first DESC LIMIT 1",
+                (term, ident),
+            ).fetchone()
+            if found is not None:
+                blocks.setdefault((term, int(found[0])), set()).add(ident)
+    for (term, first), gone in sorted(blocks.items()):
+        columns = [
+            _ints(column)
+            for column in w.execute(
+                "SELECT docs, tfs, lens FROM postings WHERE term = ? AND first = ?", (term, first)
+            ).fetchone()
+        ]
+        keep = [i for i, doc in enumerate(columns[0]) if doc not in gone]
+        if keep:
+            # A block's key is its first entry: it moves up when that one left.
+            w.execute(
+                "UPDATE postings SET first = ?, docs = ?, tfs = ?, lens = ? "
+                "WHERE term = ? AND first = ?",
+                (
+                    columns[0][keep[0]],
+                    *(encode([column[i] for i in keep]) for column in columns),
+                    term,
+                    first,
+                ),
+            )
+        else:
+            w.execute("DELETE FROM postings WHERE term = ? AND first = ?", (term, first))
+    w.executemany(
+        "UPDATE terms SET df = df - ? WHERE term = ?", [(len(n), t) for t, n in terms.items()]
+    )
+    if docs:
+        _add_stats(w, -docs, -length)
+
+
+def _add_stats(w: sqlite3.Connection, docs: int, length: int) -> None:
+    w.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'docs'", (docs,))
+    w.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'length'", (length,))
+
+
+def _refresh(
+    index: RecallIndex,
+    w: sqlite3.Connection,
+    rel: str,
+    row: FileRow | None,
+    fresh: list[tuple[str, int, str, Entry]],
+) -> int | None:
+    """Re-read one file: its entries that are new go to ``fresh`` (path, position, hash,
+    entry), those gone are removed now; the number removed, ``None`` if unchanged."""
+    path = os.path.join(index.root, rel)
+    read_ns = index._now_ns()
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return _drop(w, rel) if row is not None else None
+    sha = hashlib.sha256(data).hexdigest()
+    w.execute(
+        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (rel, sha, *_signature(st), read_ns),
+    )
+    if row is not None and row[0] == sha:
+        return None
+    entries = index._extract(rel, data.decode("utf-8", "replace"))
+    old: dict[str, list[int]] = {}
+    for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
+        old.setdefault(digest, []).append(ident)
+    gone: list[int] = []
+    moved: list[tuple[int, int]] = []
+    for pos, entry in enumerate(entries):
+        digest = _entry_hash(entry)
+        kept = old.get(digest)
+        if kept:
+            moved.append((pos, kept.pop()))
+        else:
+            fresh.append((rel, pos, digest, entry))
+    for ids in old.values():
+        gone.extend(ids)
+    _remove(w, gone)
+    w.executemany(
+        "UPDATE entries SET pos = ? WHERE id = ? AND pos <> ?",
+        [(pos, ident, pos) for pos, ident in moved],
+    )
+    return len(gone)
