@@ -18,6 +18,7 @@ import sqlite3
 import unicodedata
 from array import array
 from collections import Counter
+from itertools import chain
 
 from cuecard.core._fsio import crash_point
 from cuecard.core.recall import _index
@@ -52,9 +53,12 @@ class TokenMemo:
         if not text.isascii():
             text = unicodedata.normalize("NFKC", text)
         memo = self._memo
+        runs = _RUN.findall(text)
+        known = list(map(memo.get, runs))
+        if None not in known:  # every run seen before (most texts): no Python loop
+            return list(chain.from_iterable(known))  # type: ignore[arg-type]
         out: list[str] = []
-        for run in _RUN.findall(text):
-            got = memo.get(run)
+        for run, got in zip(runs, known, strict=True):
             if got is None:
                 # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
                 raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
@@ -71,8 +75,8 @@ class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
     Entry ids continue after the highest id present, so the postings are known before any row
-    is written; per term, the entries holding it, its frequency in each and their lengths are
-    kept as three arrays (already in entry order): a posting block is a slice of them. Entries
+    is written: per term, the entries holding it and its frequency in each (two lists, already
+    in entry order; their lengths are looked up when written). Entries
     are written in batches; their postings are held longer (up to ``_index.POSTINGS_HELD``), so
     that a term's postings of many batches make one row per block."""
 
@@ -82,6 +86,7 @@ class Loader:
         "_fresh",
         "_held",
         "_length",
+        "_lengths",
         "_next",
         "_postings",
         "_tokens",
@@ -96,7 +101,8 @@ class Loader:
         self._context = ranking.context
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
         self._length = 0
-        self._postings: dict[str, tuple[array[int], array[int], array[int]]] = {}
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        self._lengths: dict[int, int] = {}
         self._held = 0
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
@@ -110,20 +116,16 @@ class Loader:
         size = len(toks)
         self._entries.append((doc, path, entry.key, digest, entry.text, " ".join(toks), size, pos))
         self._length += size
+        self._lengths[doc] = size
         postings = self._postings
         counts = Counter(toks)
         for term, tf in counts.items():
             held = postings.get(term)
             if held is None:
-                postings[term] = (
-                    array(TYPECODE, (doc,)),
-                    array(TYPECODE, (tf,)),
-                    array(TYPECODE, (size,)),
-                )
+                postings[term] = ([doc], [tf])
             else:
                 held[0].append(doc)
                 held[1].append(tf)
-                held[2].append(size)
         self._held += len(counts)
 
     @property
@@ -150,12 +152,14 @@ class Loader:
         """The postings in key order, in blocks of ``_index.BLOCK`` (ids only grow: a term's
         last block, when not full, gets the new ones appended), and per term its entry count,
         highest frequency and shortest entry (``_index._max_score``'s bounds)."""
-        postings = self._postings
-        terms = sorted(postings)
         size = _index.BLOCK
+        length_of = self._lengths.__getitem__
         rows: list[tuple[str, int, bytes, bytes, bytes]] = []
-        for term in terms:
-            docs, tfs, lens = postings[term]
+        stats: list[tuple[str, int, int, int]] = []
+        for term in sorted(self._postings):
+            docs, tfs = (array(TYPECODE, column) for column in self._postings[term])
+            lens = array(TYPECODE, map(length_of, docs))
+            stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
                 None
                 if self._fresh
@@ -190,10 +194,7 @@ class Loader:
             "INSERT INTO terms VALUES (?, ?, ?, ?) ON CONFLICT (term) DO UPDATE SET "
             "df = df + excluded.df, tf_max = max(tf_max, excluded.tf_max), "
             "len_min = min(len_min, excluded.len_min)",
-            [
-                (term, len(docs), max(tfs), min(lens))
-                for term in terms
-                for docs, tfs, lens in (postings[term],)
-            ],
+            stats,
         )
-        self._postings, self._held, self._fresh = {}, 0, False
+        self._postings, self._lengths = {}, {}
+        self._held, self._fresh = 0, False
