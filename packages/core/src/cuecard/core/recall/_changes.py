@@ -12,6 +12,7 @@ import hashlib
 import os
 import sqlite3
 from array import array
+from collections.abc import Callable, Iterator
 
 from cuecard.core.recall import _index
 from cuecard.core.recall._index import Entry, RecallIndex, _ints, _signature
@@ -23,6 +24,9 @@ if TYPE_CHECKING:  # types only: the loader is imported when some entry is new
 __all__ = ["TYPECODE", "apply_changes", "encode"]
 
 FileRow = tuple[str, int, int, int, int, int]
+# What ``_prepare`` gives: a file's stat signature and SHA-256 and, when its content is not the
+# one known, its entries, each with its hash.
+Prepared = tuple[tuple[int, int, int, int], str, list[tuple[Entry, str]] | None]
 # The blocks' items: native unsigned ints (4 bytes wherever CPython runs; ``_index._ints``
 # decodes them).
 TYPECODE = "I"
@@ -31,13 +35,6 @@ TYPECODE = "I"
 def encode(values: list[int]) -> bytes:
     """``values`` as a posting block's column (native 4-byte unsigned integers)."""
     return array(TYPECODE, values).tobytes()
-
-
-def _entry_hash(entry: Entry) -> str:
-    raw = f"{entry.key}\0{entry.text}\0{entry.terms}\0{entry.context}".encode(
-        "utf-8", "surrogatepass"
-    )
-    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
 
 
 def apply_changes(
@@ -51,9 +48,9 @@ def apply_changes(
     entries added and the entries removed."""
     changed = added = removed = 0
     loader: Loader | None = None
-    for rel in todo:
+    for rel, read_ns, got in _prepared(index, rows, todo):
         fresh: list[tuple[str, int, str, Entry]] = []
-        result = _refresh(index, w, rel, rows.get(rel), fresh)
+        result = _apply(w, rel, rows.get(rel), read_ns, got, fresh)
         if result is not None:
             changed += 1
             removed += result
@@ -72,6 +69,42 @@ def apply_changes(
     if loader is not None:
         added += _flush(w, loader, last=True)
     return changed, added, removed
+
+
+def _prepared(
+    index: RecallIndex, rows: dict[str, FileRow], todo: list[str]
+) -> Iterator[tuple[str, int, Prepared | None]]:
+    """Each of ``todo`` read (and extracted, when changed), in order, with the time taken just
+    before it was read."""
+    for rel in todo:
+        read_ns = index._now_ns()
+        known = rows[rel][0] if rel in rows else None
+        yield rel, read_ns, _prepare(os.path.join(index.root, rel), rel, known, index._extract)
+
+
+def _prepare(
+    path: str, rel: str, known: str | None, extract: Callable[[str, str], list[Entry]]
+) -> Prepared | None:
+    """Read ``path`` (``rel`` in the index) and, unless its SHA-256 is ``known``, extract its
+    entries; ``None`` if it cannot be read."""
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    sha = hashlib.sha256(data).hexdigest()
+    if sha == known:
+        return _signature(st), sha, None
+    entries = extract(rel, data.decode("utf-8", "replace"))
+    return _signature(st), sha, [(e, _entry_hash(e)) for e in entries]
+
+
+def _entry_hash(entry: Entry) -> str:
+    raw = f"{entry.key}\0{entry.text}\0{entry.terms}\0{entry.context}".encode(
+        "utf-8", "surrogatepass"
+    )
+    return hashlib.sha1(raw, usedforsecurity=False).hexdigest()
 
 
 def _flush(w: sqlite3.Connection, loader: Loader, *, last: bool) -> int:
@@ -147,38 +180,31 @@ def _add_stats(w: sqlite3.Connection, docs: int, length: int) -> None:
     w.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'length'", (length,))
 
 
-def _refresh(
-    index: RecallIndex,
+def _apply(
     w: sqlite3.Connection,
     rel: str,
     row: FileRow | None,
+    read_ns: int,
+    got: Prepared | None,
     fresh: list[tuple[str, int, str, Entry]],
 ) -> int | None:
-    """Re-read one file: its entries that are new go to ``fresh`` (path, position, hash,
-    entry), those gone are removed now; the number removed, ``None`` if unchanged."""
-    path = os.path.join(index.root, rel)
-    read_ns = index._now_ns()
-    try:
-        st = os.stat(path)
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+    """Apply one file as ``_prepare`` read it: its entries that are new go to ``fresh`` (path,
+    position, hash, entry), those gone are removed now; the number removed, ``None`` if
+    unchanged."""
+    if got is None:
         return _drop(w, rel) if row is not None else None
-    sha = hashlib.sha256(data).hexdigest()
+    signature, sha, entries = got
     w.execute(
-        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (rel, sha, *_signature(st), read_ns),
+        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", (rel, sha, *signature, read_ns)
     )
-    if row is not None and row[0] == sha:
+    if entries is None or (row is not None and row[0] == sha):
         return None
-    entries = index._extract(rel, data.decode("utf-8", "replace"))
     old: dict[str, list[int]] = {}
     for ident, digest in w.execute("SELECT id, hash FROM entries WHERE path = ?", (rel,)):
         old.setdefault(digest, []).append(ident)
     gone: list[int] = []
     moved: list[tuple[int, int]] = []
-    for pos, entry in enumerate(entries):
-        digest = _entry_hash(entry)
+    for pos, (entry, digest) in enumerate(entries):
         kept = old.get(digest)
         if kept:
             moved.append((pos, kept.pop()))

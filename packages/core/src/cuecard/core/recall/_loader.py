@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.recall._index import Entry, Ranking
 
-__all__ = ["Loader", "TokenMemo"]
+__all__ = ["Loader", "TokenMemo", "source"]
 
 # ``runs`` of cuecard.core.recall._tokens as one pattern: word characters (``str.isalnum`` or
 # ``_``, as ``\w``), joined through ``. : / @ -`` when a word character follows.
@@ -71,6 +71,12 @@ class TokenMemo:
         return out
 
 
+def source(entry: Entry, context: bool) -> str:
+    """What of ``entry`` is tokenised (with its context when the ranking indexes it)."""
+    text = entry.terms or entry.text
+    return f"{text}\n{entry.context}" if context and entry.context else text
+
+
 class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
@@ -107,10 +113,7 @@ class Loader:
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
         """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
-        source = entry.terms or entry.text
-        if self._context and entry.context:
-            source = f"{source}\n{entry.context}"
-        toks = self._tokens(source)
+        toks = self._tokens(source(entry, self._context))
         doc = self._next
         self._next += 1
         size = len(toks)
