@@ -54,9 +54,20 @@ class NoteFact:
 def bare(line: str) -> str:
     """A fact line reduced to the fact: the comparison key for dedup and conflicts."""
     text = _BULLET.sub("", line.strip(), count=1)
-    text = STAMP.sub("", text)
-    text = _USAGE.sub("", text)
+    # (Each pattern only where its literal part is: most lines hold neither.)
+    if "（写入 " in text or "(written " in text:
+        text = STAMP.sub("", text)
+    if "｜使用 " in text:
+        text = _USAGE.sub("", text)
     return text.strip()
+
+
+def _placeholder(fact: str) -> bool:
+    """``PLACEHOLDER`` finds something in ``fact`` (an ASCII fact naming no "example" cannot
+    match: no other ASCII text matches those letters ignoring case)."""
+    if fact.isascii() and "example" not in fact.lower() and "示例" not in fact:
+        return False
+    return PLACEHOLDER.search(fact) is not None
 
 
 def fact_id(text: str) -> str:
@@ -113,7 +124,7 @@ def note_facts(text: str) -> list[NoteFact]:
     facts = []
     superseded = False
     for raw in text.splitlines():
-        heading = _HEADING.match(raw)
+        heading = _HEADING.match(raw) if raw.startswith("#") else None
         if heading:
             superseded = bool(_SUPERSEDED.search(heading.group(2)))
             continue
@@ -122,7 +133,7 @@ def note_facts(text: str) -> list[NoteFact]:
         fact = bare(raw)
         if not fact:
             continue
-        facts.append(NoteFact(raw.rstrip(), fact, superseded, bool(PLACEHOLDER.search(fact))))
+        facts.append(NoteFact(raw.rstrip(), fact, superseded, _placeholder(fact)))
     return facts
 
 
