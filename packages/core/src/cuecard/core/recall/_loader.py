@@ -55,20 +55,17 @@ class TokenMemo:
         memo = self._memo
         runs = _RUN.findall(text)
         known = list(map(memo.get, runs))
-        if None not in known:  # every run seen before (most texts): no Python loop
-            return list(chain.from_iterable(known))  # type: ignore[arg-type]
-        out: list[str] = []
-        for run, got in zip(runs, known, strict=True):
-            if got is None:
+        if None in known:  # some run not seen before: only those tokenised in Python
+            for at in [at for at, got in enumerate(known) if got is None]:
+                run = runs[at]
                 # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
                 raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
                 if not raw:
                     run_raw(run, raw)
-                got = tuple(finish(raw, self._stem, whole=True))
+                got = known[at] = tuple(finish(raw, self._stem, whole=True))
                 if len(memo) < MEMO_LIMIT:
                     memo[run] = got
-            out.extend(got)
-        return out
+        return list(chain.from_iterable(known))  # type: ignore[arg-type]
 
 
 def source(entry: Entry, context: bool) -> str:
@@ -159,9 +156,11 @@ class Loader:
         length_of = self._lengths.__getitem__
         rows: list[tuple[str, int, bytes, bytes, bytes]] = []
         stats: list[tuple[str, int, int, int]] = []
-        for term in sorted(self._postings):
-            docs, tfs = (array(TYPECODE, column) for column in self._postings[term])
-            lens = array(TYPECODE, map(length_of, docs))
+        postings = self._postings
+        for term in sorted(postings):
+            held_docs, held_tfs = postings[term]
+            docs, tfs = array(TYPECODE, held_docs), array(TYPECODE, held_tfs)
+            lens = array(TYPECODE, map(length_of, held_docs))
             stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
                 None
@@ -179,6 +178,9 @@ class Loader:
                     both.extend(new)
                     joined.append(both)
                 docs, tfs, lens = joined
+            if len(docs) <= size:  # (most terms: one block, nothing to cut)
+                rows.append((term, docs[0], docs.tobytes(), tfs.tobytes(), lens.tobytes()))
+                continue
             for start in range(0, len(docs), size):
                 end = start + size
                 rows.append(
