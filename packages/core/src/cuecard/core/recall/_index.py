@@ -138,16 +138,21 @@ CREATE TABLE files (
   path TEXT PRIMARY KEY, sha TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
   ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, read_ns INTEGER NOT NULL
 );
+-- terms: the entry's distinct terms, space-separated
 CREATE TABLE entries (
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL,
   text TEXT NOT NULL, terms TEXT NOT NULL, len INTEGER NOT NULL, pos INTEGER NOT NULL
 );
 CREATE INDEX entries_path ON entries(path, pos);
+-- A block of a term's postings: up to BLOCK entries from the first, their ids, the term's
+-- frequency in each and their lengths, as native 4-byte unsigned integers
 CREATE TABLE postings (
   term TEXT NOT NULL, first INTEGER NOT NULL, docs BLOB NOT NULL, tfs BLOB NOT NULL,
   lens BLOB NOT NULL
 );
 CREATE UNIQUE INDEX postings_term ON postings(term, first);
+-- df: entries holding the term, tf_max and len_min: its highest frequency in an entry and the
+-- shortest entry holding it (bounds that stay true when entries leave)
 CREATE TABLE terms (
   term TEXT PRIMARY KEY, df INTEGER NOT NULL, tf_max INTEGER NOT NULL, len_min INTEGER NOT NULL
 ) WITHOUT ROWID;

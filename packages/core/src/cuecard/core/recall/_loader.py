@@ -114,11 +114,14 @@ class Loader:
         doc = self._next
         self._next += 1
         size = len(toks)
-        self._entries.append((doc, path, entry.key, digest, entry.text, " ".join(toks), size, pos))
+        counts = Counter(toks)
+        # (The entry's distinct terms: what a removal and the concept graph read.)
+        self._entries.append(
+            (doc, path, entry.key, digest, entry.text, " ".join(counts), size, pos)
+        )
         self._length += size
         self._lengths[doc] = size
         postings = self._postings
-        counts = Counter(toks)
         for term, tf in counts.items():
             held = postings.get(term)
             if held is None:
