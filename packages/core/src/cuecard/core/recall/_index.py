@@ -409,16 +409,17 @@ def _add_scores(
 
 def best_scores(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
     """The best ``count`` of ``scores``, best first (ties: the lower id first)."""
-    if len(scores) > 16 * count > 0:
+    size = len(scores)
+    if size > 16 * count > 0:
         # The count-th best of a sample is at most the count-th best of all: a cut that keeps
-        # every one of the best and, on the whole, few others.
-        sample = sorted(list(scores.values())[:: len(scores) // (8 * count)], reverse=True)
-        cut = sample[count - 1]
-        items = [(doc, score) for doc, score in scores.items() if score >= cut]
+        # every one of the best and, with a sample of about sqrt(size * count), few others.
+        stride = size // max(8 * count, 2 * math.isqrt(size * count))
+        cut = sorted(list(scores.values())[::stride], reverse=True)[count - 1]
+        ranked = [(-score, doc) for doc, score in scores.items() if score >= cut]
     else:
-        items = list(scores.items())
-    items.sort(key=lambda pair: (-pair[1], pair[0]))
-    return items[:count]
+        ranked = [(-score, doc) for doc, score in scores.items()]
+    ranked.sort()
+    return [(doc, -score) for score, doc in ranked[:count]]
 
 
 def _upto(values: Sequence[int], value: int) -> int:
