@@ -14,22 +14,28 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
 
-from cuecard.core.recall import _index
-from cuecard.core.recall._index import Entry, RecallIndex, _ints, _signature
-
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # types only: the loader is imported when some entry is new
+if TYPE_CHECKING:  # types only: _index imports this module, and this one the loader lazily
+    from cuecard.core.recall._index import Entry, RecallIndex
     from cuecard.core.recall._loader import Loader
 
-__all__ = ["TYPECODE", "apply_changes", "encode"]
+    # What ``_prepare`` gives: a file's stat signature and SHA-256 and, when its content is not
+    # the one known, its entries, each with its hash.
+    Prepared = tuple[tuple[int, int, int, int], str, list[tuple[Entry, str]] | None]
+
+__all__ = ["apply_changes", "encode"]
 
 FileRow = tuple[str, int, int, int, int, int]
-# What ``_prepare`` gives: a file's stat signature and SHA-256 and, when its content is not the
-# one known, its entries, each with its hash.
-Prepared = tuple[tuple[int, int, int, int], str, list[tuple[Entry, str]] | None]
+Signature = Callable[[os.stat_result], tuple[int, int, int, int]]
+# ``_index``'s BATCH, BLOCK and POSTINGS_HELD, read when it syncs (tests set them).
+Limits = tuple[int, int, int]
 # The blocks' items: native unsigned ints (4 bytes wherever CPython runs; ``_index._ints``
-# decodes them).
+# decodes them, ``_loader`` writes them).
 TYPECODE = "I"
+
+
+def _ints(blob: bytes) -> list[int]:
+    return memoryview(blob).cast("I").tolist()
 
 
 def encode(values: list[int]) -> bytes:
@@ -43,12 +49,16 @@ def apply_changes(
     rows: dict[str, FileRow],
     todo: list[str],
     stale: list[str],
+    signature: Signature,
+    limits: Limits,
 ) -> tuple[int, int, int]:
     """Re-read ``todo`` and drop ``stale`` in ``w``'s transaction: the files changed, the
-    entries added and the entries removed."""
+    entries added and the entries removed (``signature``: what of a file's stat tells a change;
+    ``limits``: see ``Limits``)."""
     changed = added = removed = 0
     loader: Loader | None = None
-    for rel, read_ns, got in _prepared(index, rows, todo):
+    batch, block, held = limits
+    for rel, read_ns, got in _prepared(index, rows, todo, signature):
         fresh: list[tuple[str, int, str, Entry]] = []
         result = _apply(w, rel, rows.get(rel), read_ns, got, fresh)
         if result is not None:
@@ -59,10 +69,10 @@ def apply_changes(
         if loader is None:
             from cuecard.core.recall._loader import Loader
 
-            loader = Loader(w, index.ranking)
+            loader = Loader(w, index.ranking, block=block, held=held)
         for item in fresh:
             loader.add(*item)
-        if loader.held >= _index.BATCH:
+        if loader.held >= batch:
             added += _flush(w, loader, last=False)
     for rel in stale:
         removed += _drop(w, rel)
@@ -72,18 +82,23 @@ def apply_changes(
 
 
 def _prepared(
-    index: RecallIndex, rows: dict[str, FileRow], todo: list[str]
+    index: RecallIndex, rows: dict[str, FileRow], todo: list[str], signature: Signature
 ) -> Iterator[tuple[str, int, Prepared | None]]:
     """Each of ``todo`` read (and extracted, when changed), in order, with the time taken just
     before it was read."""
     for rel in todo:
         read_ns = index._now_ns()
         known = rows[rel][0] if rel in rows else None
-        yield rel, read_ns, _prepare(os.path.join(index.root, rel), rel, known, index._extract)
+        path = os.path.join(index.root, rel)
+        yield rel, read_ns, _prepare(path, rel, known, index._extract, signature)
 
 
 def _prepare(
-    path: str, rel: str, known: str | None, extract: Callable[[str, str], list[Entry]]
+    path: str,
+    rel: str,
+    known: str | None,
+    extract: Callable[[str, str], list[Entry]],
+    signature: Signature,
 ) -> Prepared | None:
     """Read ``path`` (``rel`` in the index) and, unless its SHA-256 is ``known``, extract its
     entries; ``None`` if it cannot be read."""
@@ -95,9 +110,9 @@ def _prepare(
         return None
     sha = hashlib.sha256(data).hexdigest()
     if sha == known:
-        return _signature(st), sha, None
+        return signature(st), sha, None
     entries = extract(rel, data.decode("utf-8", "replace"))
-    return _signature(st), sha, [(e, _entry_hash(e)) for e in entries]
+    return signature(st), sha, [(e, _entry_hash(e)) for e in entries]
 
 
 def _entry_hash(entry: Entry) -> str:

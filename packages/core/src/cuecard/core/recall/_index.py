@@ -302,7 +302,9 @@ class RecallIndex:
         with self._write() as w:
             rows = self._rows(w)
             todo, stale = self._needs(rows, self._stats())
-            changed, added, removed = apply_changes(self, w, rows, todo, stale)
+            changed, added, removed = apply_changes(
+                self, w, rows, todo, stale, _signature, (BATCH, BLOCK, POSTINGS_HELD)
+            )
         return SyncReport(changed, len(stale), added, removed, rebuilt)
 
     # -- queries ------------------------------------------------------------------------------

@@ -21,8 +21,6 @@ from collections import Counter
 from itertools import chain
 
 from cuecard.core._fsio import crash_point
-from cuecard.core.recall import _index
-from cuecard.core.recall._changes import TYPECODE
 from cuecard.core.recall._tokens import finish, plain, run_raw
 
 TYPE_CHECKING = False
@@ -30,6 +28,9 @@ if TYPE_CHECKING:
     from cuecard.core.recall._index import Entry, Ranking
 
 __all__ = ["Loader", "TokenMemo", "source"]
+
+# The posting blocks' items (``recall._changes.TYPECODE``): native 4-byte unsigned ints.
+TYPECODE = "I"
 
 # ``runs`` of cuecard.core.recall._tokens as one pattern: word characters (``str.isalnum`` or
 # ``_``, as ``\w``), joined through ``. : / @ -`` when a word character follows.
@@ -80,14 +81,16 @@ class Loader:
     Entry ids continue after the highest id present, so the postings are known before any row
     is written: per term, the entries holding it and its frequency in each (two lists, already
     in entry order; their lengths are looked up when written). Entries
-    are written in batches; their postings are held longer (up to ``_index.POSTINGS_HELD``), so
+    are written in batches; their postings are held longer (up to ``held``), so
     that a term's postings of many batches make one row per block."""
 
     __slots__ = (
+        "_block",
         "_context",
         "_entries",
         "_fresh",
         "_held",
+        "_held_limit",
         "_length",
         "_lengths",
         "_next",
@@ -95,7 +98,9 @@ class Loader:
         "_tokens",
     )
 
-    def __init__(self, conn: sqlite3.Connection, ranking: Ranking) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, ranking: Ranking, *, block: int, held: int
+    ) -> None:
         top = conn.execute("SELECT max(id) FROM entries").fetchone()[0]
         self._next = int(top or 0) + 1
         # No posting stored yet (a first build): no term has a block to extend.
@@ -107,6 +112,7 @@ class Loader:
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
         self._lengths: dict[int, int] = {}
         self._held = 0
+        self._block, self._held_limit = block, held
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
         """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
@@ -138,7 +144,7 @@ class Loader:
 
     def flush(self, conn: sqlite3.Connection, *, last: bool) -> tuple[int, int]:
         """Write the held entries, and their postings when ``last`` or when over
-        ``POSTINGS_HELD``; the number of entries written and their total length."""
+        ``held``; the number of entries written and their total length."""
         conn.executemany(
             "INSERT INTO entries (id, path, key, hash, text, terms, len, pos) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -147,15 +153,15 @@ class Loader:
         crash_point("recall-entries-written")
         added, length = len(self._entries), self._length
         self._entries, self._length = [], 0
-        if last or self._held >= _index.POSTINGS_HELD:
+        if last or self._held >= self._held_limit:
             self._write_postings(conn)
         return added, length
 
     def _write_postings(self, conn: sqlite3.Connection) -> None:
-        """The postings in key order, in blocks of ``_index.BLOCK`` (ids only grow: a term's
+        """The postings in key order, in blocks of ``block`` (ids only grow: a term's
         last block, when not full, gets the new ones appended), and per term its entry count,
         highest frequency and shortest entry (``_index._max_score``'s bounds)."""
-        size = _index.BLOCK
+        size = self._block
         length_of = self._lengths.__getitem__
         rows: list[tuple[str, int, bytes, bytes, bytes]] = []
         stats: list[tuple[str, int, int, int]] = []
