@@ -14,6 +14,7 @@ from pathlib import Path
 from tests._support import home
 from tests._support.cli import run_cli
 from tests._support.dsh import dsh
+from tests._support.project import add_migration_trap
 
 
 def sessions() -> tuple[home.RealHome, Path]:
@@ -57,15 +58,7 @@ def test_a_folder_vault_search_keeps_its_index_out_of_the_real_home(tmp_path: Pa
 
 def test_a_dsh_hook_keeps_what_it_handed_out_of_the_real_home(project: Path) -> None:
     real, session = sessions()
-    added = run_cli(
-        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
-        "--body", "Applied migrations are immutable; add a new one.",
-        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
-        cwd=project,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-    (project / "migrations").mkdir()
-    (project / "migrations" / "0001.sql").write_text("create table t (id bigint);\n")
+    add_migration_trap(project)
     session_id = f"isolation-{uuid.uuid4().hex}"
     payload = {
         "session_id": session_id,

@@ -34,3 +34,21 @@ def add(store: Store, *, topic: str | None = None, **fields: Any) -> str:
     raw.update(fields)
     store.add(validate_memory(raw))
     return memory_id
+
+
+def add_migration_trap(project: Path) -> Path:
+    """Through the real CLI, a trap on editing ``migrations/**`` in ``project``, and the file
+    ``migrations/0001.sql`` an edit would touch (returned)."""
+    from tests._support.cli import run_cli
+
+    added = run_cli(
+        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
+        "--body", "Applied migrations are immutable; add a new one.",
+        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
+        cwd=project,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    (project / "migrations").mkdir()
+    target = project / "migrations" / "0001.sql"
+    target.write_text("create table t (id bigint);\n")
+    return target

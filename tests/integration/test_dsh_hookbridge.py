@@ -20,6 +20,7 @@ from cuecard.dsh_adapter._hookbridge import (
 )
 from tests._support.cli import run_cli
 from tests._support.dsh import dsh
+from tests._support.project import add_migration_trap
 
 DSH_DEFAULT = "# Your patch layer for this dsh profile\n# comments\n[]\n"
 
@@ -118,15 +119,7 @@ def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
 def test_after_a_tool_call_the_shim_delivers_its_memories_as_post_tool_use_context(
     project: Path,
 ) -> None:
-    added = run_cli(
-        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
-        "--body", "Applied migrations are immutable; add a new one.",
-        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
-        cwd=project,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-    (project / "migrations").mkdir()
-    (project / "migrations" / "0001.sql").write_text("create table t (id bigint);\n")
+    add_migration_trap(project)
     payload = {
         "session_id": "session-1",
         "transcript_path": "/nowhere",
@@ -197,16 +190,7 @@ def test_a_step_that_claims_only_what_post_tool_use_handed_dsh_is_no_prompt(
 ) -> None:
     """DSH turns a PostToolUse context into a message and runs UserPromptSubmit on it: the shim
     hands that text to no one, so cuecard's turn goes on; a real prompt still goes through."""
-    added = run_cli(
-        "add", "--topic", "db/migrations", "--kind", "trap", "--title", "Applied migrations",
-        "--body", "Applied migrations are immutable; add a new one.",
-        "--not-derivable", "learned from an outage", "--on", "edit", "--paths", "migrations/**",
-        cwd=project,
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-    (project / "migrations").mkdir()
-    target = project / "migrations" / "0001.sql"
-    target.write_text("create table t (id bigint);\n")
+    target = add_migration_trap(project)
     base = {"session_id": "session-p", "cwd": str(project)}
     edit = {**base, "hook_event_name": "PostToolUse", "tool_name": "edit",
             "tool_input": {"file_path": str(target), "old_string": "int", "new_string": "bigint"},
