@@ -11,7 +11,14 @@ import functools
 import re
 from collections.abc import Callable
 
-__all__ = ["find_secret", "may_hold_secret", "redact", "redact_json", "redact_text_copy"]
+__all__ = [
+    "find_secret",
+    "may_hold_secret",
+    "re2_search",
+    "redact",
+    "redact_json",
+    "redact_text_copy",
+]
 
 # Credential shapes, each with the name a refusal gives it (never the value).
 _SECRET_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -136,15 +143,21 @@ _LOOSE = "|".join(
 )
 
 
-@functools.cache
-def _loose() -> Callable[[str], object]:
+def re2_search(pattern: str, fallback: re.Pattern[str]) -> Callable[[str], object]:
+    """``pattern``'s search by RE2 when installed (a tenth of the time over long text), else
+    ``fallback``'s (the same pattern compiled by ``re``)."""
     try:
         import re2
     except ImportError:  # pragma: no cover - google-re2 is a dependency of core
-        return _PREFILTER.search
+        return fallback.search
     options = re2.Options()
     options.log_errors = False
-    return re2.compile(_LOOSE, options).search  # type: ignore[no-any-return]
+    return re2.compile(pattern, options).search  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _loose() -> Callable[[str], object]:
+    return re2_search(_LOOSE, _PREFILTER)
 
 
 def may_hold_secret(text: str) -> bool:

@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from cuecard.core.engine._secrets import may_hold_secret
+from cuecard.core.engine._secrets import may_hold_secret, re2_search
 from cuecard.core.engine._text import find_secret, redact
 
 __all__ = ["find_credential", "may_hold_credential", "redact_credentials"]
@@ -82,14 +82,8 @@ _HEX_RUN = re.compile(r"[A-Fa-f0-9]{32}")
 
 @functools.cache
 def _hex_search() -> Callable[[str], object]:
-    """``_HEX_RUN``'s search, by RE2 when installed (a tenth of the time over long text)."""
-    try:
-        import re2
-    except ImportError:  # pragma: no cover - google-re2 is a dependency of core
-        return _HEX_RUN.search
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(_HEX_RUN.pattern, options).search  # type: ignore[no-any-return]
+    """``_HEX_RUN``'s search, by RE2 when installed."""
+    return re2_search(_HEX_RUN.pattern, _HEX_RUN)
 
 
 def _labelled_line(text: str) -> bool:
