@@ -17,8 +17,8 @@ import re
 import sqlite3
 import unicodedata
 from array import array
-from collections import Counter
-from itertools import chain
+from collections import Counter, defaultdict, deque
+from itertools import chain, repeat
 
 from cuecard.core._fsio import crash_point
 from cuecard.core.recall._tokens import finish, plain, run_raw
@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.recall._index import Entry, Ranking
 
-__all__ = ["Loader", "TokenMemo", "source"]
+__all__ = ["Loader", "TokenMemo"]
 
 # The posting blocks' items (``recall._changes.TYPECODE``): native 4-byte unsigned ints.
 TYPECODE = "I"
@@ -38,17 +38,20 @@ _RUN = re.compile(r"\w+(?:[.:/@-]+\w+)*")
 # Distinct runs remembered at most (a vault's vocabulary is far smaller; this bounds memory on
 # text made of ever-new words).
 MEMO_LIMIT = 500_000
+_ONE = array(TYPECODE, (1,))
 
 
 class TokenMemo:
     """``tokens(text, stem=stem)`` of ``cuecard.core.recall._tokens``, the same list, faster
-    over many texts: each distinct run is tokenised once."""
+    over many texts: each distinct run is tokenised once, and each distinct raw token (a word
+    in any case, an identifier's piece) finished (stemmed) once."""
 
-    __slots__ = ("_memo", "_stem")
+    __slots__ = ("_finished", "_memo", "_stem")
 
     def __init__(self, *, stem: bool = True) -> None:
         self._stem = stem
         self._memo: dict[str, tuple[str, ...]] = {}
+        self._finished: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> list[str]:
         if not text.isascii():
@@ -57,22 +60,29 @@ class TokenMemo:
         runs = _RUN.findall(text)
         known = list(map(memo.get, runs))
         if None in known:  # some run not seen before: only those tokenised in Python
-            for at in [at for at, got in enumerate(known) if got is None]:
-                run = runs[at]
-                # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
-                raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
-                if not raw:
-                    run_raw(run, raw)
-                got = known[at] = tuple(finish(raw, self._stem, whole=True))
-                if len(memo) < MEMO_LIMIT:
-                    memo[run] = got
+            for at, got in enumerate(known):
+                if got is None:
+                    run = runs[at]
+                    got = known[at] = self._run(run)
+                    if len(memo) < MEMO_LIMIT:
+                        memo[run] = got
         return list(chain.from_iterable(known))  # type: ignore[arg-type]
 
-
-def source(entry: Entry, context: bool) -> str:
-    """What of ``entry`` is tokenised (with its context when the ranking indexes it)."""
-    text = entry.terms or entry.text
-    return f"{text}\n{entry.context}" if context and entry.context else text
+    def _run(self, run: str) -> tuple[str, ...]:
+        # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
+        raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
+        if not raw:
+            run_raw(run, raw)
+        finished = self._finished
+        out: list[str] = []
+        for token in raw:
+            done = finished.get(token)
+            if done is None:
+                done = tuple(finish([token], self._stem, whole=True))
+                if len(finished) < MEMO_LIMIT:
+                    finished[token] = done
+            out.extend(done)
+        return tuple(out)
 
 
 class Loader:
@@ -89,6 +99,7 @@ class Loader:
         "_context",
         "_entries",
         "_fresh",
+        "_headings",
         "_held",
         "_held_limit",
         "_length",
@@ -107,35 +118,43 @@ class Loader:
         self._fresh = conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is None
         self._tokens = TokenMemo(stem=ranking.stem)
         self._context = ranking.context
+        self._headings: dict[str, list[str]] = {}
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
         self._length = 0
-        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        self._postings: defaultdict[str, list[int]] = defaultdict(list)
         self._lengths: dict[int, int] = {}
         self._held = 0
         self._block, self._held_limit = block, held
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
         """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
-        toks = self._tokens(source(entry, self._context))
+        toks = self._tokens(entry.terms or entry.text)
+        if self._context and entry.context:  # (its note's headings: many entries share them)
+            toks += self._heading(entry.context)
         doc = self._next
         self._next += 1
         size = len(toks)
-        counts = Counter(toks)
+        distinct = dict.fromkeys(toks)
         # (The entry's distinct terms: what a removal and the concept graph read.)
         self._entries.append(
-            (doc, path, entry.key, digest, entry.text, " ".join(counts), size, pos)
+            (doc, path, entry.key, digest, entry.text, " ".join(distinct), size, pos)
         )
         self._length += size
         self._lengths[doc] = size
-        postings = self._postings
-        for term, tf in counts.items():
-            held = postings.get(term)
-            if held is None:
-                postings[term] = ([doc], [tf])
-            else:
-                held[0].append(doc)
-                held[1].append(tf)
-        self._held += len(counts)
+        # Each occurrence of a term appends the entry to the term's list (its frequency there is
+        # how often the entry follows itself, counted when written), the loop run in C.
+        deque(map(list.append, map(self._postings.__getitem__, toks), repeat(doc)), 0)
+        self._held += len(distinct)
+
+    def _heading(self, context: str) -> list[str]:
+        """The tokens of an entry's ``context``, as ``tokens`` gives them after its text and a
+        line break (no run crosses one, and normalisation composes nothing across it)."""
+        got = self._headings.get(context)
+        if got is None:
+            got = self._tokens(context)
+            if len(self._headings) < MEMO_LIMIT:
+                self._headings[context] = got
+        return got
 
     @property
     def held(self) -> int:
@@ -167,9 +186,13 @@ class Loader:
         stats: list[tuple[str, int, int, int]] = []
         postings = self._postings
         for term in sorted(postings):
-            held_docs, held_tfs = postings[term]
-            docs, tfs = array(TYPECODE, held_docs), array(TYPECODE, held_tfs)
-            lens = array(TYPECODE, map(length_of, held_docs))
+            held = postings[term]
+            docs = array(TYPECODE, dict.fromkeys(held))  # (a dict keeps the entries' order)
+            if len(docs) == len(held):  # (most terms: once in each entry holding them)
+                tfs = _ONE * len(docs)
+            else:
+                tfs = array(TYPECODE, Counter(held).values())
+            lens = array(TYPECODE, map(length_of, docs))
             stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
                 None
@@ -210,5 +233,5 @@ class Loader:
             "len_min = min(len_min, excluded.len_min)",
             stats,
         )
-        self._postings, self._lengths = {}, {}
+        self._postings, self._lengths = defaultdict(list), {}
         self._held, self._fresh = 0, False

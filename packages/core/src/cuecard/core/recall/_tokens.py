@@ -27,7 +27,7 @@ from cuecard.core.engine._words import stem as _stem
 
 __all__ = ["FUNCTION_WORDS", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
 
-TOKENIZER_VERSION = "3"
+TOKENIZER_VERSION = "4"
 
 _JOINERS = frozenset(".:/@-")
 _OUTER = frozenset(":/@")
@@ -232,8 +232,9 @@ def _raw(text: str) -> list[str]:
 
 
 def finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
-    """Tokens without stopwords, plain words stemmed (with ``whole``, each followed by the word
-    as typed, which an identifier spelled in one case may be: ``getusers``)."""
+    """Tokens without stopwords, plain words stemmed (with ``whole``, an inflected word followed
+    by the word as typed, which an identifier spelled in one case may be: ``getusers``; a word
+    that is its own stem is one token, counted once)."""
     out = []
     for token in raw:
         if token[0] == "\0":
@@ -241,10 +242,13 @@ def finish(raw: list[str], stem: bool, whole: bool = False) -> list[str]:
             if token in STOPWORDS:
                 continue
             if stem:
-                out.append(_stem(token)[:_MAX])
-                if not whole:
+                stemmed = _stem(token)[:_MAX]
+                out.append(stemmed)
+                token = token[:_MAX]
+                if not whole or token == stemmed:
                     continue
-            token = token[:_MAX]
+            else:
+                token = token[:_MAX]
         elif token in STOPWORDS:
             continue
         out.append(token)
