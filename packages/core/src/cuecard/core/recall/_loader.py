@@ -187,11 +187,11 @@ class Loader:
         postings = self._postings
         for term in sorted(postings):
             held = postings[term]
-            docs = array(TYPECODE, dict.fromkeys(held))  # (a dict keeps the entries' order)
-            if len(docs) == len(held):  # (most terms: once in each entry holding them)
-                tfs = _ONE * len(docs)
-            else:
-                tfs = array(TYPECODE, Counter(held).values())
+            if len(held) == 1:  # (a third of the terms: once in one entry)
+                docs, tfs = array(TYPECODE, held), _ONE
+            else:  # (a dict keeps its keys in the order first seen: the entries')
+                counts = Counter(held)
+                docs, tfs = array(TYPECODE, counts), array(TYPECODE, counts.values())
             lens = array(TYPECODE, map(length_of, docs))
             stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
