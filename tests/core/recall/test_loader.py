@@ -27,6 +27,7 @@ _PIECES = st.sampled_from(
     [
         *"aeiosdgnrtyAEZ09_.:/@- \t\n,'é服务\u3042한ﬁＡ²\uf900ſK",
         *("the ", "running ", "Ports ", "getUsers ", "node.js ", "retried ", "caches "),
+        *("Lilon", "drusou", "3144", "0x1F", "Ab", "for"),
     ]
 )
 _TEXT = st.lists(_PIECES, max_size=30).map("".join)

@@ -29,7 +29,7 @@ from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
 # The postings' blocks hold native integers: the byte order is part of the version.
-SCHEMA_VERSION = f"5{sys.byteorder[0]}.{TOKENIZER_VERSION}"
+SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 K1 = 1.2
 B = 0.75
 RACY_NS = 2_000_000_000
@@ -148,9 +148,8 @@ CREATE INDEX entries_path ON entries(path, pos);
 -- frequency in each and their lengths, as native 4-byte unsigned integers
 CREATE TABLE postings (
   term TEXT NOT NULL, first INTEGER NOT NULL, docs BLOB NOT NULL, tfs BLOB NOT NULL,
-  lens BLOB NOT NULL
-);
-CREATE UNIQUE INDEX postings_term ON postings(term, first);
+  lens BLOB NOT NULL, PRIMARY KEY (term, first)
+) WITHOUT ROWID;
 -- df: entries holding the term, tf_max and len_min: its highest frequency in an entry and the
 -- shortest entry holding it (bounds that stay true when entries leave)
 CREATE TABLE terms (

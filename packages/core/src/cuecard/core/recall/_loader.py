@@ -21,7 +21,8 @@ from collections import Counter, defaultdict, deque
 from itertools import chain, repeat
 
 from cuecard.core._fsio import crash_point
-from cuecard.core.recall._tokens import finish, plain, run_raw
+from cuecard.core.recall._tokens import MAX_TOKEN as _MAX
+from cuecard.core.recall._tokens import finish, run_raw
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +39,12 @@ _RUN = re.compile(r"\w+(?:[.:/@-]+\w+)*")
 # Distinct runs remembered at most (a vault's vocabulary is far smaller; this bounds memory on
 # text made of ever-new words).
 MEMO_LIMIT = 500_000
+# Runs whose raw tokens need no tokenizer (``_tokens.plain`` words, ASCII numbers, and plain
+# words joined by the joiners that keep a run whole), and the joiners that cut those.
+_PLAIN = re.compile(r"[A-Za-z][a-z]{2,}")
+_NUMBER = re.compile(r"[0-9]+")
+_JOINED = re.compile(r"[A-Za-z][a-z]{2,}(?:[._-]+[A-Za-z][a-z]{2,})+")
+_INNER = re.compile(r"[._-]+")
 _ONE = array(TYPECODE, (1,))
 
 
@@ -69,9 +76,17 @@ class TokenMemo:
         return list(chain.from_iterable(known))  # type: ignore[arg-type]
 
     def _run(self, run: str) -> tuple[str, ...]:
-        # A plain word (most runs) is its one raw token; anything else, the tokenizer's.
-        raw = ["\0" + run.lower()] if run.isascii() and plain(run) else []
-        if not raw:
+        # The raw tokens (see ``_tokens.run_raw``) of the common shapes found by patterns: a
+        # plain word is itself; a number, itself; plain words joined by ``._-`` the whole and
+        # each word. Anything else, the tokenizer's.
+        if _PLAIN.fullmatch(run):
+            raw = ["\0" + run.lower()]
+        elif _NUMBER.fullmatch(run):
+            raw = [run[:_MAX]]
+        elif _JOINED.fullmatch(run):
+            raw = [run.lower()[:_MAX], *["\0" + w for w in _INNER.split(run.lower()) if w]]
+        else:
+            raw = []
             run_raw(run, raw)
         finished = self._finished
         out: list[str] = []

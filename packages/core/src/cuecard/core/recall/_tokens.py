@@ -32,7 +32,8 @@ TOKENIZER_VERSION = "3"
 _JOINERS = frozenset(".:/@-")
 _OUTER = frozenset(":/@")
 _INNER = frozenset("._-")
-_MAX = 64
+# A token's length at most (longer ones are cut).
+MAX_TOKEN = _MAX = 64
 
 # Chinese, Japanese and Korean letters, by code point.
 _CJK_RANGES = (
