@@ -41,6 +41,55 @@ def test_memoised_tokens_equal_the_plain_tokenizer(texts: list[str], stem: bool)
         assert memo(text) == tokens(text, stem=stem)
 
 
+# Headings: the pieces above and marks that combine with what precedes them (a heading's are
+# tokenised once per note and joined to each fact's tokens: nothing may cross the line break).
+_HEADING = st.lists(
+    st.sampled_from([*"\u0301\u0308\u0338\u3099 ", "Session 3", "ﬁx"]), max_size=4
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT | _HEADING), min_size=1, max_size=8), st.booleans())
+def test_what_a_build_stores_is_each_entrys_text_and_context_tokenised(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, str]], stem: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("tokens")
+    (folder / "a.txt").write_text("x", encoding="utf-8")
+    facts = [(text or "fact", context) for text, context in rows]
+    index = RecallIndex(
+        folder / "index.sqlite3",
+        folder,
+        lambda: ["a.txt"],
+        lambda _rel, _text: [Entry(f"k{n}", t, context=c) for n, (t, c) in enumerate(facts)],
+        now_ns=lambda: 0,
+        ranking=Ranking(stem=stem),
+    )
+    index.sync()
+    index.close()
+    conn = sqlite3.connect(index.db_path)
+    try:
+        stored = {
+            key: (terms, size)
+            for key, terms, size in conn.execute("SELECT key, terms, len FROM entries")
+        }
+        ids = dict(conn.execute("SELECT id, key FROM entries"))
+        held: dict[tuple[str, str], int] = {}
+        for term, docs, tfs in conn.execute("SELECT term, docs, tfs FROM postings"):
+            for doc, tf in zip(
+                *(memoryview(c).cast("I").tolist() for c in (docs, tfs)), strict=True
+            ):
+                held[ids[doc], term] = tf
+    finally:
+        conn.close()
+    wanted: dict[tuple[str, str], int] = {}
+    for n, (text, context) in enumerate(facts):
+        want = tokens(f"{text}\n{context}" if context else text, stem=stem)
+        assert stored[f"k{n}"] == (" ".join(dict.fromkeys(want)), len(want))
+        for term in want:
+            wanted[f"k{n}", term] = wanted.get((f"k{n}", term), 0) + 1
+    assert held == wanted
+
+
 def _index(folder: Path, ranking: Ranking | None = None) -> RecallIndex:
     return RecallIndex(
         folder / "index.sqlite3",

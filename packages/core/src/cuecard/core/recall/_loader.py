@@ -17,8 +17,8 @@ import re
 import sqlite3
 import unicodedata
 from array import array
-from collections import Counter, defaultdict, deque
-from itertools import chain, repeat
+from collections import Counter, defaultdict
+from itertools import chain
 
 from cuecard.core._fsio import crash_point
 from cuecard.core.recall._tokens import MAX_TOKEN as _MAX
@@ -104,10 +104,10 @@ class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
     Entry ids continue after the highest id present, so the postings are known before any row
-    is written: per term, the entries holding it and its frequency in each (two lists, already
-    in entry order; their lengths are looked up when written). Entries
-    are written in batches; their postings are held longer (up to ``held``), so
-    that a term's postings of many batches make one row per block."""
+    is written: per term, the entries holding it, once per occurrence and in entry order (its
+    frequencies and the entries' lengths are counted and looked up when written). Entries are
+    written in batches; their postings are held longer (up to ``held``), so that a term's
+    postings of many batches make one row per block."""
 
     __slots__ = (
         "_block",
@@ -157,8 +157,10 @@ class Loader:
         self._length += size
         self._lengths[doc] = size
         # Each occurrence of a term appends the entry to the term's list (its frequency there is
-        # how often the entry follows itself, counted when written), the loop run in C.
-        deque(map(list.append, map(self._postings.__getitem__, toks), repeat(doc)), 0)
+        # how often the entry follows itself: counted when written).
+        postings = self._postings
+        for term in toks:
+            postings[term].append(doc)
         self._held += len(distinct)
 
     def _heading(self, context: str) -> list[str]:
