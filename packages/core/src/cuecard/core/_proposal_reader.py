@@ -4,13 +4,12 @@ one JSON object and validated as a memory or a request proposal, or refused with
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pydantic
 
 from cuecard.core._errors import CuecardError
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
-from cuecard.core._validate import schema_messages
+from cuecard.core._validate import flat_strings, schema_messages
 from cuecard.core.engine._text import find_secret
 
 __all__ = ["Refused", "parse_proposal"]
@@ -23,22 +22,6 @@ class Refused(CuecardError):
         self.code = code
         self.reasons = reasons
         super().__init__("; ".join(reasons))
-
-
-def _decoded_strings(value: Any) -> str:
-    """Every key and string of parsed JSON, one per line: what escapes could hide from a scan."""
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return "\n".join(out)
 
 
 def parse_proposal(raw_text: str) -> Proposal:
@@ -54,7 +37,8 @@ def parse_proposal(raw_text: str) -> Proposal:
         raise Refused("invalid_json", ["the proposal is nested too deeply"]) from None
     if not isinstance(raw, dict):
         raise Refused("not_object", ["the proposal is not one JSON object"])
-    secret = find_secret(_decoded_strings(raw))
+    # What escapes could hide from the scan above: every key and string, decoded.
+    secret = find_secret("\n".join(flat_strings(raw)))
     if secret is not None:
         raise Refused("secret", [f"the proposal holds a credential-shaped value ({secret})"])
     model: type[MemoryProposal] | type[RequestProposal]

@@ -28,6 +28,7 @@ from cuecard.core.engine._text import (
 __all__ = [
     "MAX_MEMORY_JSON",
     "field_name",
+    "flat_strings",
     "memory_label",
     "schema_messages",
     "validate_memory",
@@ -118,7 +119,9 @@ def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str,
             yield from _strings(item, (*loc, index))
 
 
-def _flat_strings(value: Any) -> list[str]:
+def flat_strings(value: Any) -> list[str]:
+    """Every string key and string value of ``value`` (parsed JSON, or any mappings, lists and
+    tuples), however deep: what a credential scan of the decoded text reads."""
     out: list[str] = []
     stack = [value]
     while stack:
@@ -134,7 +137,7 @@ def _flat_strings(value: Any) -> list[str]:
 
 
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
-    if not needs_scrutiny("\n".join(_flat_strings(raw))):
+    if not needs_scrutiny("\n".join(flat_strings(raw))):
         return []
     refusals = []
     for where, text in _strings(raw):
