@@ -15,6 +15,8 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
 
+from cuecard.core.recall._scoring import ints
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: _index imports this module, and this one the loader lazily
     from cuecard.core.recall._index import Entry, RecallIndex
@@ -30,13 +32,9 @@ FileRow = tuple[str, int, int, int, int, int]
 Signature = Callable[[os.stat_result], tuple[int, int, int, int]]
 # ``_index``'s BATCH, BLOCK and POSTINGS_HELD, read when it syncs (tests set them).
 Limits = tuple[int, int, int]
-# The blocks' items: native unsigned ints (4 bytes wherever CPython runs; ``_index._ints``
+# The blocks' items: native unsigned ints (4 bytes wherever CPython runs; ``_scoring.ints``
 # decodes them, ``_loader`` writes them).
 TYPECODE = "I"
-
-
-def _ints(blob: bytes) -> list[int]:
-    return memoryview(blob).cast("I").tolist()
 
 
 def encode(values: list[int]) -> bytes:
@@ -185,7 +183,7 @@ def _remove(w: sqlite3.Connection, ids: list[int]) -> None:
                 blocks.setdefault((term, int(found[0])), set()).add(ident)
     for (term, first), gone in sorted(blocks.items()):
         columns = [
-            _ints(column)
+            ints(column)
             for column in w.execute(
                 "SELECT docs, tfs, lens FROM postings WHERE term = ? AND first = ?", (term, first)
             ).fetchone()

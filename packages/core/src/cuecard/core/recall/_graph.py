@@ -19,7 +19,7 @@ import math
 import sqlite3
 
 from cuecard.core.engine._words import stem
-from cuecard.core.recall._index import best_scores, term_docs
+from cuecard.core.recall._scoring import best_scores, term_docs
 from cuecard.core.recall._tokens import FUNCTION_WORDS, _is_cjk, query_tokens
 
 __all__ = [

@@ -24,24 +24,20 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 
 __all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
 
 # The postings' blocks hold native integers: the byte order is part of the version.
 SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
-K1 = 1.2
-B = 0.75
 RACY_NS = 2_000_000_000
-# An entry gains this share of the best score among the entries next to it (up to this many
-# entries away, the share divided by the distance); tuned on tools/bench/recall_quality.py.
+# An entry gains this share of the best score among the entries next to it (up to
+# ``_scoring.NEIGHBOUR_WINDOW`` entries away, the share divided by the distance); tuned on
+# tools/bench/recall_quality.py.
 NEIGHBOUR_SHARE = 0.5
-NEIGHBOUR_WINDOW = 1
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
-# Candidates (at least; twice the pool if more) whose scores are completed from the query terms
-# not read in full when ``_max_score`` tests whether it may stop.
-CANDIDATES = 48
 # New entries written per batch while a sync loads many (bounds the memory of a first build;
 # the batches of one sync share its transaction).
 BATCH = 20_000
@@ -347,11 +343,11 @@ class RecallIndex:
         share = ranking.neighbours
         pool = max(limit * 3, POOL) if share > 0 else limit
         order = sorted(present, key=lambda term: (found[term][0], term))
-        ranked = _max_score(conn, order, weights, caps, avgdl, limit, pool)
+        ranked = max_score(conn, order, weights, caps, avgdl, limit, pool)
         if not ranked:
             return []
         if share > 0:
-            ranked = _with_neighbours(conn, ranked, weights, avgdl, share)[:limit]
+            ranked = with_neighbours(conn, ranked, weights, avgdl, share)[:limit]
         rows: dict[int, tuple[str, str, str]] = {}
         for ident, path, key, text in conn.execute(
             "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
@@ -371,164 +367,3 @@ class RecallIndex:
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
-
-
-def _ints(blob: bytes) -> list[int]:
-    """A posting block's column (native 4-byte unsigned integers) as a list."""
-    return memoryview(blob).cast("I").tolist()
-
-
-def term_docs(conn: sqlite3.Connection, term: str) -> list[int]:
-    """The entries holding ``term``, in id order."""
-    out: list[int] = []
-    for (docs,) in conn.execute("SELECT docs FROM postings WHERE term = ? ORDER BY first", (term,)):
-        out += _ints(docs)
-    return out
-
-
-def _add_scores(
-    conn: sqlite3.Connection, term: str, weight: float, avgdl: float, scores: dict[int, float]
-) -> None:
-    """Add ``term``'s Okapi BM25 share (the form of SQLite FTS5 and rank_bm25) to the ``scores``
-    of every entry holding it: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgdl))."""
-    flat, slope = K1 * (1 - B), K1 * B / avgdl
-    alone = not scores  # no entry scored yet: the term's blocks (disjoint) fill the dict in C
-    get = scores.get
-    for docs, tfs, lens in conn.execute(
-        "SELECT docs, tfs, lens FROM postings WHERE term = ?", (term,)
-    ):
-        shares = [
-            weight * tf / (tf + flat + slope * length)
-            for tf, length in zip(_ints(tfs), _ints(lens), strict=True)
-        ]
-        if alone:
-            scores.update(zip(_ints(docs), shares, strict=True))
-        else:
-            for doc, share in zip(_ints(docs), shares, strict=True):
-                scores[doc] = get(doc, 0.0) + share
-
-
-def best_scores(scores: dict[int, float], count: int) -> list[tuple[int, float]]:
-    """The best ``count`` of ``scores``, best first (ties: the lower id first)."""
-    size = len(scores)
-    if size > 16 * count > 0:
-        # The count-th best of a sample is at most the count-th best of all: a cut that keeps
-        # every one of the best and, with a sample of about sqrt(size * count), few others.
-        stride = size // max(8 * count, 2 * math.isqrt(size * count))
-        cut = sorted(list(scores.values())[::stride], reverse=True)[count - 1]
-        ranked = [(-score, doc) for doc, score in scores.items() if score >= cut]
-    else:
-        ranked = [(-score, doc) for doc, score in scores.items()]
-    ranked.sort()
-    return [(doc, -score) for score, doc in ranked[:count]]
-
-
-def _upto(values: Sequence[int], value: int) -> int:
-    """How many of the sorted ``values`` are at most ``value``."""
-    low, high = 0, len(values)
-    while low < high:
-        middle = (low + high) // 2
-        if values[middle] <= value:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
-def _with_neighbours(
-    conn: sqlite3.Connection,
-    ranked: list[tuple[int, float]],
-    weights: dict[str, float],
-    avgdl: float,
-    share: float,
-) -> list[tuple[int, float]]:
-    """The best entries and the entries next to them, rescored: each gains ``share`` of the best
-    score ``d`` entries away in its file, divided by ``d`` (up to ``NEIGHBOUR_WINDOW``)."""
-    own = {int(d): float(s) for d, s in ranked}
-    near = conn.execute(
-        "SELECT DISTINCT e.id, e.path, e.pos FROM entries h JOIN entries e "  # noqa: S608
-        "ON e.path = h.path AND e.pos BETWEEN h.pos - ? AND h.pos + ? "
-        f"WHERE h.id IN ({','.join('?' * len(own))})",
-        [NEIGHBOUR_WINDOW, NEIGHBOUR_WINDOW, *own],
-    ).fetchall()
-    missing = [int(i) for i, _, _ in near if int(i) not in own]
-    if missing:
-        own.update(_contributions(conn, list(weights), missing, weights, avgdl))
-    at = {(str(path), int(pos)): int(i) for i, path, pos in near}
-    scored = []
-    for ident, path, pos in near:
-        best = 0.0
-        for d in range(1, NEIGHBOUR_WINDOW + 1):
-            for other in (at.get((path, pos - d)), at.get((path, pos + d))):
-                if other is not None:
-                    best = max(best, own[other] / d)
-        scored.append((int(ident), own[int(ident)] + share * best))
-    scored.sort(key=lambda pair: (-pair[1], pair[0]))
-    return scored
-
-
-def _contributions(
-    conn: sqlite3.Connection,
-    terms: list[str],
-    ids: list[int],
-    weights: dict[str, float],
-    avgdl: float,
-) -> dict[int, float]:
-    """The BM25 sum of ``terms`` for each of ``ids`` (looked up in the terms' blocks)."""
-    out: dict[int, float] = dict.fromkeys(ids, 0.0)
-    flat, slope = K1 * (1 - B), K1 * B / avgdl
-    wanted = sorted(out)
-    for term in terms:
-        weight = weights[term]
-        firsts: list[int] = []
-        blocks: list[tuple[memoryview, ...]] = []
-        for first, *columns in conn.execute(
-            "SELECT first, docs, tfs, lens FROM postings WHERE term = ? ORDER BY first", (term,)
-        ):
-            firsts.append(int(first))
-            blocks.append(tuple(memoryview(c).cast("I") for c in columns))
-        for ident in wanted:
-            block = _upto(firsts, ident) - 1
-            if block < 0:
-                continue
-            docs, tfs, lens = blocks[block]
-            at = _upto(docs, ident) - 1
-            if docs[at] == ident:
-                tf = tfs[at]
-                out[ident] += weight * tf / (tf + flat + slope * lens[at])
-    return out
-
-
-def _max_score(
-    conn: sqlite3.Connection,
-    order: list[str],
-    weights: dict[str, float],
-    caps: dict[str, float],
-    avgdl: float,
-    limit: int,
-    pool: int,
-) -> list[tuple[int, float]]:
-    """The best ``pool`` entries, the best ``limit`` of them exact (MaxScore): the terms are read
-    in full in ``order`` (rarest first); after each, the best candidates' scores are completed
-    from the terms not read yet (their blocks holding the candidates only), and the search
-    stops when no other entry can reach the ``limit``-th of those (a term adds at most its
-    ``caps``)."""
-    scores: dict[int, float] = {}
-    take = max(pool * 2, CANDIDATES)
-    for at, term in enumerate(order):
-        _add_scores(conn, term, weights[term], avgdl, scores)
-        rest = order[at + 1 :]
-        if not rest:
-            break
-        partial = best_scores(scores, take + 1)
-        top = partial[:take]
-        # (Widened by far more than the rounding of the sums it bounds.)
-        headroom = sum(caps[t] for t in rest) * (1 + 1e-9)
-        bound = (partial[take][1] if len(partial) > take else 0.0) + headroom
-        if len(top) < limit or top[limit - 1][1] + headroom <= bound:
-            continue  # not even the partial scores can tell; read the next term
-        extra = _contributions(conn, rest, [d for d, _ in top], weights, avgdl)
-        scored = sorted(((d, x + extra[d]) for d, x in top), key=lambda pair: (-pair[1], pair[0]))
-        if scored[limit - 1][1] > bound:
-            return scored[:pool]
-    return best_scores(scores, pool)

@@ -196,7 +196,7 @@ class Loader:
     def _write_postings(self, conn: sqlite3.Connection) -> None:
         """The postings in key order, in blocks of ``block`` (ids only grow: a term's
         last block, when not full, gets the new ones appended), and per term its entry count,
-        highest frequency and shortest entry (``_index._max_score``'s bounds)."""
+        highest frequency and shortest entry (``_scoring.max_score``'s bounds)."""
         size = self._block
         length_of = self._lengths.__getitem__
         rows: list[tuple[str, int, bytes, bytes, bytes]] = []
