@@ -285,3 +285,32 @@ def test_a_build_killed_midway_leaves_no_partial_index(
     assert len({r["id"] for r in found["results"]}) == 80
     status = json.loads(run("vault", "status", "--json").stdout)
     assert status["index"]["facts"] == 80
+
+
+def test_a_build_leaves_the_garbage_collector_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    (tmp_path / "a.txt").write_text("\n".join(_LINES) + "\n", encoding="utf-8")
+    index = _index(tmp_path)
+    assert gc.isenabled()
+    assert index.sync().entries_added == len(_LINES)
+    assert gc.isenabled()  # paused for the build only
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    (tmp_path / "b.txt").write_text("a new fact\n", encoding="utf-8")
+    monkeypatch.setattr("cuecard.core.recall._loader.Loader.flush", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        index.sync()
+    assert gc.isenabled()  # and after a build that failed
+    monkeypatch.undo()
+    gc.disable()
+    try:
+        assert index.sync().entries_added == 1
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
+        index.close()

@@ -55,8 +55,9 @@ def apply_changes(
     entries added and the entries removed (``signature``: what of a file's stat tells a change;
     ``limits``: see ``Limits``)."""
     # A build allocates millions of objects and keeps most of them to its end, none in a
-    # cycle: the cyclic collector, run every few hundred allocations, would walk them over and
-    # over (a third of a first build's time). Off for the changes, on again after.
+    # cycle: the cyclic collector, run every few hundred allocations, would walk them again and
+    # again for nothing (0.4-0.6 s of a 100,000-line first build). Off for the changes, on
+    # again after (as it was: a caller that turned it off keeps it off).
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -204,7 +204,7 @@ class Loader:
         postings = self._postings
         for term in sorted(postings):
             held = postings[term]
-            if len(held) == 1:  # (a third of the terms: once in one entry)
+            if len(held) == 1:  # (about half the terms: once, in one entry)
                 docs, tfs = array(TYPECODE, held), _ONE
             else:  # (a dict keeps its keys in the order first seen: the entries')
                 counts = Counter(held)
