@@ -34,11 +34,12 @@ __all__ = ["MAX_INPUT", "USAGE", "main", "respond"]
 MAX_INPUT = 32 * 1024 * 1024
 """A payload larger than this is not read (the hook stays silent)."""
 _PROMPT_CHARS = 50_000
-_INBOX = ".cuecard/inbox/"
+INBOX = ".cuecard/inbox/"
+"""Where agents write inbox proposals (a write there is ingested at PostToolUse)."""
 _UI_HINT = "open the review UI with `cuecard ui`"
 
 
-class _Context:
+class Context:
     """One hook call: the harness, the event, the payload and where the project is."""
 
     def __init__(self, harness: Harness, event: str, payload: Mapping[str, Any], root: str) -> None:
@@ -72,19 +73,20 @@ def _string(payload: Mapping[str, Any], *keys: str) -> str:
     return ""
 
 
-def _context_output(event: str, text: str) -> dict[str, Any]:
+def context_output(event: str, text: str) -> dict[str, Any]:
+    """The answer that puts ``text`` into the model's context at ``event``."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
 # -- events -------------------------------------------------------------------------------------
 
 
-def _relative(ctx: _Context, raw: str) -> str | None:
+def _relative(ctx: Context, raw: str) -> str | None:
     rel = repo_relative(raw, ctx.root, ctx.cwd)
     return rel or None
 
 
-def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | None:
+def build_event(ctx: Context, call: Call, *, contents: bool = True) -> Event | None:
     """The trigger event of ``call``, or ``None`` when it touches nothing in the repository."""
     if call.tool == "shell":
         from cuecard.core.engine import classify
@@ -135,7 +137,7 @@ def build_event(ctx: _Context, call: Call, *, contents: bool = True) -> Event | 
     )
 
 
-def _deliver(ctx: _Context, event: Event) -> dict[str, Any] | None:
+def _deliver(ctx: Context, event: Event) -> dict[str, Any] | None:
     if not ctx.harness.passes_on(ctx.event):  # it would drop the text: hold it for Stop
         from cuecard.hooks._atstop import hold
 
@@ -144,24 +146,25 @@ def _deliver(ctx: _Context, event: Event) -> dict[str, Any] | None:
     from cuecard.core.engine import handle
 
     delivery = handle(ctx.root, event, limit=ctx.limit(ctx.event))
-    return _context_output(ctx.event, delivery.text) if delivery.text else None
+    return context_output(ctx.event, delivery.text) if delivery.text else None
 
 
-def _tool_input(payload: Mapping[str, Any]) -> tuple[Any, Any]:
+def tool_input(payload: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The tool's name and arguments, under whichever keys the harness sends them."""
     name = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
     args = payload.get("tool_input", payload.get("toolInput", payload.get("args")))
     return name, args
 
 
-def on_pre_tool(ctx: _Context) -> dict[str, Any] | None:
-    call = tool_call(*_tool_input(ctx.payload))
+def on_pre_tool(ctx: Context) -> dict[str, Any] | None:
+    call = tool_call(*tool_input(ctx.payload))
     if call is None:
         return None
     event = build_event(ctx, call)
     return _deliver(ctx, event) if event is not None else None
 
 
-def on_prompt(ctx: _Context) -> dict[str, Any] | None:
+def on_prompt(ctx: Context) -> dict[str, Any] | None:
     prompt = _string(ctx.payload, "prompt", "text", "user_prompt")
     if not prompt:
         return None
@@ -174,7 +177,7 @@ def on_prompt(ctx: _Context) -> dict[str, Any] | None:
     return _deliver(ctx, event)
 
 
-def on_session_start(ctx: _Context) -> dict[str, Any] | None:
+def on_session_start(ctx: Context) -> dict[str, Any] | None:
     source = _string(ctx.payload, "source").lower()
     if source in ("compact", "clear") and ctx.session:
         from cuecard.core.engine import Ledger
@@ -197,7 +200,7 @@ def on_session_start(ctx: _Context) -> dict[str, Any] | None:
     return {"systemMessage": line + session_note(ctx.root)}
 
 
-def on_post_compact(ctx: _Context) -> dict[str, Any] | None:
+def on_post_compact(ctx: Context) -> dict[str, Any] | None:
     """Codex's PostCompact: a compaction starts a new epoch (Claude Code tells at SessionStart)."""
     if ctx.session:
         from cuecard.core.engine import Ledger
@@ -205,53 +208,6 @@ def on_post_compact(ctx: _Context) -> dict[str, Any] | None:
         Ledger(ctx.local, ctx.session, ctx.agent).new_epoch("compact")
         ctx.footprint().epoch("compact")
     return None
-
-
-# -- after a tool call: footprint and ingestion ---------------------------------------------------
-
-
-def _exit_code(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        import re
-
-        found = re.search(r"(?:exited with code|exit code:?|exit status:?)\s*(-?\d+)", value, re.I)
-        return int(found.group(1)) if found else None
-    return None
-
-
-def outcome(ctx: _Context) -> tuple[str, int | None]:
-    """``ok``, ``fail`` or ``unknown``, and the exit code when the harness gave one."""
-    payload = ctx.payload
-    response = payload.get("tool_response", payload.get("toolResponse", payload.get("result")))
-    code = _exit_code(payload.get("exit_code"))
-    if isinstance(response, Mapping):
-        metadata = response.get("metadata")  # OpenCode: {"title", "output", "metadata": {"exit"}}
-        for source in (response, metadata if isinstance(metadata, Mapping) else {}):
-            for key in ("exit_code", "exitCode", "exit", "returncode"):
-                if code is None:
-                    code = _exit_code(source.get(key))
-    elif isinstance(response, str) and code is None:
-        code = _exit_code(response[:2000])
-    failed = (
-        ctx.event == "PostToolUseFailure"
-        or payload.get("hook_event_name") == "PostToolUseFailure"
-        or payload.get("is_error") is True
-        or (isinstance(response, Mapping) and (response.get("is_error") or response.get("isError")))
-        or (code is not None and code != 0)
-    )
-    if failed:
-        return "fail", code
-    if code == 0:
-        return "ok", 0
-    if isinstance(response, Mapping) and response.get("interrupted") is False:
-        return "ok", None
-    if isinstance(response, Mapping) and response.get("type") in ("create", "update", "text"):
-        return "ok", None
-    return "unknown", None
 
 
 def _write_kind(response: Any, default: str) -> str:
@@ -267,127 +223,19 @@ def _write_kind(response: Any, default: str) -> str:
     return default
 
 
-def on_post_tool(ctx: _Context) -> dict[str, Any] | None:
-    call = tool_call(*_tool_input(ctx.payload))
-    if call is None or not ctx.session:
-        return None
-    event = build_event(ctx, call, contents=False)
-    if event is None:
-        return None
-    kind = event.kind  # a Write's: the harness's word on whether it made the file (build_event)
-    result, code = outcome(ctx)
-    patterns = list(call.patterns)
-    if call.tool == "shell":
-        from cuecard.core.engine import classify
-
-        patterns = list(classify(call.command).patterns)
-    ctx.footprint().tool(
-        call.tool,
-        kind,
-        agent=ctx.agent,
-        paths=event.paths,
-        command=call.command,
-        patterns=patterns,
-        symbols=event.symbols,
-        outcome=result,
-        exit_code=code,
-    )
-    if call.tool == "shell" and result != "fail":  # `cat > .cuecard/inbox/x.json <<EOF`
-        from cuecard.hooks._capture import inbox_proposals, writes_inbox
-
-        return _ingest(ctx, inbox_proposals(ctx.root)) if writes_inbox(call.command) else None
-    if result == "fail" or kind not in ("edit", "write"):
-        return None
-    proposals = [p for p in event.paths if p.startswith(_INBOX) and p.endswith(".json")]
-    return _ingest(ctx, proposals) if proposals else None
+# -- after a tool call, and Stop: in ``_after`` (imported by those events only) -----------------
 
 
-def _ingested(ctx: _Context, proposals: Sequence[str]) -> list[str]:
-    """Ingest each proposal; the messages for the agent."""
-    if not proposals:
-        return []
-    from cuecard.core import ingest_file
+def on_post_tool(ctx: Context) -> dict[str, Any] | None:
+    from cuecard.hooks._after import post_tool
 
-    messages = []
-    for rel in proposals:
-        result = ingest_file(ctx.root, rel, session=ctx.session, agent=ctx.agent)
-        message = str(getattr(result, "message", "") or "")
-        if message:
-            messages.append(message)
-    return messages
+    return post_tool(ctx)
 
 
-def _ingest(ctx: _Context, proposals: Sequence[str]) -> dict[str, Any] | None:
-    messages = _ingested(ctx, proposals)
-    if not messages:
-        return None
-    if not ctx.harness.passes_on("PostToolUse"):  # the answer would be dropped: give it at Stop
-        from cuecard.hooks._atstop import hold_reply
+def on_stop(ctx: Context) -> dict[str, Any] | None:
+    from cuecard.hooks._after import stop
 
-        hold_reply(ctx.local, ctx.session, "\n\n".join(messages))
-        return None
-    room = ctx.harness.inline_limit - 200
-    return _context_output("PostToolUse", "\n\n".join(messages)[:room])
-
-
-# -- Stop ---------------------------------------------------------------------------------------
-
-
-def on_stop(ctx: _Context) -> dict[str, Any] | None:
-    if not ctx.session or _session_closing(ctx):
-        return None
-    footprint = ctx.footprint()
-    records = footprint.records()
-    turn = footprint.turn(records)
-    if ctx.harness.name == "codex":  # its PostToolUse gave no exit status: see _transcript
-        from cuecard.hooks._transcript import backfill_codex_outcomes
-
-        backfill_codex_outcomes(ctx.payload, turn)
-    changed = footprint.changed(turn)
-    from cuecard.hooks._capture import inbox_proposals  # a proposal the hooks did not see
-
-    parts = _ingested(ctx, inbox_proposals(ctx.root))
-    try:
-        from cuecard.core.engine import stop
-
-        report = stop(ctx.root, ctx.session, changed, agent=ctx.agent, limit=ctx.limit("Stop"))
-        if report.text:
-            parts.append(report.text)
-    except Exception:  # noqa: S110 - a failing check never costs the turn its capture request
-        pass
-    asked = ""
-    if ctx.payload.get("stop_hook_active") is not True:
-        from cuecard.hooks._capture import evidence, request_text
-
-        found = evidence(records)
-        if found is not None and found.key not in footprint.asked(records):
-            parts.append(request_text(found))
-            asked = found.key
-    if not ctx.harness.passes_on("PreToolUse"):  # what the hook printed earlier was dropped
-        parts = _held_for_stop(ctx, parts)
-    footprint.stop(asked)
-    return {"decision": "block", "reason": "\n\n".join(parts)} if parts else None
-
-
-def _held_for_stop(ctx: _Context, parts: list[str]) -> list[str]:
-    """``parts`` with the memories held since the last Stop first (unless the agent already
-    continued once) and cuecard's answers to inbox proposals last, within Stop's limit."""
-    from cuecard.hooks._atstop import release, replies
-
-    room = ctx.limit("Stop") - sum(len(part) + 2 for part in parts)
-    answered = replies(ctx.local, ctx.session, ctx.agent, room)
-    room -= len(answered) + 2
-    held = ""
-    if ctx.payload.get("stop_hook_active") is not True:
-        held = release(ctx.root, ctx.local, ctx.session, ctx.agent, room)
-    return [part for part in (held, *parts, answered) if part]
-
-
-def _session_closing(ctx: _Context) -> bool:
-    """A Stop that fires as the session closes, whose output the harness ignores: Grok Build
-    sends ``reason`` ``channel_closed`` or ``shutdown`` there (``end_turn`` at a turn's end)."""
-    reason = ctx.payload.get("reason")
-    return ctx.harness.name == "grok" and isinstance(reason, str) and reason != "end_turn"
+    return stop(ctx)
 
 
 USAGE = """usage: cuecard-hook HARNESS EVENT < payload.json
@@ -434,7 +282,7 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
         return ""
     key = f"{harness.name} {name}"
     try:
-        answer = _HANDLERS[name](_Context(harness, name, payload, root))
+        answer = _HANDLERS[name](Context(harness, name, payload, root))
     except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
         from cuecard.hooks._failure import failed, session_note
 
