@@ -8,6 +8,7 @@ per file), all in the caller's one transaction.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
@@ -54,52 +55,46 @@ def apply_changes(
     """Re-read ``todo`` and drop ``stale`` in ``w``'s transaction: the files changed, the
     entries added and the entries removed (``signature``: what of a file's stat tells a change;
     ``limits``: see ``Limits``)."""
-    # A build allocates millions of objects and keeps most of them to its end, none in a
-    # cycle: the cyclic collector, run every few hundred allocations, would walk them again and
-    # again for nothing (0.4-0.6 s of a 100,000-line first build). Off for the changes, on
-    # again after (as it was: a caller that turned it off keeps it off).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _apply_all(index, w, rows, todo, stale, signature, limits)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _apply_all(
-    index: RecallIndex,
-    w: sqlite3.Connection,
-    rows: dict[str, FileRow],
-    todo: list[str],
-    stale: list[str],
-    signature: Signature,
-    limits: Limits,
-) -> tuple[int, int, int]:
     changed = added = removed = 0
     loader: Loader | None = None
     batch, block, held = limits
-    for rel, read_ns, got in _prepared(index, rows, todo, signature):
-        fresh: list[tuple[str, int, str, Entry]] = []
-        result = _apply(w, rel, rows.get(rel), read_ns, got, fresh)
-        if result is not None:
-            changed += 1
-            removed += result
-        if not fresh:
-            continue
-        if loader is None:
-            from cuecard.core.recall._loader import Loader
+    with _collector_paused():
+        for rel, read_ns, got in _prepared(index, rows, todo, signature):
+            fresh: list[tuple[str, int, str, Entry]] = []
+            result = _apply(w, rel, rows.get(rel), read_ns, got, fresh)
+            if result is not None:
+                changed += 1
+                removed += result
+            if not fresh:
+                continue
+            if loader is None:
+                from cuecard.core.recall._loader import Loader
 
-            loader = Loader(w, index.ranking, block=block, held=held)
-        for item in fresh:
-            loader.add(*item)
-        if loader.held >= batch:
-            added += _flush(w, loader, last=False)
-    for rel in stale:
-        removed += _drop(w, rel)
-    if loader is not None:
-        added += _flush(w, loader, last=True)
+                loader = Loader(w, index.ranking, block=block, held=held)
+            for item in fresh:
+                loader.add(*item)
+            if loader.held >= batch:
+                added += _flush(w, loader, last=False)
+        for rel in stale:
+            removed += _drop(w, rel)
+        if loader is not None:
+            added += _flush(w, loader, last=True)
     return changed, added, removed
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off, then as it was (a caller that turned it off keeps it
+    off). A build allocates millions of objects and keeps most of them to its end, none in a
+    cycle: the collector, run every few hundred allocations, would walk them again and again
+    for nothing (0.4-0.6 s of a 100,000-line first build)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _prepared(
