@@ -8,15 +8,17 @@ index. A stamp file beside it names the generation of the database's searchable 
 (``cuecard_generation``: a statement trigger bumps it on every change to the facts' note, id,
 line, text, shown line, headings or status, whoever writes; recording uses does not).
 
-Freshness is exact. A search ranks on the mirror it holds, then runs one statement that reads
-the generation and records the uses of its results only if the generation is still the one the
-mirror holds. When it is not (a fact changed, in any process, since the mirror was fetched),
-nothing is recorded: the notes whose facts changed after the mirror's generation are fetched
-again (``cuecard_note_generations``, schema 7; the generation is read with that list, before
-the facts, so the stamp is never newer than the files), their files rewritten (the index
-re-reads only their changed lines), the query is ranked again and its uses recorded. A fact
+Freshness is exact. A search sends the read of the generation when it starts (without waiting:
+``_inflight``) and ranks on the mirror it holds while the server answers; if the answer is the
+generation the mirror holds, the ranking stands. When it is not (a fact changed, in any
+process, since the mirror was fetched), the notes whose facts changed after the mirror's
+generation are fetched again (``cuecard_note_generations``, schema 7; the generation is read
+with that list, before the facts, so the stamp is never newer than the files), their files
+rewritten (the index re-reads only their changed lines) and the query ranked again. A fact
 retired or forgotten before a search starts therefore never appears: its change committed
-before the search's statement, whose snapshot then reads a newer generation.
+before the generation read, sent after the search started, whose snapshot then reads a newer
+generation. Then the uses of the results are sent, their answer read at the next use of the
+connection or when the vault is closed (an error in it is raised there).
 
 The first search on a machine fetches every active fact and builds the index (as a folder
 vault's first search builds its index); a machine whose cache folder cannot be written keeps
@@ -32,7 +34,7 @@ from cuecard.core.recall._index import Entry, Hit, RecallIndex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from datetime import datetime
+    from collections.abc import Sequence
     from typing import Protocol
 
     from cuecard.core.vault.postgres._conn import Connected
@@ -40,9 +42,11 @@ if TYPE_CHECKING:
     class PgVault(Connected, Protocol):
         """What the mirror needs of a ``PgVault`` (structurally: ``_vault`` imports this)."""
 
-        def now(self) -> datetime: ...
+        def send(self, sql: str, params: Sequence[str | None] = ()) -> bool: ...
 
-        def record_use(self, ids: list[str]) -> None: ...
+        def answer(self) -> list[tuple[str | None, ...]]: ...
+
+        def record_use(self, ids: list[str], *, wait: bool = True) -> None: ...
 
 
 __all__ = ["MIRROR_ERRORS", "RULES", "Mirror", "pg_cache_dir"]
@@ -63,14 +67,6 @@ _CHANGED = (
 _ACTIVE = (
     "SELECT note, id, shown, text, context FROM cuecard_facts WHERE status = 'active' "
     "AND (%(every)s OR note = ANY(%(notes)s)) ORDER BY note, position"
-)
-# The generation now, and the uses of a search's results recorded only when it is still the
-# one the mirror held (one statement, one snapshot; recording uses does not bump it).
-_USED = (
-    "WITH g AS MATERIALIZED (SELECT n FROM cuecard_generation), "
-    "u AS (UPDATE cuecard_facts SET uses = uses + 1, last_used = %(day)s "
-    "WHERE id = ANY(%(ids)s) AND (SELECT n FROM g) = %(held)s) "
-    "SELECT n FROM g"
 )
 
 
@@ -245,13 +241,17 @@ class Mirror:
     def search(self, vault: PgVault, query: str, limit: int) -> list[Hit]:
         """The best facts for ``query`` as of the database's current facts; their uses recorded
         (see the module docstring)."""
-        self.current(vault)
+        fetched = self.current(vault)
+        asked = not fetched and vault.send(_GENERATION)
         hits = self.rank(query, limit)
-        ids = list(dict.fromkeys(h.key for h in hits))
-        params = {"day": vault.now().date(), "ids": ids, "held": self.held}
-        if int(vault.alone(_USED, params)[0][0]) == self.held:
-            return hits
-        self.refresh(vault)
-        hits = self.rank(query, limit)
-        vault.record_use([h.key for h in hits])
+        if fetched:  # the mirror was fetched in this search: it is current
+            held = self.held
+        elif asked:
+            held = int(str(vault.answer()[0][0]))
+        else:  # inside an open transaction: read now, after the ranking
+            held = int(vault.alone(_GENERATION)[0][0])
+        if held != self.held:
+            self.refresh(vault)
+            hits = self.rank(query, limit)
+        vault.record_use([h.key for h in hits], wait=False)
         return hits

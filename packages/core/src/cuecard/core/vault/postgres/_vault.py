@@ -7,13 +7,14 @@ Submissions are inserts (a unique name, no file races); readers never block writ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cuecard.core.recall._index import Hit
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT, Layout
 from cuecard.core.vault._shared import NOTE_IDS
+from cuecard.core.vault.postgres._inflight import Inflight, text_array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +25,15 @@ if TYPE_CHECKING:
     from cuecard.core.vault.postgres._mirror import Mirror
 
 __all__ = ["NOTE_IDS", "PgVault", "connect", "open_pg", "safe_url"]
+
+# The uses of facts, as their own transaction (``PgVault.record_use``): its commit does not
+# wait for the write-ahead log to reach the disk (``synchronous_commit`` off for this
+# transaction only; every other write stays durable).
+_USED = (
+    "WITH s AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)) "
+    "UPDATE cuecard_facts SET uses = uses + 1, last_used = $2::date FROM s "
+    "WHERE id = ANY($1::text[])"
+)
 
 
 def safe_url(url: str) -> str:
@@ -57,10 +67,18 @@ class PgVault:
 
     def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None) -> None:
         self.url = url
-        self.conn = connect(url)
+        self._conn = connect(url)
+        self._sent = Inflight(self._conn)
         self._clock = clock
         self._mirror: Mirror | None = None
         self._no_mirror = False
+
+    @property
+    def conn(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """The connection, once the answer of a statement sent without waiting (``send``) has
+        been read: an error in that statement is raised here."""
+        self._sent.settle()
+        return self._conn
 
     def now(self) -> datetime:
         if self._clock is not None:
@@ -70,10 +88,15 @@ class PgVault:
         return datetime.now().astimezone()
 
     def close(self) -> None:
-        if self._mirror is not None:
-            self._mirror.close()
-            self._mirror = None
-        self.conn.close()
+        """Close the mirror and the connection, after reading the answer of a statement sent
+        without waiting (its error raised)."""
+        try:
+            self._sent.settle()
+        finally:
+            if self._mirror is not None:
+                self._mirror.close()
+                self._mirror = None
+            self._conn.close()
 
     def __enter__(self) -> PgVault:
         return self
@@ -166,12 +189,31 @@ class PgVault:
         finally:
             conn.autocommit = False
 
-    def record_use(self, ids: list[str]) -> None:
+    def send(self, sql: str, params: Sequence[str | None] = ()) -> bool:
+        """Send one statement (``$1``-style parameters as text) as its own transaction without
+        waiting for its answer (``_inflight``); whether it was sent (not while a transaction is
+        open). Its answer is read by ``answer``, at the next use of ``conn`` or at ``close``."""
+        return self._sent.send(sql, params)
+
+    def answer(self) -> list[tuple[str | None, ...]]:
+        """The rows (text) of the statement ``send`` sent, waiting for them; its error raised."""
+        return self._sent.answer()
+
+    def record_use(self, ids: list[str], *, wait: bool = True) -> None:
+        """Count a use of each fact today. Alone in its transaction the statement's commit does
+        not wait for the disk (a use count lost in a server crash is harmless), and with
+        ``wait=False`` this returns once it is sent (its answer read as ``send`` says); inside
+        an open transaction it is one more statement of that transaction."""
         if not ids:
             return
-        self.alone(
+        keys, day = list(dict.fromkeys(ids)), self.now().date()
+        if self.send(_USED, [text_array(keys), day.isoformat()]):
+            if wait:
+                self.answer()
+            return
+        self.conn.execute(
             "UPDATE cuecard_facts SET uses = uses + 1, last_used = %s WHERE id = ANY(%s)",
-            (self.now().date(), list(dict.fromkeys(ids))),
+            (day, keys),
         )
 
     # -- reading --------------------------------------------------------------------------------
