@@ -99,6 +99,9 @@ def test_an_error_in_the_use_record_is_raised_at_the_next_statement_or_close(db:
         assert len(vault.search("quokka", 10)) == 2  # returns before the answer is read
         with pytest.raises(psycopg.errors.RaiseException, match="frozen in this test"):
             vault.status()
+        assert len(vault.search("quokka", 10)) == 2
+        with pytest.raises(psycopg.errors.RaiseException, match="frozen in this test"):
+            vault.search("wombat", 10)  # read with this search's generation
         assert vault.status()["index"]["facts"] == 3  # the connection is usable again
         vault.search("wombat", 10)
         with pytest.raises(psycopg.errors.RaiseException, match="frozen in this test"):
