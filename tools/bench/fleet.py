@@ -10,7 +10,9 @@ vacuums and analyses it (as autovacuum would soon after), then measures on both:
 - search latency: warm per-query times (median, p95) of the labelled set's paraphrased queries,
   the three searches alternating query by query: the folder vault's BM25 (its index
   synchronised first, its first sync timed separately), PostgreSQL search (ranked on this
-  machine's mirror, one statement per search) and the database's own ranking with its use
+  machine's mirror while the database answers the generation read sent as it starts; the use
+  record is sent without waiting, its answer read by the next statement, here the database's
+  ranking that follows) and the database's own ranking with its use
   record (the search before the mirror, kept for a machine without a writable cache folder);
   the first PostgreSQL search on a fresh machine (the mirror fetched and indexed) and searches
   after another connection changed one note are timed apart;

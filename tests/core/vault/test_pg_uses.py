@@ -160,3 +160,22 @@ def test_a_fact_id_of_any_characters_is_counted_as_itself(db: str) -> None:
         "quokka caches live here": 2,
         "the wombat proxy is squid": 0,
     }
+
+
+def test_without_pipeline_mode_each_statement_waits_for_the_one_before(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A libpq older than 14 has no pipeline mode: the same answers, one statement at a time."""
+    monkeypatch.setattr(psycopg.Pipeline, "is_supported", classmethod(lambda cls: False))
+    with PgVault(db) as vault:
+        for _ in range(3):
+            assert len(vault.search("quokka", 10)) == 2
+            assert len(vault.search("wombat", 10)) == 1
+        assert vault.status()["index"]["facts"] == 3
+        assert uses(db)["quokka caches live here"] == 3
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute(FROZEN)
+        assert len(vault.search("quokka", 10)) == 2
+        with pytest.raises(psycopg.errors.RaiseException, match="frozen in this test"):
+            vault.search("wombat", 10)
+    assert uses(db)["the wombat proxy is squid"] == 3
