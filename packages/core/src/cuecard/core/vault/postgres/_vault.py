@@ -75,8 +75,8 @@ class PgVault:
 
     @property
     def conn(self) -> psycopg.Connection[tuple[Any, ...]]:
-        """The connection, once the answer of a statement sent without waiting (``send``) has
-        been read: an error in that statement is raised here."""
+        """The connection, once the answers of the statements sent without waiting (``send``)
+        have been read: an error in one of them is raised here."""
         self._sent.settle()
         return self._conn
 
@@ -88,8 +88,8 @@ class PgVault:
         return datetime.now().astimezone()
 
     def close(self) -> None:
-        """Close the mirror and the connection, after reading the answer of a statement sent
-        without waiting (its error raised)."""
+        """Close the mirror and the connection, after reading the answers of the statements
+        sent without waiting (an error in one of them raised)."""
         try:
             self._sent.settle()
         finally:
