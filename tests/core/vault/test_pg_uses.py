@@ -81,13 +81,20 @@ def test_a_long_lived_process_has_recorded_its_uses_by_its_next_statement(db: st
     assert uses(db)["the wombat proxy is squid"] == 1  # read at close
 
 
-def test_an_error_in_the_use_record_is_reported_by_the_cli(db: str) -> None:
+def test_an_error_in_the_use_record_is_reported_by_the_cli_without_a_traceback(db: str) -> None:
     with psycopg.connect(db, autocommit=True) as conn:
         conn.execute(FROZEN)
     for _ in range(2):  # the mirror's first build, then a search on it
         done = cli("vault", "search", "quokka", "--vault", db)
-        assert done.returncode != 0
-        assert "uses are frozen in this test" in done.stderr
+        assert done.returncode == 1
+        assert done.stderr.startswith(
+            "cuecard: the PostgreSQL vault: uses are frozen in this test\n"
+        )
+        assert "Traceback" not in done.stderr
+    shown = cli("vault", "show", "tools", "--vault", db)  # the full command line's path
+    assert shown.returncode == 1
+    assert shown.stderr.startswith("cuecard: the PostgreSQL vault: uses are frozen in this test\n")
+    assert "Traceback" not in shown.stderr
     assert set(uses(db).values()) == {0}
 
 

@@ -92,9 +92,11 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
 
             command = getattr(_search, from_module)
             return int(command(vault, " ".join(query), limit, as_json, **extra))
-        except (CuecardError, KeyboardInterrupt) as exc:
-            from cuecard.core.cli._output import run_command
+        except (Exception, KeyboardInterrupt) as exc:
+            from cuecard.core.cli._output import database_error, run_command
 
+            if not isinstance(exc, CuecardError | KeyboardInterrupt) and not database_error(exc):
+                raise
             caught = exc
 
             def again(_: object) -> int:
