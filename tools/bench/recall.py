@@ -8,7 +8,8 @@ in the unified-agent-memory layout, then measures in the same run, alternating t
 - a cold `cuecard vault search` process and a cold `python -m unified_memory.memory search`
   process (the Python core shipped in the npm package `dsh-unified-agent-memory`, fetched with
   `npm pack` into .bench/peer), each after its first search built its index;
-- warm queries (sync + search in one long-lived process; wall and CPU time);
+- warm queries (sync + search in one long-lived process; wall and CPU time; with a baseline,
+  the two revisions' processes alternate over three rounds and each figure is the median);
 - ranking quality on known-item queries: MRR@10 of our index and of rank_bm25.BM25Okapi.
 
 cuecard runs as a user installs it: from the built wheels, in a virtual environment made by
@@ -275,6 +276,17 @@ def warm_elsewhere(
     return result
 
 
+def _medians(rounds: list[dict[str, float | str]]) -> dict[str, float | str]:
+    """Each figure's median over the rounds of one revision's warm runs (text fields as the
+    first round gave them)."""
+    return {
+        key: statistics.median(float(r[key]) for r in rounds)
+        if isinstance(value, float | int)
+        else value
+        for key, value in rounds[0].items()
+    }
+
+
 def wheel_venv(target: Path) -> Path:
     """The bin folder of a fresh virtual environment with cuecard installed from this
     checkout's wheels (scripts/wheel-venv)."""
@@ -320,14 +332,18 @@ def warm_and_quality(
     log("warm queries and ranking quality")
     quality = known_item_queries(lines, count, rng)
     pairs = [(lines[i], query) for i, query in quality]
-    warm = warm_elsewhere(python, our_env, root, pairs)
+    # With a baseline, the two revisions' warm processes alternate over three rounds (the load
+    # moves; one after the other, the second would meet another machine): medians of rounds.
+    runs: dict[str, list[dict[str, float | str]]] = {"ours": [], "baseline": []}
+    for round_ in range(3 if base_cmd_env is not None else 1):
+        order = [("ours", python, our_env), ("baseline", base_python, base_cmd_env)]
+        for name, interpreter, env in order if round_ % 2 == 0 else order[::-1]:
+            if env is not None:
+                runs[name].append(warm_elsewhere(interpreter, env, root, pairs))
+    warm = _medians(runs["ours"])
     if not str(warm["core"]).startswith(str(bin_dir.parent)):
         raise SystemExit(f"cuecard.core came from {warm['core']}, not the wheel venv")
-
-    baseline_warm = None
-    if base_cmd_env is not None:
-        log("warm queries of the baseline revision")
-        baseline_warm = warm_elsewhere(base_python, base_cmd_env, root, pairs)
+    baseline_warm = _medians(runs["baseline"]) if runs["baseline"] else None
 
     from rank_bm25 import BM25Okapi
 

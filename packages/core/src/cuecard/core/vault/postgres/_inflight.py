@@ -85,6 +85,7 @@ class Inflight:
 
     def _one(self) -> list[PGresult]:
         """The results of the oldest statement sent (and, in pipeline mode, its Sync's)."""
+        import psycopg
         from psycopg.pq import ExecStatus
 
         results = []
@@ -92,7 +93,10 @@ class Inflight:
             results.append(result)
         if self._pipeline:
             sync = self._next()
-            assert sync is not None and sync.status == ExecStatus.PIPELINE_SYNC
+            if sync is None or sync.status != ExecStatus.PIPELINE_SYNC:
+                raise psycopg.OperationalError(
+                    "the server's answers are out of step with the statements sent"
+                )
         self.waiting -= 1
         return results
 
