@@ -494,6 +494,43 @@ def test_a_vault_lock_wait_is_said_and_answered(seeded: Seeded) -> None:
     assert "warnings" not in answer.json()
 
 
+def test_a_postgresql_error_is_answered_not_a_server_error(seeded: Seeded, pg_url: str) -> None:
+    import psycopg
+
+    from cuecard.core.cli import main
+    from cuecard.core.vault import open_backend
+    from tests._support.ui import InThread
+
+    assert main(["vault", "migrate-db", "--vault", pg_url]) == 0
+    with open_backend(pg_url) as vault:
+        vault.submit("agent", ["The release train leaves every Tuesday at noon"])
+        vault.review()
+        pending = vault.pending()
+    assert len(pending) == 1
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "RAISE EXCEPTION 'facts are read-only in this test'; END $$; "
+            "CREATE TRIGGER refuse BEFORE INSERT ON cuecard_facts "
+            "FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
+    running = InThread(seeded, location=pg_url)
+    c = Server(running.served.url, None).client()
+    try:
+        answer = c.post("/api/vault/apply", json={})
+    finally:
+        c.close()
+        running.stop()
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["error"] == "vault_unavailable"
+    assert answer.json()["message"].startswith(
+        "the PostgreSQL vault: facts are read-only in this test"
+    )
+    with open_backend(pg_url) as vault:  # nothing half-done: the fact still waits
+        assert len(vault.pending()) == 1
+        assert vault.search("release train", 3) == []
+
+
 def test_a_postgresql_vault_is_reviewed_promoted_and_adjudicated(
     seeded: Seeded, pg_url: str
 ) -> None:

@@ -5,7 +5,8 @@ Answers: 200 ``{"ok": true, "message": …}`` (plus ``"warnings": [lines]`` when
 something to say: it waited for its lock, its mirror was not updated); 422 ``{"error":
 "invalid", "errors": [{field, message}]}`` when a field breaks a rule (nothing written); 409
 ``{"error": "refused", "message"}`` when the store refuses; 400 for a body that is not one JSON
-object; 404 for an unknown id.
+object; 404 for an unknown id; 503 ``{"error": "vault_unavailable", "message"}`` when a
+PostgreSQL vault's server is gone or refuses a statement (its transaction rolled back).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from cuecard.core import (
     TopicConflict,
     ValidationError,
 )
+from cuecard.core.vault import database_error
 from cuecard.ui._body import BadRequest, Work, ok, read_body, text
 from cuecard.ui._decisions import decision_routes
 from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors, with_status
@@ -55,6 +57,12 @@ def _guarded(work: Work) -> Handler:
             return JSONResponse({"error": "invalid", "errors": errors}, status_code=422)
         except CuecardError as exc:
             return JSONResponse({"error": "refused", "message": str(exc)}, status_code=409)
+        except Exception as exc:
+            if not database_error(exc):
+                raise
+            # (A PostgreSQL server gone or a statement refused: said, nothing half-done.)
+            message = f"the PostgreSQL vault: {str(exc).strip() or type(exc).__name__}"
+            return JSONResponse({"error": "vault_unavailable", "message": message}, status_code=503)
 
     return handler
 

@@ -93,7 +93,8 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
             command = getattr(_search, from_module)
             return int(command(vault, " ".join(query), limit, as_json, **extra))
         except (Exception, KeyboardInterrupt) as exc:
-            from cuecard.core.cli._output import database_error, run_command
+            from cuecard.core.cli._output import run_command
+            from cuecard.core.vault._errors import database_error
 
             if not isinstance(exc, CuecardError | KeyboardInterrupt) and not database_error(exc):
                 raise

@@ -11,7 +11,7 @@ from typing import Any
 
 from cuecard.core._errors import CuecardError, UsageError, ValidationError
 
-__all__ = ["CLOSED_PIPE", "closed_pipe", "database_error", "emit_json", "error", "run_command"]
+__all__ = ["CLOSED_PIPE", "closed_pipe", "emit_json", "error", "run_command"]
 
 # The exit status of a command whose reader went away (``cuecard list | head``): that of a process
 # ended by SIGPIPE, as other command-line tools report it.
@@ -69,15 +69,10 @@ def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespa
         error("interrupted")
         return 130
     except Exception as exc:
+        from cuecard.core.vault._errors import database_error
+
         if not database_error(exc):
             raise
         # (A server gone, a statement refused: the person's problem to see, not a traceback.)
         error(f"the PostgreSQL vault: {str(exc).strip() or type(exc).__name__}")
         return 1
-
-
-def database_error(exc: Exception) -> bool:
-    """An error of the PostgreSQL driver: only the PostgreSQL vault imports psycopg, so an error
-    of its kind comes from there (and a command that did not import it cannot meet one)."""
-    psycopg = sys.modules.get("psycopg")
-    return psycopg is not None and isinstance(exc, psycopg.Error)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cuecard.core.vault._errors import VaultBusy as VaultBusy
     from cuecard.core.vault._errors import VaultError as VaultError
     from cuecard.core.vault._errors import VaultExists as VaultExists
+    from cuecard.core.vault._errors import database_error as database_error
     from cuecard.core.vault._layout import DEFAULT as DEFAULT
     from cuecard.core.vault._layout import LAYOUTS as LAYOUTS
     from cuecard.core.vault._layout import UAM as UAM
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "VaultBusy": "cuecard.core.vault._errors",
     "VaultError": "cuecard.core.vault._errors",
     "VaultExists": "cuecard.core.vault._errors",
+    "database_error": "cuecard.core.vault._errors",
     "adjudicate": "cuecard.core.vault.folder._conflicts",
     "apply_forget": "cuecard.core.vault.folder._forget",
     "apply_pending": "cuecard.core.vault.folder._promote",
