@@ -19,11 +19,12 @@ ADD = ["add", "--kind", "trap", "--title", "T", "--body", "B", "--not-derivable"
 
 
 def files(root: Path) -> dict[str, str]:
+    """The store's committed files (the derived ``local/`` folder left out)."""
     store = root / ".cuecard"
     return {
         str(p.relative_to(store)): p.read_text()
         for p in sorted(store.rglob("*"))
-        if p.is_file() and p.name != ".lock"
+        if p.is_file() and p.name != ".lock" and p.relative_to(store).parts[0] != "local"
     }
 
 
