@@ -301,13 +301,13 @@ def delivery_history(local_dir: Path) -> list[dict[str, Any]]:
 
 
 def read_history(local_dir: Path) -> History:
-    """The database and the files not rolled up yet, merged; creates nothing."""
+    """The database and the files not rolled up yet, merged (the deliveries are
+    ``delivery_history``'s); creates nothing."""
     history = History()
-    deliveries, ingestions = _rolled_up(local_dir, ("deliveries", "ingestions"), sessions=history)
+    (ingestions,) = _rolled_up(local_dir, ("ingestions",), sessions=history)
     for folder in session_folders(local_dir):
         history.sessions[folder.name] = summarise_session(folder)
-    deliveries.update(_jsonl_records(local_dir / "ledger.jsonl"))
     ingestions.update(_jsonl_records(local_dir / "telemetry" / "inbox.jsonl"))
-    history.deliveries = sorted(deliveries.values(), key=_when)
+    history.deliveries = delivery_history(local_dir)
     history.ingestions = sorted(ingestions.values(), key=_when)
     return history
