@@ -53,6 +53,7 @@ def test_the_wheel_install_the_docs_give_is_the_one_ci_runs() -> None:
     docs = (ROOT / "docs" / "installing.md").read_text(encoding="utf-8")
     check = (ROOT / "scripts" / "check-install").read_text(encoding="utf-8")
     assert "bin/python -m pip install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl" in docs
+    assert "`python -m pip install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl`" in README
     assert "pip_install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl)" in check
     assert "](docs/installing.md)" in README
     assert "](docs/releasing.md)" in README
