@@ -58,9 +58,15 @@ def test_a_project_that_did_not_opt_in_gets_nothing_created(
 ) -> None:
     result = run_cli(*argv, cwd=tmp_path)
     assert list(tmp_path.iterdir()) == []
-    if argv != ["status"]:
-        assert result.returncode == 1
-        assert "has not opted in" in result.stderr
+    assert result.returncode == 1, "status exits as list does"
+    assert "has not opted in" in result.stderr
+    assert result.stdout == ""
+
+
+def test_status_json_outside_a_project_still_says_so(tmp_path: Path) -> None:
+    result = run_cli("status", "--json", cwd=tmp_path)
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == {"opted_in": False, "root": None}
 
 
 @pytest.mark.parametrize("point", ["before-journal", "after-journal", "mid-apply"])

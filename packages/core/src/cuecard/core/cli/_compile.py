@@ -59,12 +59,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"compiled {report.memories} live memories, {report.clauses} clauses in "
-        f"{report.buckets} buckets, {report.checks} checks in {report.seconds:.2f} s"
+        f"{report.buckets} buckets, {report.checks} checks in {report.seconds:.2f} s",
+        file=sys.stderr,
     )
     for item in report.left_out:
-        print(f"check left out: memory {item['id'][:8]}: {item['reason']}")
+        print(f"check left out: memory {item['id'][:8]}: {item['reason']}", file=sys.stderr)
     for problem in report.problems:
-        print(f"problem: {problem}")
+        print(f"problem: {problem}", file=sys.stderr)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from cuecard.core.cli._output import emit_json
@@ -65,11 +66,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     state = "initialised" if created else "already initialised"
-    print(f"cuecard {state} in {store.dir} (project {config.project_id})")
+    print(f"cuecard {state} in {store.dir} (project {config.project_id})", file=sys.stderr)
     if migrated is not None:
         print(
             f"converted {migrated} memories from the DeltaDictum store in .dd/ (as `cuecard "
-            "migrate` does); each waits for a person to supply not_derivable in `cuecard ui`"
+            "migrate` does); each waits for a person to supply not_derivable in `cuecard ui`",
+            file=sys.stderr,
         )
     return 0
 
