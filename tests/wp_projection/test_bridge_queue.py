@@ -42,7 +42,7 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
     for first in range(0, writes, per_request):
         events = []
         for i in range(first, first + per_request):
-            events += [updated(f"notes/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
+            events += [updated(f"contexts/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
         events.append(updated("MEMORY.md", f"memory after write {first + per_request - 1}\n"))
         out = run_php(tmp_path, bridge, events, scheduler=scheduler)
         assert out["errors"] == []
@@ -73,11 +73,11 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
 
     report = receiver.wait_idle(applied=len(queued))
     by_path = {p["path"].split("/", 2)[2]: p["seq"] for p in report["projected"]}
-    notes = [by_path[f"agents/admin/notes/n-{i:03d}.md"] for i in range(writes)]
+    notes = [by_path[f"agents/admin/contexts/n-{i:03d}.md"] for i in range(writes)]
     assert notes == sorted(notes)  # applied in the order they were written
     files = {path.split("/", 1)[1]: body for path, body in receiver.files().items()}
     for i in range(writes):
-        assert files[f"agents/admin/notes/n-{i:03d}.md"] == f"note {i}\n".encode()
+        assert files[f"agents/admin/contexts/n-{i:03d}.md"] == f"note {i}\n".encode()
     assert files["agents/admin/MEMORY.md"] == f"memory after write {writes - 1}\n".encode()
     assert report["refused_events"] == []
 

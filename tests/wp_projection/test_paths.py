@@ -57,7 +57,7 @@ REFUSED = [
     ("lpt9.txt", "Windows device name (rule 10)"),
     ("dir/Com1", "Windows device name (rule 10)"),
     ("Aux.tar.gz", "Windows device name (rule 10)"),
-    ("a" * 256, "longer than 255 bytes (rule 10)"),
+    ("a" * 247, "longer than 246 bytes (rule 10)"),
     ("/".join(["abcdefgh"] * 120), "longer than 1024 bytes (rule 10)"),
     (".env", "sensitive or guard file name (rule 19)"),
     ("deploy/id_rsa", "sensitive or guard file name (rule 19)"),
@@ -99,6 +99,12 @@ LAYOUT = [
 ]
 
 
+def test_an_agent_folder_is_data_machines_own_suffix_included() -> None:
+    ours = record_path("s", "agent", 1, 7, "ops", "MEMORY.md", "ops--0123456789abcdef")
+    assert ours == "s/agents/ops--0123456789abcdef/MEMORY.md"
+    assert record_path("s", "agent", 1, 8, "ops", "MEMORY.md", "ops") == "s/agents/ops/MEMORY.md"
+
+
 @pytest.mark.parametrize(("layer", "user", "agent", "slug", "name", "path"), LAYOUT)
 def test_records_map_to_the_d5_layout(layer, user, agent, slug, name, path) -> None:
     assert record_path("s", layer, user, agent, slug, name) == path
@@ -114,7 +120,9 @@ def test_records_map_to_the_d5_layout(layer, user, agent, slug, name, path) -> N
         (("agent", 1, 0, "../x", "x.md"), "scope.agent_slug '../x' must match"),
         (("agent", 1, 0, None, "x.md"), "agent_slug is missing and scope.agent_id is 0"),
         (("principal", 0, 1, "a", "x.md"), "user_id must be positive for the principal layer"),
-        (("agent", 1, 0, "a", "users/2/USER_MEMORY.md"), "may not start with 'users/'"),
+        (("agent", 1, 0, "a", "users/2/USER_MEMORY.md"), "is not a name Data Machine's layouts"),
+        (("agent", 1, 0, "a", "x.md", "Bad--dir"), "scope.agent_dir 'Bad--dir' must match"),
+        (("agent", 1, 0, "refs", "x.md"), "scope.agent_slug 'refs' must match"),
         (("agent", 1, 0, "a", "../../etc/passwd"), "scope.filename: path"),
     ],
 )

@@ -41,6 +41,8 @@ class Record:
     """``push`` or ``pull``: where the last applied version came from."""
     deleted: bool = False
     """A tombstone: Data Machine deleted the record."""
+    agent_dir: str | None = None
+    """The agent's folder name in Data Machine's store, when the bridge sent it."""
 
 
 @dataclass(frozen=True)

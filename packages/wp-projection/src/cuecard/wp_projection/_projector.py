@@ -18,12 +18,10 @@ from cuecard.core import find_secret
 from cuecard.wp_projection._change import ApplyResult, Change, Outcome
 from cuecard.wp_projection._errors import PathRefused
 from cuecard.wp_projection._manifest import MANIFEST_NAME, Manifest, Preserved, Record, SiteState
-from cuecard.wp_projection._paths import PRIVATE_LAYERS, collision_key
+from cuecard.wp_projection._paths import INCOMING_SUFFIX, PRIVATE_LAYERS, collision_key
 from cuecard.wp_projection._safefs import SafeRoot
 
 __all__ = ["Projector"]
-
-INCOMING_SUFFIX = ".incoming"
 
 
 def _sha1(data: bytes) -> str:
@@ -254,6 +252,7 @@ class Projector:
             user_id=change.user_id,
             agent_id=change.agent_id,
             agent_slug=change.agent_slug,
+            agent_dir=change.agent_dir,
             filename=change.filename,
             hash=digest,
             bytes=size,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cuecard.core.fs import flock_within
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
-from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
+from cuecard.wp_projection._paths import is_config_name, is_git_metadata, normalise_relative
 
 __all__ = ["SafeRoot"]
 
@@ -142,6 +142,13 @@ class SafeRoot:
         for part in parts:  # the last line of defence: every filesystem call passes here
             if is_git_metadata(part):
                 raise PathRefused(f"{rel!r}: segment {part!r} is git repository metadata")
+        # Below the managed folder's own state files (.manifest.json, .lock), no folder and no
+        # file may bear a name git, a shell or an editor reads as configuration.
+        for part in parts if len(parts) > 1 and not top else ():
+            if is_config_name(part):
+                raise PathRefused(
+                    f"{rel!r}: segment {part!r} is a name git or a shell reads as configuration"
+                )
         base = [] if top else [self.managed]
         return [*base, *parts[:-1]], parts[-1]
 

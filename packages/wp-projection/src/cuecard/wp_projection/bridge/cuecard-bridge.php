@@ -36,6 +36,10 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		const RUN_ENVELOPES  = 500;
 		const STALE_SECONDS  = 600;
 		const SLUG_PATTERN   = '/^[a-z0-9][a-z0-9-]*$/';
+		const MAX_SEGMENT    = 246;
+		const MAX_PATH       = 1024;
+		const FILENAME_PATTERN = '(contexts/)?[A-Za-z0-9][A-Za-z0-9._-]*\\.md|daily/[0-9]{4}/[0-9]{2}/[0-9]{2}\\.md';
+		const CONFIG_NAMES   = array( 'head', 'config', 'objects', 'refs', 'packed-refs', 'index', 'hooks', 'info', 'logs', 'worktrees', 'modules', 'commondir', 'gitdir', 'fetch_head', 'orig_head', 'description', 'branches', 'shallow' );
 		const DIRECTORY_MGR  = '\\DataMachine\\Core\\FilesRepository\\DirectoryManager';
 		const AGENTS_REPO    = '\\DataMachine\\Core\\Database\\Agents\\Agents';
 
@@ -190,14 +194,37 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		}
 
 		/**
-		 * Why a filename may not leave WordPress, or null: a segment git takes for its repository
-		 * folder (`.git` in any case, with trailing dots or spaces, or its 8.3 name `GIT~1`).
+		 * Why a filename may not leave WordPress, or null. The same rule as the receiver's (its
+		 * FILENAME_PATTERN is this pattern, byte for byte), an allowlist: a Markdown file at the top
+		 * of its layer's folder (NAME.md), in the legacy contexts/ folder, or a daily file
+		 * daily/YYYY/MM/DD.md, NAME starting with a letter or a digit; no segment a name git, a shell
+		 * or an editor reads as configuration (a dotfile, HEAD, config, objects, refs, index, hooks,
+		 * `.git` in any case with dots or spaces after it, its 8.3 name GIT~1), nor a Windows device
+		 * name; each segment at most MAX_SEGMENT bytes, which leaves room for `<name>.incoming`.
 		 */
 		public static function refused_filename( $filename ) {
-			foreach ( preg_split( '#[/\\\\]#', (string) $filename ) as $segment ) {
+			$filename = (string) $filename;
+			foreach ( preg_split( '#[/\\\\]#', $filename ) as $segment ) {
 				$name = strtolower( rtrim( $segment, '. ' ) );
 				if ( '.git' === $name || 'git~1' === $name ) {
 					return 'segment ' . $segment . ' is git repository metadata';
+				}
+			}
+			if ( strlen( $filename ) > self::MAX_PATH ) {
+				return 'it is longer than ' . self::MAX_PATH . ' bytes';
+			}
+			if ( 1 !== preg_match( '#\\A(?:' . self::FILENAME_PATTERN . ')\\z#', $filename ) ) {
+				return 'it is not a name Data Machine\'s layouts define (allowlist: NAME.md, contexts/NAME.md, daily/YYYY/MM/DD.md; NAME starts with a letter or digit)';
+			}
+			foreach ( explode( '/', $filename ) as $segment ) {
+				if ( strlen( $segment ) > self::MAX_SEGMENT ) {
+					return 'segment ' . substr( $segment, 0, 40 ) . '... is longer than ' . self::MAX_SEGMENT . ' bytes, the room left for the names derived from it (.incoming)';
+				}
+				if ( in_array( strtolower( rtrim( $segment, '. ' ) ), self::CONFIG_NAMES, true ) ) {
+					return 'segment ' . $segment . ' is a name git or a shell reads as configuration';
+				}
+				if ( 1 === preg_match( '/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\\..*)?$/i', $segment ) ) {
+					return 'segment ' . $segment . ' is a Windows device name';
 				}
 			}
 			return null;
@@ -247,7 +274,13 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			if ( function_exists( 'apply_filters' ) ) {
 				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
 			}
-			return ( is_string( $slug ) && 1 === preg_match( self::SLUG_PATTERN, $slug ) ) ? $slug : null;
+			return self::valid_folder( $slug ) ? $slug : null;
+		}
+
+		/** An agent slug or folder name the receiver takes: the slug alphabet, not a name git reads. */
+		public static function valid_folder( $name ) {
+			return is_string( $name ) && 1 === preg_match( self::SLUG_PATTERN, $name ) && strlen( $name ) <= self::MAX_SEGMENT
+				&& ! in_array( $name, self::CONFIG_NAMES, true );
 		}
 
 		/**
