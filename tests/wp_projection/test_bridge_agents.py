@@ -95,8 +95,7 @@ def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(
     event_id = out["delivered"][0]["envelope"]["event_id"]
     assert (
         f"cuecard bridge: envelope {event_id} (seq 1, memory.updated principal/USER_MEMORY.md of "
-        "agent admin) refused by the receiver (422): scope.user_id must be positive"
-        in out["log"]
+        "agent admin) refused by the receiver (422): scope.user_id must be positive" in out["log"]
     )
     assert "; dropped" in out["log"]
     assert out["queue"] == []  # refused envelopes leave the queue; the next one went through

@@ -39,7 +39,8 @@ class Outcome:
 
     path: str | None
     action: str
-    """written, unchanged, adopted, stale, deleted, tombstone, preserved, refused, hint."""
+    """written, unchanged, adopted, stale, deleted, tombstone, preserved, refused, hint, or
+    failed (an error worth another attempt: the record was left as it was)."""
     detail: str = ""
 
 

@@ -7,6 +7,7 @@ manifest does not own never replaced. One writer per root holds the lock for a b
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -62,17 +63,25 @@ class _Plan:
             self.root.write(path, data, private=private, sync_dir=False)
         return path.rsplit("/", 1)[0] if "/" in path else ""
 
-    def execute(self, pool: ThreadPoolExecutor) -> dict[str, PathRefused]:
-        failures: dict[str, PathRefused] = {}
+    def execute(self, pool: ThreadPoolExecutor) -> dict[str, Exception]:
+        """Run the batch's operations; what failed, by path (a ``PathRefused`` is final, any
+        other error is worth another attempt). One path's failure never stops another's."""
+        failures: dict[str, Exception] = {}
         dirs: set[str] = set()
         paths = list(self.ops)
         futures = {path: pool.submit(self._run, path) for path in paths}
         for path, future in futures.items():
             try:
                 dirs.add(future.result())
-            except PathRefused as exc:
+            except Exception as exc:
                 failures[path] = exc
-        list(pool.map(self.root.sync_dir, sorted(dirs)))
+        for rel_dir in sorted(dirs):
+            try:
+                self.root.sync_dir(rel_dir)
+            except Exception as exc:  # the files in it are not known durable: try them again
+                for path in paths:
+                    if path.rsplit("/", 1)[0] == rel_dir and path not in failures:
+                        failures[path] = exc
         return failures
 
 
@@ -142,10 +151,15 @@ class Projector:
                         manifest.records.get(change.path),
                         manifest.preserved.get(change.path),
                     )
+                undo = _Undo(manifest, plan, change.path)
                 try:
                     outcome = self._apply_one(manifest, plan, index, change)
                 except PathRefused as exc:
+                    undo.restore()
                     outcome = Outcome(change.path, "refused", str(exc))
+                except Exception as exc:  # one event's failure is its own: the batch goes on
+                    undo.restore()
+                    outcome = Outcome(change.path, "failed", _reason(exc))
                 result.outcomes.append(outcome)
             failures = plan.execute(self._executor()) if plan.ops else {}
             for i, outcome in enumerate(result.outcomes):
@@ -156,7 +170,9 @@ class Projector:
                     record, kept = prior[outcome.path]
                     _restore(manifest.records, outcome.path, record)
                     _restore(manifest.preserved, outcome.path, kept)
-                    result.outcomes[i] = Outcome(outcome.path, "refused", str(failed))
+                    final = isinstance(failed, PathRefused)
+                    action = "refused" if final else "failed"
+                    result.outcomes[i] = Outcome(outcome.path, action, _reason(failed))
                 if result.outcomes[i].action == "refused":
                     manifest.note_refused(
                         {
@@ -166,7 +182,12 @@ class Projector:
                         }
                     )
             if self.on_change is not None and manifest.live_paths() != before:
-                self.on_change(self.root, manifest)
+                try:
+                    self.on_change(self.root, manifest)
+                except Exception as exc:  # the files stand; the wiring is retried next change
+                    manifest.note_refused(
+                        {"path": None, "reason": f"wiring: {_reason(exc)}", "at": self._stamp()}
+                    )
             self.save(manifest)
             return result
 
@@ -335,6 +356,35 @@ class Projector:
         plan.unlink(path)
         manifest.records[path] = tombstone
         return Outcome(path, "deleted")
+
+
+class _Undo:
+    """What one change may touch (its record, its preserved entry, its planned operations), kept
+    so that a change that fails half-way leaves the batch as it found it."""
+
+    def __init__(self, manifest: Manifest, plan: _Plan, path: str | None) -> None:
+        self.manifest, self.plan, self.path = manifest, plan, path
+        self.keys = [] if path is None else [path, path + INCOMING_SUFFIX]
+        self.record = None if path is None else manifest.records.get(path)
+        self.kept = None if path is None else manifest.preserved.get(path)
+        self.ops = {k: plan.ops.get(k) for k in self.keys}
+
+    def restore(self) -> None:
+        if self.path is None:
+            return
+        _restore(self.manifest.records, self.path, self.record)
+        _restore(self.manifest.preserved, self.path, self.kept)
+        for key, op in self.ops.items():
+            _restore(self.plan.ops, key, op)
+
+
+def _reason(exc: Exception) -> str:
+    """An error as one line for status: the message, and for an OS error its name."""
+    if isinstance(exc, OSError) and not isinstance(exc, PathRefused) and exc.errno is not None:
+        name = errno.errorcode.get(exc.errno, str(exc.errno))
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{name}: {exc.strerror or exc}{where}"
+    return str(exc) or type(exc).__name__
 
 
 def _restore(mapping: dict[str, Any], key: str, value: Any) -> None:

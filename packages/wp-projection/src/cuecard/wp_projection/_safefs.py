@@ -162,7 +162,10 @@ class SafeRoot:
             return None
         try:
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+                # O_NONBLOCK: a FIFO planted at the target opens at once (and is refused below)
+                # instead of waiting for a writer forever.
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+                fd = os.open(name, flags, dir_fd=dfd)
             except FileNotFoundError:
                 return None
             except OSError as exc:

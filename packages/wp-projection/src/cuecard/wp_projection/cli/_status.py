@@ -15,7 +15,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "--json prints keys: root, managed, sites (last sequence, reconcile needed), "
             "projected, queue (waiting, applied), preserved, refused (records not written), "
-            "refused_events (requests the receiver refused: status, reason, event), wired."
+            "refused_events (requests the receiver refused: status, reason, event; status 0: "
+            "accepted, then given up after its attempts to apply it), retrying (events waiting "
+            "for another attempt: attempts, next attempt, last error), wired."
         ),
     )
     add_root(parser)
@@ -47,6 +49,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"preserved: {path}: {item['reason']}{beside}")
     for item in report["refused"]:
         print(f"refused: {item['path']}: {item['reason']}")
+    for item in report["retrying"]:
+        print(
+            f"retrying event {item['event_id']} (seq {item['seq']}, {item['attempts']} failed, "
+            f"next at {item['next_attempt_at']}): {item['last_error']}"
+        )
     for event in report["refused_events"]:
         named = " ".join(
             f"{k}={event[k]}" for k in ("event_id", "seq", "layer", "filename") if k in event
