@@ -154,3 +154,79 @@ def test_a_run_the_scheduler_lost_is_scheduled_again(tmp_path, secret, receiver,
     assert [d["result"]["status"] for d in second["delivered"]] == [202, 202]
     assert second["queue"] == []
     receiver.wait_idle(applied=2)
+
+
+class _PickyReceiver:
+    """Answers 500 to every envelope whose body names ``poison``, 202 to the others; records
+    what it was sent, in order."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        seen: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                envelope = json.loads(body)
+                name = envelope.get("scope", {}).get("filename", "")
+                seen.append(name)
+                poisoned = name.startswith("poison")
+                status = 500 if poisoned else 202
+                answer = b'{"error": "boom"}' if poisoned else b'{"queued": true}'
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.seen = seen
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("scheduler", ["action_scheduler", "wp_cron"])
+def test_an_envelope_the_receiver_keeps_failing_is_set_aside_and_the_rest_delivered(
+    tmp_path, secret, scheduler
+) -> None:
+    picky = _PickyReceiver()
+    try:
+        bridge = _bridge(tmp_path, picky.url, secret)
+        events = [updated("poison.md", "p\n")] + [updated(f"m{i}.md", f"{i}\n") for i in range(5)]
+        # The scheduler's clock runs an hour ahead: every backoff comes due within this run.
+        out = run_php(tmp_path, bridge, events, scheduler=scheduler, advance=3600)
+        assert picky.seen == ["poison.md"] * 5 + [f"m{i}.md" for i in range(5)]
+        assert out["queue"] == []
+        summary = out["summary"]
+        assert summary["waiting"] == 0
+        [aside] = summary["set_aside"]
+        assert aside["status"] == 500
+        assert aside["attempts"] == 5
+        assert aside["reason"] == "boom"
+        assert aside["label"] == "memory.updated agent/poison.md of agent admin"
+        assert summary["last_error"]["reason"] == "boom"
+        assert "(500) after 5 attempts: boom; dropped, the queue goes on" in out["log"]
+        assert "(1 more before it is set aside)" in out["log"]
+    finally:
+        picky.close()
+
+
+def test_a_receiver_that_is_down_never_sets_an_envelope_aside(tmp_path, secret) -> None:
+    bridge = _bridge(tmp_path, f"http://127.0.0.1:{free_port()}", secret)
+    out = run_php(tmp_path, bridge, [updated("MEMORY.md", "m\n")], advance=3600)
+    summary = out["summary"]
+    assert summary["waiting"] == 1
+    assert summary["set_aside"] == []
+    assert summary["oldest"]["attempts"] >= 5  # tried on every due run, never given up
+    assert summary["oldest"]["label"] == "memory.updated agent/MEMORY.md of agent admin"
+    assert summary["oldest"]["queued_at"] is not None
+    assert "set aside" not in out["log"]

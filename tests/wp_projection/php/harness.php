@@ -24,7 +24,7 @@
  * a binary string.
  * Prints one JSON object: {"delivered": [{envelope, body, headers, result, phase ("request": during
  * the write's request, "scheduler": a later run), after_response (the response was sent)}], "errors": [...],
- * "log": "...", "request_ms": float (the request's actions and shutdown), "queue_ms": float
+ * "log": "...", "summary": the bridge's queue summary, "request_ms": float (the request's actions and shutdown), "queue_ms": float
  * (the scheduler's runs), "queue": [...], "scheduled": [{scheduler, hook, in, status}]}.
  *
  * Options persist in options_file between runs (the database); every top-level *.php file in
@@ -453,6 +453,7 @@ echo json_encode(
 		'queue_ms'   => $queue_ms,
 		'request_option_writes' => $request_saves,
 		'queue'      => method_exists( 'Cuecard_Bridge', 'queued' ) ? Cuecard_Bridge::queued() : array(),
+		'summary'    => method_exists( 'Cuecard_Bridge', 'summary' ) ? Cuecard_Bridge::summary() : null,
 		'scheduled'  => $scheduled,
 	),
 	JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE

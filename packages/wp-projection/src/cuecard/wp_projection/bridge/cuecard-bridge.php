@@ -39,6 +39,10 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		const MAX_SEGMENT    = 246;
 		const MAX_PATH       = 1024;
 		const FILENAME_PATTERN = '(contexts/)?[A-Za-z0-9][A-Za-z0-9._-]*\\.md|daily/[0-9]{4}/[0-9]{2}/[0-9]{2}\\.md';
+		const MAX_ATTEMPTS   = 5;
+		const KEEP_REFUSED   = 50;
+		const REFUSED_OPTION = 'cuecard_bridge_refused';
+		const RECEIVER_STATUSES = array( 401, 403, 404, 405, 408, 415, 421, 429, 502, 503, 504 );
 		const CONFIG_NAMES   = array( 'head', 'config', 'objects', 'refs', 'packed-refs', 'index', 'hooks', 'info', 'logs', 'worktrees', 'modules', 'commondir', 'gitdir', 'fetch_head', 'orig_head', 'description', 'branches', 'shallow' );
 		const DIRECTORY_MGR  = '\\DataMachine\\Core\\FilesRepository\\DirectoryManager';
 		const AGENTS_REPO    = '\\DataMachine\\Core\\Database\\Agents\\Agents';
@@ -364,6 +368,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						'key'      => $key,
 						'seq'      => null,
 						'attempts' => 0,
+						'at'       => time(),
 					);
 					$running = $state['running'] > time() - self::STALE_SECONDS;
 					if ( ! $at_end && ! $running && ! self::pending( $state ) ) {
@@ -511,26 +516,38 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		}
 
 		/**
-		 * What a send means for the queue: acknowledged (2xx, or 409: the receiver already has
-		 * it) and refused (400, 413, 422: the receiver will never take it) leave the queue; any
-		 * other answer keeps the envelope at the head. Returns the backoff delay, 0 to go on.
+		 * What a send means for the queue. Acknowledged (2xx, or 409: the receiver already has it)
+		 * leaves it. Refused for its content (400, 413, 422: the receiver will never take it) leaves
+		 * it for the set-aside list. A failure of the receiver itself (no answer, a redirect, 401,
+		 * 403, 404, 405, 408, 415, 421, 429, 502, 503, 504: every envelope would fail alike) keeps
+		 * it at the head and backs off, for as long as it takes. Any other answer (a 500 for this
+		 * envelope) counts against the envelope: after MAX_ATTEMPTS it is set aside like a refusal,
+		 * so no envelope holds the ones behind it for longer than its backoff. Returns the backoff
+		 * delay, 0 to go on.
 		 */
 		public static function settle( array $entry, array $envelope, array $result ) {
-			$status = (int) $result['status'];
-			$what   = 'envelope ' . $envelope['event_id'] . ' (seq ' . $entry['seq'] . ', ' . self::label( $envelope ) . ')';
-			$done   = $result['ok'] || 409 === $status;
-			$refuse = in_array( $status, array( 400, 413, 422 ), true );
-			$queue  = self::queue();
-			$index  = null;
+			$status   = (int) $result['status'];
+			$what     = 'envelope ' . $envelope['event_id'] . ' (seq ' . $entry['seq'] . ', ' . self::label( $envelope ) . ')';
+			$done     = $result['ok'] || 409 === $status;
+			$refuse   = in_array( $status, array( 400, 413, 422 ), true );
+			$receiver = $status < 400 || in_array( $status, self::RECEIVER_STATUSES, true );
+			$queue    = self::queue();
+			$index    = null;
 			foreach ( $queue as $i => $queued ) {
 				if ( $queued['id'] === $entry['id'] ) {
 					$index = $i;
 					break;
 				}
 			}
+			$attempts = (int) $entry['attempts'] + 1;
+			if ( ! $done && ! $refuse && ! $receiver && $attempts >= self::MAX_ATTEMPTS ) {
+				$refuse = true;
+			}
 			if ( $done || $refuse ) {
 				if ( $refuse ) {
-					error_log( 'cuecard bridge: ' . $what . ' refused by the receiver (' . $status . '): ' . self::reason( $result ) . '; dropped' );
+					$tried = $attempts > 1 ? ' after ' . $attempts . ' attempts' : '';
+					error_log( 'cuecard bridge: ' . $what . ' refused by the receiver (' . $status . ')' . $tried . ': ' . self::reason( $result ) . '; dropped, the queue goes on' );
+					self::set_aside( $entry, $envelope, $status, self::reason( $result ), $attempts );
 				}
 				delete_option( self::ITEM_PREFIX . $entry['id'] );
 				if ( null !== $index ) {
@@ -539,15 +556,67 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				self::save( $queue, null );
 				return 0;
 			}
-			$attempts = (int) $entry['attempts'] + 1;
-			$delay    = (int) min( self::BACKOFF_MAX, self::BACKOFF_FIRST * pow( 2, min( $attempts - 1, 16 ) ) );
+			$delay = (int) min( self::BACKOFF_MAX, self::BACKOFF_FIRST * pow( 2, min( $attempts - 1, 16 ) ) );
 			if ( null !== $index ) {
 				$queue[ $index ]['attempts']   = $attempts;
 				$queue[ $index ]['last_error'] = self::reason( $result );
 				self::save( $queue, null );
 			}
-			error_log( 'cuecard bridge: ' . $what . ' not delivered (attempt ' . $attempts . '): ' . self::reason( $result ) . '; ' . count( $queue ) . ' queued, next attempt in ' . $delay . ' s' );
+			$state = self::state();
+			$state['last_error'] = array( 'at' => time(), 'event_id' => $envelope['event_id'], 'status' => $status, 'reason' => self::reason( $result ) );
+			self::save( null, $state );
+			$bound = $receiver ? '' : ' (' . ( self::MAX_ATTEMPTS - $attempts ) . ' more before it is set aside)';
+			error_log( 'cuecard bridge: ' . $what . ' not delivered (attempt ' . $attempts . '): ' . self::reason( $result ) . '; ' . count( $queue ) . ' queued, next attempt in ' . $delay . ' s' . $bound );
 			return $delay;
+		}
+
+		/** Keeps a refused or given-up envelope's record (not its body) in the set-aside list. */
+		private static function set_aside( array $entry, array $envelope, $status, $reason, $attempts ) {
+			$list   = self::fresh_option( self::REFUSED_OPTION, array() );
+			$list   = is_array( $list ) ? $list : array();
+			$list[] = array(
+				'at'       => time(),
+				'event_id' => $envelope['event_id'],
+				'seq'      => $entry['seq'],
+				'label'    => self::label( $envelope ),
+				'status'   => (int) $status,
+				'reason'   => substr( (string) $reason, 0, 300 ),
+				'attempts' => (int) $attempts,
+			);
+			update_option( self::REFUSED_OPTION, array_slice( $list, -self::KEEP_REFUSED ), false );
+		}
+
+		/**
+		 * The queue as the receiver's `cuecard wp status` shows it: how many envelopes wait, the
+		 * oldest (when it was queued, what it is, its attempts), the last failed delivery, and the
+		 * envelopes set aside (refused by the receiver, or given up after MAX_ATTEMPTS).
+		 */
+		public static function summary() {
+			$state   = self::state();
+			$entries = $state['entries'];
+			$oldest  = null;
+			if ( $entries ) {
+				$head     = reset( $entries );
+				$envelope = self::fresh_option( self::ITEM_PREFIX . $head['id'] );
+				$oldest   = array(
+					'queued_at' => isset( $head['at'] ) ? gmdate( 'Y-m-d\TH:i:s\Z', (int) $head['at'] ) : null,
+					'label'     => is_array( $envelope ) ? self::label( $envelope ) : null,
+					'attempts'  => (int) $head['attempts'],
+					'last_error' => isset( $head['last_error'] ) ? $head['last_error'] : null,
+				);
+			}
+			$last = isset( $state['last_error'] ) && is_array( $state['last_error'] ) ? $state['last_error'] : null;
+			if ( null !== $last ) {
+				$last['at'] = gmdate( 'Y-m-d\TH:i:s\Z', (int) $last['at'] );
+			}
+			$aside = self::fresh_option( self::REFUSED_OPTION, array() );
+			return array(
+				'waiting'    => count( $entries ),
+				'oldest'     => $oldest,
+				'last_error' => $last,
+				'set_aside'  => is_array( $aside ) ? array_values( $aside ) : array(),
+				'seq'        => (int) $state['seq'],
+			);
 		}
 
 		/** The queued entries, oldest first, with what each is (for status pages and tests). */
