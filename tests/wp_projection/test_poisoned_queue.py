@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ import pytest
 
 from cuecard.core.cli import main
 from cuecard.wp_projection import ReceiverSettings, SafeRoot
-from tests._support.wp import SECRET
+from tests._support.wp import SECRET, Receiver
+
+Builder = Callable[..., dict[str, Any]]
 
 OTHER_SITE = "http://10.0.0.2:8080"
 LATER = 300
@@ -26,7 +29,7 @@ def _status(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return dict(json.loads(capsys.readouterr().out))
 
 
-def _post_later_events(receiver, make_envelope, first_seq: int) -> int:
+def _post_later_events(receiver: Receiver, make_envelope: Builder, first_seq: int) -> int:
     """``LATER`` events from two sites; returns how many were accepted."""
     accepted = 0
     for i in range(LATER):
@@ -41,7 +44,7 @@ def _post_later_events(receiver, make_envelope, first_seq: int) -> int:
     return accepted
 
 
-def _later_files(receiver) -> int:
+def _later_files(receiver: Receiver) -> int:
     return sum(1 for p in receiver.managed.rglob("n-*.md") if p.is_file())
 
 
@@ -83,7 +86,7 @@ def failing_incoming(monkeypatch) -> dict[str, int]:
     return failures
 
 
-def _edited_locally(receiver, make_envelope, name: str) -> None:
+def _edited_locally(receiver: Receiver, make_envelope: Builder, name: str) -> None:
     """A projected file a person then edits: the next update goes beside it as ``.incoming``."""
     assert receiver.post(make_envelope(seq=1, filename=name, content="v1\n")).status_code == 202
     receiver.wait_idle(applied=1)

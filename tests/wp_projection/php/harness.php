@@ -29,14 +29,24 @@
  *
  * Options persist in options_file between runs (the database); every top-level *.php file in
  * MU_PLUGINS_DIR is included, as WordPress does with wp-content/mu-plugins.
+ *
+ * As the router of PHP's built-in server (`HARNESS_PLUGIN_DIR=… HARNESS_SCRIPT=… php -S
+ * 127.0.0.1:PORT harness.php`) it serves GET /wp-json/<namespace>/<route> from the routes
+ * registered on `rest_api_init` (the bridge's, and Data Machine's file routes over the disk store
+ * under the script's "uploads_dir"), with permission callbacks; 404 for anything else.
  */
 
 define( 'ABSPATH', __DIR__ . '/' );
 
-$plugin_dir = $argv[1];
-$script     = json_decode( file_get_contents( $argv[2] ), true );
+// As a router of PHP's built-in web server (`php -S`), the harness serves WordPress's REST API
+// instead (the folders come from the environment): HARNESS_PLUGIN_DIR, HARNESS_SCRIPT.
+$serving    = ( 'cli-server' === PHP_SAPI );
+$plugin_dir = $serving ? getenv( 'HARNESS_PLUGIN_DIR' ) : $argv[1];
+$script     = json_decode( file_get_contents( $serving ? getenv( 'HARNESS_SCRIPT' ) : $argv[2] ), true );
 $script    += array(
 	'scheduler'   => 'action_scheduler',
+	'transport'   => 'wp',
+	'substrate'   => false,
 	'datamachine' => 'full',
 	'run_queue'   => true,
 	'advance'     => 0,
@@ -383,11 +393,83 @@ add_action(
 	4
 );
 
+// -- the REST API: register_rest_route, requests, responses ---------------------------------------
+
+$GLOBALS['rest_routes'] = array();
+function register_rest_route( $namespace, $route, $args = array() ) {
+	$GLOBALS['rest_routes'][] = array( trim( $namespace, '/' ) . '/' . ltrim( $route, '/' ), $args );
+	return true;
+}
+class WP_REST_Request {
+	private $headers;
+	private $params;
+	public function __construct( array $headers, array $params ) {
+		$this->headers = $headers;
+		$this->params  = $params;
+	}
+	/** Header names as WordPress keys them: lower case, dashes as underscores. */
+	public function get_header( $name ) {
+		$key = strtolower( str_replace( '-', '_', $name ) );
+		return isset( $this->headers[ $key ] ) ? $this->headers[ $key ] : null;
+	}
+	public function get_param( $name ) {
+		return isset( $this->params[ $name ] ) ? $this->params[ $name ] : null;
+	}
+}
+class WP_REST_Response {
+	public $data;
+	public $status;
+	public function __construct( $data = null, $status = 200 ) {
+		$this->data   = $data;
+		$this->status = $status;
+	}
+}
+function harness_serve_rest() {
+	if ( function_exists( 'harness_datamachine_routes' ) && 'none' !== $GLOBALS['script']['datamachine'] ) {
+		add_action( 'rest_api_init', 'harness_datamachine_routes', 10, 0 );
+	}
+	do_action( 'rest_api_init' );
+	$path    = rawurldecode( (string) parse_url( $_SERVER['REQUEST_URI'], PHP_URL_PATH ) );
+	$headers = array();
+	foreach ( $_SERVER as $key => $value ) {
+		if ( 0 === strpos( $key, 'HTTP_' ) ) {
+			$headers[ strtolower( substr( $key, 5 ) ) ] = $value;
+		}
+	}
+	header( 'Content-Type: application/json' );
+	foreach ( $GLOBALS['rest_routes'] as $entry ) {
+		list( $route, $args ) = $entry;
+		if ( 'GET' !== $_SERVER['REQUEST_METHOD'] || 1 !== preg_match( '#^/wp-json/' . $route . '$#', $path, $match ) ) {
+			continue;
+		}
+		$params  = array_merge( $_GET, array_filter( $match, 'is_string', ARRAY_FILTER_USE_KEY ) );
+		$request = new WP_REST_Request( $headers, $params );
+		if ( isset( $args['permission_callback'] ) && true !== call_user_func( $args['permission_callback'], $request ) ) {
+			http_response_code( 401 );
+			echo json_encode( array( 'code' => 'rest_forbidden', 'message' => 'Sorry, you are not allowed to do that.' ) );
+			return;
+		}
+		$answer = call_user_func( $args['callback'], $request );
+		if ( $answer instanceof WP_REST_Response ) {
+			http_response_code( $answer->status );
+			$answer = $answer->data;
+		}
+		echo json_encode( $answer, JSON_UNESCAPED_SLASHES );
+		return;
+	}
+	http_response_code( 404 );
+	echo json_encode( array( 'code' => 'rest_no_route', 'message' => 'No route was found matching the URL and request method.' ) );
+}
+
 // wp-settings.php: every top-level PHP file of the must-use plugins folder, in name order.
 $mu_plugins = glob( rtrim( $plugin_dir, '/' ) . '/*.php' );
 sort( $mu_plugins );
 foreach ( $mu_plugins as $mu_plugin ) {
 	include_once $mu_plugin;
+}
+if ( $serving ) {
+	harness_serve_rest();
+	return;
 }
 
 $errors  = array();

@@ -201,14 +201,30 @@ class Projector:
             self._pool.shutdown()
             self._pool = None
 
-    def mark_synced(self, site: str, home_url: str) -> None:
+    def mark_synced(
+        self,
+        site: str,
+        home_url: str,
+        *,
+        bridge: dict[str, Any] | None = None,
+        stale_agents: list[dict[str, Any]] | None = None,
+        prune: Iterable[str] = (),
+    ) -> None:
+        """Note a finished pull (with what it learnt of the WordPress side), and remove the
+        folders ``prune`` names under the site's folder where they are left empty."""
         with self.root.lock():
             manifest = self.load().copy()
             state = manifest.sites.setdefault(site, SiteState(home_url=home_url))
             state.last_sync_at = self._stamp()
             state.reconcile_needed = False
             state.reconcile_reason = None
+            if bridge is not None:
+                state.bridge = bridge
+            if stale_agents is not None:
+                state.stale_agents = stale_agents
             self.save(manifest)
+            for folder in prune:
+                self.root.prune(f"{site}/{folder}")
 
     def request_reconcile(self, site: str, home_url: str, reason: str) -> None:
         with self.root.lock():

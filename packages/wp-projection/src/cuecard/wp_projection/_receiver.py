@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +199,8 @@ class Worker(threading.Thread):
         if at_start or state is None or state.reconcile_needed:
             self._last_pull = time.monotonic()
             try:
+                if sync.bridge_secret is None:  # the bridge signs with the receiver's secret
+                    sync = replace(sync, bridge_secret=self.settings.secret)
                 with self.client_factory() as client:
                     reconcile(self.projector, sync, client=client)
                 self.apply_error = None

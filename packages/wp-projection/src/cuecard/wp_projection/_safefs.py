@@ -270,6 +270,44 @@ class SafeRoot:
         finally:
             os.close(dfd)
 
+    def prune(self, rel_dir: str) -> bool:
+        """Remove the folder ``rel_dir`` under the managed folder and the folders in it, where
+        they are empty once their empty subfolders are gone; never through a link (walked by
+        descriptor). Whether ``rel_dir`` itself is gone."""
+        parts = rel_dir.split("/")
+        parent = self._walk([self.managed, *parts[:-1]], create=False)
+        if parent is None:
+            return True
+        try:
+            return self._prune_in(parent, parts[-1])
+        finally:
+            os.close(parent)
+
+    def _prune_in(self, parent: int, name: str) -> bool:
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return False  # a link or a file: not ours to remove
+            raise
+        try:
+            with os.scandir(fd) as entries:
+                subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+            for sub in subdirs:
+                self._prune_in(fd, sub)
+        finally:
+            os.close(fd)
+        try:
+            os.rmdir(name, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                return False
+            raise
+        os.fsync(parent)
+        return True
+
     # -- availability --------------------------------------------------------------------------
 
     def check_writable(self, names: tuple[str, ...] = ()) -> None:

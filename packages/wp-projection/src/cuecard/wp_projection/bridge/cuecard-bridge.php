@@ -62,6 +62,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			add_action( 'datamachine_guideline_updated', array( __CLASS__, 'on_guideline_updated' ), 10, 2 );
 			add_action( 'datamachine_composable_regenerated', array( __CLASS__, 'on_composable_regenerated' ), 10, 3 );
 			add_action( self::HOOK, array( __CLASS__, 'run_queue' ), 10, 0 );
+			add_action( 'rest_api_init', array( __CLASS__, 'register_routes' ), 10, 0 );
 		}
 
 		/** Where `cuecard wp bridge` writes the settings: outside what WordPress loads itself. */
@@ -279,6 +280,90 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
 			}
 			return self::valid_folder( $slug ) ? $slug : null;
+		}
+
+		/**
+		 * The folder Data Machine's own disk store keeps an agent's files in: the last segment of
+		 * DirectoryManager::resolve_agent_directory() (its slug, with the suffix Data Machine adds
+		 * so that two agents of one slug never share a folder). Null where Data Machine has no
+		 * such method or answers a name the receiver would refuse (the slug then names it).
+		 */
+		public static function resolve_agent_dir( array $scope ) {
+			$manager = self::DIRECTORY_MGR;
+			if ( ! class_exists( $manager ) || ! method_exists( $manager, 'resolve_agent_directory' ) ) {
+				return null;
+			}
+			$path   = ( new $manager() )->resolve_agent_directory( array( 'agent_id' => (int) $scope['agent_id'], 'user_id' => (int) $scope['user_id'] ) );
+			$folder = is_string( $path ) ? basename( rtrim( $path, '/' ) ) : null;
+			return self::valid_folder( $folder ) ? $folder : null;
+		}
+
+		/**
+		 * Every agent Data Machine has, with the folder its disk store keeps the agent's files in:
+		 * [{agent_id, agent_slug, owner_id, agent_dir}]. The receiver's `cuecard wp sync` compares
+		 * it with the folders it projected, so a renamed or deleted agent leaves no stale copy.
+		 */
+		public static function agents() {
+			$repo    = self::AGENTS_REPO;
+			$manager = self::DIRECTORY_MGR;
+			if ( ! class_exists( $repo ) || ! method_exists( $repo, 'get_all' ) ) {
+				return null;
+			}
+			$out = array();
+			foreach ( ( new $repo() )->get_all() as $row ) {
+				$scope = array( 'agent_id' => (int) $row['agent_id'], 'user_id' => (int) $row['owner_id'] );
+				$dir   = self::resolve_agent_dir( $scope );
+				$out[] = array(
+					'agent_id'   => (int) $row['agent_id'],
+					'agent_slug' => (string) $row['agent_slug'],
+					'owner_id'   => (int) $row['owner_id'],
+					'agent_dir'  => null !== $dir ? $dir : (string) $row['agent_slug'],
+				);
+			}
+			return $out;
+		}
+
+		/** `rest_api_init`: GET /wp-json/cuecard-bridge/v1/state, signed with the shared secret. */
+		public static function register_routes() {
+			if ( ! function_exists( 'register_rest_route' ) ) {
+				return;
+			}
+			register_rest_route(
+				'cuecard-bridge/v1',
+				'/state',
+				array(
+					'methods'             => 'GET',
+					'callback'            => array( __CLASS__, 'state_route' ),
+					'permission_callback' => array( __CLASS__, 'signed_request' ),
+				)
+			);
+		}
+
+		/**
+		 * Whether a request carries the receiver's signature: X-Cuecard-Timestamp within 300 s and
+		 * X-Cuecard-Signature `sha256=<HMAC-SHA256 of "<timestamp>.">` with the shared secret
+		 * (compared in constant time).
+		 */
+		public static function signed_request( $request ) {
+			$settings  = self::settings();
+			$secret    = (string) $settings['secret'];
+			$timestamp = (string) $request->get_header( 'x_cuecard_timestamp' );
+			$signature = (string) $request->get_header( 'x_cuecard_signature' );
+			if ( strlen( $secret ) < 16 || ! ctype_digit( $timestamp ) || abs( time() - (int) $timestamp ) > 300 ) {
+				return false;
+			}
+			return hash_equals( 'sha256=' . hash_hmac( 'sha256', $timestamp . '.', $secret ), $signature );
+		}
+
+		/** The queue's summary and Data Machine's agents, for the receiver (read only). */
+		public static function state_route( $request = null ) {
+			return array(
+				'schema'   => 'cuecard-bridge-state/v1',
+				'home_url' => self::home_url(),
+				'at'       => gmdate( 'Y-m-d\TH:i:s\Z' ),
+				'queue'    => self::summary(),
+				'agents'   => self::agents(),
+			);
 		}
 
 		/** An agent slug or folder name the receiver takes: the slug alphabet, not a name git reads. */
@@ -838,7 +923,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				return null;
 			}
 			$out['agent_slug'] = null;
+			$out['agent_dir']  = null;
 			if ( in_array( $out['layer'], array( 'agent', 'principal' ), true ) ) {
+				$out['agent_dir']  = self::resolve_agent_dir( $out );
 				$out['agent_slug'] = self::resolve_agent_slug( $out );
 				if ( null === $out['agent_slug'] ) {
 					error_log( 'cuecard bridge: event for the ' . $what . ' refused: Data Machine could not resolve its agent, and it is never sent under another agent\'s name' . self::fallback_declined( $out ) . '; nothing sent' );
@@ -855,7 +942,8 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				return $envelope['type'] . ':' . ( isset( $envelope['post_id'] ) ? $envelope['post_id'] : '' );
 			}
 			$s = $envelope['scope'];
-			return implode( '|', array( $s['layer'], $s['user_id'], (string) $s['agent_slug'], $s['filename'] ) );
+			$folder = isset( $s['agent_dir'] ) ? (string) $s['agent_dir'] : (string) $s['agent_slug'];
+			return implode( '|', array( $s['layer'], $s['user_id'], $folder, $s['filename'] ) );
 		}
 
 		private static function label( array $envelope ) {
