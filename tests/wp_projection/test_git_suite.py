@@ -138,3 +138,14 @@ def test_the_disk_layer_refuses_a_repository_whatever_the_caller(tmp_path: Path,
             with pytest.raises(PathRefused):
                 root.write(base + level + name, b"[core]\n\tfsmonitor = touch /tmp/x\n")
     assert not (tmp_path / ".dm-memory/site").exists()
+
+
+def test_a_repository_planted_before_the_rule_can_still_be_removed(tmp_path: Path) -> None:
+    """Deleting is never refused: a projection made before the allowlist may hold such files."""
+    root = SafeRoot(tmp_path)
+    planted = tmp_path / ".dm-memory/site/agents/a"
+    planted.mkdir(parents=True)
+    for name in BARE_REPOSITORY[:2]:
+        (planted / name).write_text("[core]\n")
+        assert root.unlink(f"site/agents/a/{name}") is True
+    assert list(planted.iterdir()) == []

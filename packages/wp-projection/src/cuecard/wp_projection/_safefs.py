@@ -137,14 +137,17 @@ class SafeRoot:
                 os.close(fd)
             raise
 
-    def _split(self, rel: str, *, top: bool = False) -> tuple[list[str], str]:
+    def _split(
+        self, rel: str, *, top: bool = False, removing: bool = False
+    ) -> tuple[list[str], str]:
         parts = rel.split("/")
         for part in parts:  # the last line of defence: every filesystem call passes here
             if is_git_metadata(part):
                 raise PathRefused(f"{rel!r}: segment {part!r} is git repository metadata")
         # Below the managed folder's own state files (.manifest.json, .lock), no folder and no
         # file may bear a name git, a shell or an editor reads as configuration.
-        for part in parts if len(parts) > 1 and not top else ():
+        # (Removing such a file is allowed: a projection made before the rule may hold one.)
+        for part in parts if len(parts) > 1 and not top and not removing else ():
             if is_config_name(part):
                 raise PathRefused(
                     f"{rel!r}: segment {part!r} is a name git or a shell reads as configuration"
@@ -252,7 +255,7 @@ class SafeRoot:
 
     def unlink(self, rel: str, *, sync_dir: bool = True) -> bool:
         """Remove a regular file (never a symlink or through one); ``False`` if absent."""
-        dirs, name = self._split(rel)
+        dirs, name = self._split(rel, removing=True)
         dfd = self._walk(dirs, create=False)
         if dfd is None:
             return False

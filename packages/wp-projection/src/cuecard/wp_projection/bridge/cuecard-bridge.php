@@ -309,7 +309,8 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			if ( ! class_exists( $repo ) || ! method_exists( $repo, 'get_all' ) ) {
 				return null;
 			}
-			$out = array();
+			$out  = array();
+			$seen = array();
 			foreach ( ( new $repo() )->get_all() as $row ) {
 				$scope = array( 'agent_id' => (int) $row['agent_id'], 'user_id' => (int) $row['owner_id'] );
 				$dir   = self::resolve_agent_dir( $scope );
@@ -319,6 +320,18 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 					'owner_id'   => (int) $row['owner_id'],
 					'agent_dir'  => null !== $dir ? $dir : (string) $row['agent_slug'],
 				);
+				$seen[ end( $out )['agent_dir'] ] = true;
+			}
+			// A user without an agent row still has a default agent folder (Data Machine names it
+			// after the login): it is no stale folder either.
+			if ( function_exists( 'get_users' ) ) {
+				foreach ( (array) get_users( array( 'number' => 500, 'fields' => 'ID', 'orderby' => 'ID' ) ) as $user_id ) {
+					$dir = self::resolve_agent_dir( array( 'agent_id' => 0, 'user_id' => (int) $user_id ) );
+					if ( null !== $dir && ! isset( $seen[ $dir ] ) ) {
+						$seen[ $dir ] = true;
+						$out[]        = array( 'agent_id' => 0, 'agent_slug' => $dir, 'owner_id' => (int) $user_id, 'agent_dir' => $dir );
+					}
+				}
 			}
 			return $out;
 		}
