@@ -230,3 +230,12 @@ def test_a_receiver_that_is_down_never_sets_an_envelope_aside(tmp_path, secret) 
     assert summary["oldest"]["label"] == "memory.updated agent/MEMORY.md of agent admin"
     assert summary["oldest"]["queued_at"] is not None
     assert "set aside" not in out["log"]
+
+
+def test_queueing_an_envelope_is_one_database_transaction(tmp_path, secret) -> None:
+    bridge = _bridge(tmp_path, f"http://127.0.0.1:{free_port()}", secret)
+    events = [updated("MEMORY.md", "m\n"), _site_md(0), _site_md(1)]
+    out = run_php(tmp_path, bridge, events, run_queue=False, wpdb="record")
+    # one transaction per envelope queued (the second SITE.md coalesces, in its own)
+    assert out["wpdb_queries"] == ["START TRANSACTION", "COMMIT"] * 3
+    assert len(out["queue"]) == 2

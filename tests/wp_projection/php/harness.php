@@ -19,6 +19,12 @@
  *   "persist_at_end": bool,                write options once at the end (benchmark only)
  *   "finish_request": bool                 PHP-FPM: defines fastcgi_finish_request(), which marks
  *                                          the response as sent to the client
+ *   "mysql": {"socket", "user", "database"}  options live in a real MariaDB/MySQL table
+ *                                          `wp_options` (WordPress's schema; created when
+ *                                          missing) and are read and written as WordPress's
+ *                                          option API does, one autocommitted statement each;
+ *                                          "wpdb": false leaves $wpdb undefined (no transactions);
+ *                                          "record" defines one that only records its queries
  * }
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.
@@ -114,10 +120,70 @@ function harness_save_options( $force = false ) {
 	}
 	file_put_contents( $GLOBALS['script']['options_file'], json_encode( $GLOBALS['options'] ), LOCK_EX );
 }
+// With "mysql", WordPress's own statements on a real `wp_options` table: a non-autoloaded option
+// is read with one SELECT (then cached for the request until wp_cache_delete), added with an
+// INSERT … ON DUPLICATE KEY UPDATE, changed with an UPDATE (skipped when the value is the same),
+// removed with a DELETE; values are PHP-serialized; every statement autocommits.
+$GLOBALS['db']    = null;
+$GLOBALS['cache'] = array();
+if ( ! empty( $script['mysql'] ) ) {
+	$GLOBALS['db'] = new mysqli( null, $script['mysql']['user'], '', $script['mysql']['database'], 0, $script['mysql']['socket'] );
+	$GLOBALS['db']->query(
+		'CREATE TABLE IF NOT EXISTS wp_options ( option_id bigint(20) unsigned NOT NULL auto_increment, '
+		. "option_name varchar(191) NOT NULL default '', option_value longtext NOT NULL, "
+		. "autoload varchar(20) NOT NULL default 'yes', PRIMARY KEY (option_id), UNIQUE KEY option_name (option_name), "
+		. 'KEY autoload (autoload) ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci'
+	);
+}
+/** WordPress's $wpdb, as far as the bridge uses it: query() of a statement, false on failure. */
+final class Harness_WPDB {
+	public $queries = array();
+	public function query( $sql ) {
+		$this->queries[] = $sql;
+		return ( $GLOBALS['db'] && false === $GLOBALS['db']->query( $sql ) ) ? false : 0;
+	}
+}
+if ( ( $GLOBALS['db'] && ( ! isset( $script['wpdb'] ) || $script['wpdb'] ) ) || ( isset( $script['wpdb'] ) && 'record' === $script['wpdb'] ) ) {
+	$GLOBALS['wpdb'] = new Harness_WPDB();
+}
+function harness_db_get( $name ) {
+	if ( ! array_key_exists( $name, $GLOBALS['cache'] ) ) {
+		$statement = $GLOBALS['db']->prepare( 'SELECT option_value FROM wp_options WHERE option_name = ? LIMIT 1' );
+		$statement->bind_param( 's', $name );
+		$statement->execute();
+		$row = $statement->get_result()->fetch_row();
+		$GLOBALS['cache'][ $name ] = $row ? array( unserialize( $row[0] ) ) : null;
+	}
+	return $GLOBALS['cache'][ $name ];
+}
+function harness_db_write( $sql, $name, $value = null ) {
+	++$GLOBALS['option_writes'];
+	$statement = $GLOBALS['db']->prepare( $sql );
+	if ( null === $value ) {
+		$statement->bind_param( 's', $name );
+	} else {
+		$serialized = serialize( $value );
+		$statement->bind_param( 'ss', $name, $serialized );
+	}
+	$statement->execute();
+	unset( $GLOBALS['cache'][ $name ] );
+	return $statement->affected_rows;
+}
 function get_option( $name, $default = false ) {
+	if ( $GLOBALS['db'] ) {
+		$found = harness_db_get( $name );
+		return null === $found ? $default : $found[0];
+	}
 	return array_key_exists( $name, $GLOBALS['options'] ) ? $GLOBALS['options'][ $name ] : $default;
 }
 function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
+	if ( $GLOBALS['db'] ) {
+		if ( null !== harness_db_get( $name ) ) {
+			return false;
+		}
+		harness_db_write( "INSERT INTO wp_options (option_name, option_value, autoload) VALUES (?, ?, 'no') ON DUPLICATE KEY UPDATE option_name = VALUES(option_name), option_value = VALUES(option_value)", $name, $value );
+		return true;
+	}
 	if ( array_key_exists( $name, $GLOBALS['options'] ) ) {
 		return false;
 	}
@@ -126,11 +192,30 @@ function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
 	return true;
 }
 function update_option( $name, $value, $autoload = null ) {
+	if ( $GLOBALS['db'] ) {
+		$found = harness_db_get( $name );
+		if ( null === $found ) {
+			return add_option( $name, $value );
+		}
+		if ( $found[0] === $value ) {
+			return false;
+		}
+		$statement = $GLOBALS['db']->prepare( 'UPDATE wp_options SET option_value = ? WHERE option_name = ?' );
+		$serialized = serialize( $value );
+		$statement->bind_param( 'ss', $serialized, $name );
+		$statement->execute();
+		++$GLOBALS['option_writes'];
+		unset( $GLOBALS['cache'][ $name ] );
+		return true;
+	}
 	$GLOBALS['options'][ $name ] = $value;
 	harness_save_options();
 	return true;
 }
 function delete_option( $name ) {
+	if ( $GLOBALS['db'] ) {
+		return harness_db_write( 'DELETE FROM wp_options WHERE option_name = ?', $name ) > 0;
+	}
 	if ( ! array_key_exists( $name, $GLOBALS['options'] ) ) {
 		return false;
 	}
@@ -139,6 +224,7 @@ function delete_option( $name ) {
 	return true;
 }
 function wp_cache_delete( $key, $group = '' ) {
+	unset( $GLOBALS['cache'][ $key ] );
 	return true;
 }
 function home_url( $path = '' ) {
@@ -536,6 +622,7 @@ echo json_encode(
 		'request_option_writes' => $request_saves,
 		'queue'      => method_exists( 'Cuecard_Bridge', 'queued' ) ? Cuecard_Bridge::queued() : array(),
 		'summary'    => method_exists( 'Cuecard_Bridge', 'summary' ) ? Cuecard_Bridge::summary() : null,
+		'wpdb_queries' => isset( $GLOBALS['wpdb'] ) ? $GLOBALS['wpdb']->queries : null,
 		'scheduled'  => $scheduled,
 	),
 	JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE

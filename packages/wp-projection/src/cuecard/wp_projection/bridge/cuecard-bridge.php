@@ -447,7 +447,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		private static function enqueue( array $envelope ) {
 			$key    = self::identity( $envelope );
 			$at_end = self::arrange_delivery_at_end();
-			self::locked(
+			self::locked_transaction(
 				function () use ( $envelope, $key, $at_end ) {
 					$state = self::state();
 					foreach ( $state['entries'] as $entry ) {
@@ -1059,6 +1059,32 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				$state['entries'] = array_values( $queue );
 			}
 			update_option( self::QUEUE_OPTION, $state, false );
+		}
+
+		/**
+		 * Runs $callback holding the queue lock, inside one database transaction where WordPress's
+		 * $wpdb allows one (InnoDB): queueing an envelope writes its option, the queue's index and
+		 * maybe the scheduler's row, and on a durable database each autocommitted write waits for
+		 * the disk; one commit waits once. Without $wpdb, or where it refuses, as locked().
+		 */
+		private static function locked_transaction( $callback ) {
+			return self::locked(
+				function () use ( $callback ) {
+					global $wpdb;
+					$db = ( isset( $wpdb ) && is_object( $wpdb ) && method_exists( $wpdb, 'query' ) ) ? $wpdb : null;
+					if ( null === $db || false === $db->query( 'START TRANSACTION' ) ) {
+						return $callback();
+					}
+					try {
+						$result = $callback();
+					} catch ( \Throwable $error ) {
+						$db->query( 'ROLLBACK' );
+						throw $error;
+					}
+					$db->query( 'COMMIT' );
+					return $result;
+				}
+			);
 		}
 
 		/**
