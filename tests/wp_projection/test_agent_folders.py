@@ -171,3 +171,17 @@ def test_the_state_route_refuses_an_unsigned_request(site) -> None:
     with serve_php(site.state, site.bridge, site.port, agents=AGENTS, users=USERS):
         answer = httpx.get(site.url + "/wp-json/cuecard-bridge/v1/state", timeout=30)
     assert answer.status_code == 401
+
+
+def test_a_site_without_the_state_route_is_synced_and_status_says_why(
+    site, capsys, monkeypatch
+) -> None:
+    site.write(AGENTS, "ops", "MEMORY.md", "seven\n", user=1, agent=7)
+    site.receiver.wait_idle(applied=1)
+    for plugin in site.bridge.glob("*.php"):  # an older bridge: no state route
+        plugin.unlink()
+    report = site.sync(AGENTS, capsys, monkeypatch, user_id=1, agent_id=7)
+    assert not [o for o in report["outcomes"] if o["action"] == "stale"]
+    [state] = site.status(capsys)["sites"].values()
+    assert "the bridge answered 404" in state["bridge"]["error"]
+    assert state["stale_agents"] == []

@@ -91,8 +91,8 @@ def fetch_bridge_state(
         raise ReconcileError(f"{url}: {type(exc).__name__}: {exc}") from None
     if response.status_code != 200:
         raise ReconcileError(
-            f"{url}: the bridge answered {response.status_code} (is the bridge 0.3 or newer "
-            "installed, and the same secret given with --secret-file?)"
+            f"{url}: the bridge answered {response.status_code} (is a bridge with this route "
+            "(plugin 0.3 or newer) installed, and the same secret given with --secret-file?)"
         )
     try:
         body = response.json()

@@ -2,7 +2,7 @@
 /**
  * Plugin Name: cuecard Data Machine bridge
  * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). A memory write only queues its envelope (WordPress options); Action Scheduler, or WP-Cron without it, delivers the queue after the request (with the blocking setting, the request itself does when it ends, after its response is sent where PHP allows), in order, retrying with backoff until the receiver acknowledges. Every refused or undelivered envelope is logged with error_log.
- * Version: 0.2.0
+ * Version: 0.3.0
  * License: MIT
  *
  * Settings (first found wins): the constants CUECARD_BRIDGE_ENDPOINT and CUECARD_BRIDGE_SECRET;
