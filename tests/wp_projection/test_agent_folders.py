@@ -185,3 +185,23 @@ def test_a_site_without_the_state_route_is_synced_and_status_says_why(
     [state] = site.status(capsys)["sites"].values()
     assert "the bridge answered 404" in state["bridge"]["error"]
     assert state["stale_agents"] == []
+
+
+def test_the_renamed_agents_next_write_flags_the_old_folder_before_any_sync(
+    site, capsys, monkeypatch
+) -> None:
+    site.write(AGENTS, "ops", "MEMORY.md", "seven\n", user=1, agent=7)
+    site.rename("ops", "ops-renamed")
+    site.write(RENAMED, "ops-renamed", "MEMORY.md", "after\n", user=1, agent=7)
+    site.receiver.wait_idle(applied=2)
+    [state] = site.status(capsys)["sites"].values()
+    assert state["reconcile_needed"] is True
+    assert state["reconcile_reason"] == (
+        "agent 7 is now in agents/ops-renamed, the projection also holds agents/ops "
+        "(renamed in Data Machine?)"
+    )
+    site.sync(RENAMED, capsys, monkeypatch, user_id=1, agent_id=7)
+    files = _agent_files(site.receiver, 2)
+    assert files == {"agents/ops-renamed/MEMORY.md": b"after\n"}
+    [state] = site.status(capsys)["sites"].values()
+    assert state["reconcile_needed"] is False

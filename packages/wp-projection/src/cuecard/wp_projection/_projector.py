@@ -143,9 +143,11 @@ class Projector:
             plan = _Plan(self.root)
             index = {collision_key(p): p for p, r in manifest.records.items() if not r.deleted}
             prior: dict[str, tuple[Record | None, Preserved | None]] = {}
+            folders: dict[tuple[str, int], set[str]] | None = None
             result = ApplyResult()
             for change in changes:
                 self._note_site(manifest, change, result)
+                folders = self._note_moved_agent(manifest, change, result, folders)
                 if change.path is not None and change.path not in prior:
                     prior[change.path] = (
                         manifest.records.get(change.path),
@@ -254,6 +256,39 @@ class Projector:
             state.reconcile_reason = reason
             result.reconcile[change.site] = reason
         state.last_seq = max(state.last_seq or 0, change.seq)
+
+    def _note_moved_agent(
+        self,
+        manifest: Manifest,
+        change: Change,
+        result: ApplyResult,
+        folders: dict[tuple[str, int], set[str]] | None,
+    ) -> dict[tuple[str, int], set[str]] | None:
+        """An event that files agent N under another folder than the projection holds for N:
+        Data Machine renamed it (no event says so). The site is marked for reconcile, which
+        removes the old folder; ``folders`` is the batch's map (site, agent id) -> folders."""
+        if change.source != "push" or change.agent_dir is None or change.agent_id <= 0:
+            return folders
+        if folders is None:
+            folders = {}
+            for path, rec in manifest.records.items():
+                parts = path.split("/")
+                if not rec.deleted and rec.agent_id > 0 and len(parts) > 3 and parts[1] == "agents":
+                    folders.setdefault((rec.site, rec.agent_id), set()).add(parts[2])
+        held = folders.setdefault((change.site, change.agent_id), set())
+        moved = sorted(held - {change.agent_dir})
+        held.add(change.agent_dir)
+        if moved:
+            reason = (
+                f"agent {change.agent_id} is now in agents/{change.agent_dir}, the projection "
+                f"also holds agents/{', agents/'.join(moved)} (renamed in Data Machine?)"
+            )
+            state = manifest.sites.setdefault(change.site, SiteState(home_url=change.home_url))
+            state.reconcile_needed = True
+            state.reconcile_reason = reason
+            result.reconcile[change.site] = reason
+            held.difference_update(moved)
+        return folders
 
     def _apply_one(
         self, manifest: Manifest, plan: _Plan, index: dict[str, str], change: Change
