@@ -41,7 +41,12 @@ def _deep_but_parseable(env: dict[str, Any]) -> bytes:
     return body.replace(b'"metadata": {', b'"metadata": {"deep": ' + deep + b", ", 1)
 
 
+def _not_utf8(env: dict[str, Any]) -> bytes:
+    return json.dumps(env).encode().replace(b"MEMORY.md", b"MEM\xff\xfe.md", 1)
+
+
 CASES = [
+    (_not_utf8, "body: not UTF-8"),
     (_surrogate_in_filename, "body.scope.filename: holds a lone surrogate"),
     (_surrogate_in_content, "body.content: holds a lone surrogate"),
     (_surrogate_in_a_key, "body.metadata.a key: holds a lone surrogate"),

@@ -386,7 +386,9 @@ class _Receiver:
             data = json.loads(body)
         except RecursionError:
             return await self.refused(400, f"body: JSON nested deeper than {MAX_DEPTH} levels")
-        except (ValueError, UnicodeDecodeError):
+        except UnicodeDecodeError:
+            return await self.refused(400, "body: not UTF-8 (JSON text must be)")
+        except ValueError:
             return await self.refused(400, "body: not valid JSON")
         problem = _bad_text(data)
         if problem is not None:
