@@ -20,6 +20,7 @@ from tests._support.wp_corpus import (
     CONFIG_NAMES,
     GIT_PATHS,
     LEVELS,
+    PATH_RULES,
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is missing")
@@ -95,6 +96,7 @@ def test_no_planted_repository_runs_anything(receiver, make_envelope, tmp_path: 
         *(level + name for level in LEVELS for name in BARE_REPOSITORY),
         *(level + name for level in LEVELS for name in CONFIG_NAMES),
         *(name for name, accepted in ALLOWLIST_TABLE if not accepted),
+        *(raw for raw, _ in PATH_RULES),
     ]
     # Benign records make every folder a record may name exist, so git runs in each of them.
     benign = ["MEMORY.md", "contexts/code.md", "daily/2026/11/30.md"]
