@@ -141,7 +141,7 @@ class Worker(threading.Thread):
                     )
                 except (ValueError, RecursionError, ProjectionError) as exc:
                     # checked at intake; a queue from an older receiver may still hold one
-                    refused.append(self._given_up(row, str(exc), final=True))
+                    refused.append(self._retry_of(row, str(exc), final=True))
                     continue
                 pairs.append((row, change))
             try:
@@ -159,13 +159,13 @@ class Worker(threading.Thread):
             for (row, _), outcome in zip(pairs, result.outcomes, strict=False):
                 if outcome.action == "failed":
                     done.remove(row.id)
-                    refused.append(self._given_up(row, outcome.detail))
+                    refused.append(self._retry_of(row, outcome.detail))
             self.queue.retry(refused)
             self.queue.done(done)
             if result.reconcile:
                 self._reconcile_if_needed()
 
-    def _given_up(self, row: QueuedEvent, error: str, *, final: bool = False) -> Retry:
+    def _retry_of(self, row: QueuedEvent, error: str, *, final: bool = False) -> Retry:
         """The next attempt of an event that failed, or (attempts spent) its refusal."""
         attempts = row.attempts + 1
         settings = self.settings

@@ -275,6 +275,9 @@ def reconcile(
     # The agent's folder: Data Machine's own name for it when the bridge says, else the slug.
     folder = bridge.folder_of(settings.agent_id, settings.user_id) if bridge else None
     folder = folder or settings.agent_slug
+    # The folder record_path files this agent's records in, whatever named it.
+    fallback = f"agent-{settings.agent_id}" if settings.agent_id else None
+    scope_folder = folder or fallback
     changes: list[Change] = []
     seen: set[str] = set()
     refused: list[tuple[str, str]] = []
@@ -318,7 +321,7 @@ def reconcile(
     for path, rec in manifest.records.items():
         if rec.site != site or rec.deleted or rec.hash is None or path in seen:
             continue
-        in_scope = _in_scope(settings, path, rec.layer, folder, rec.user_id) or (
+        in_scope = _in_scope(settings, path, rec.layer, scope_folder, rec.user_id) or (
             rec.layer == "network" and network_listed
         )
         held = _agent_folder(path)
@@ -346,12 +349,13 @@ def reconcile(
     found: list[dict[str, Any]] = []
     for held, paths in sorted(stale.items()):
         kept = [o.path for o in result.outcomes if o.path in paths and o.action == "preserved"]
+        removed = sum(1 for o in result.outcomes if o.path in paths and o.action == "deleted")
         result.outcomes.append(
             Outcome(
                 f"{site}/agents/{held}",
                 "stale",
                 f"Data Machine no longer has this agent folder (renamed or removed): "
-                f"{len(paths) - len(kept)} files removed, {len(kept)} local edits kept",
+                f"{removed} files removed, {len(kept)} local edits kept",
             )
         )
         found.append({"folder": f"agents/{held}", "found_at": _now(), "kept": kept})
