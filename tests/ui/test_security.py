@@ -199,6 +199,28 @@ def test_deeply_nested_json_is_a_bad_request(client: httpx.Client, seeded: Seede
     assert seeded.memory_bytes("candidate") != before
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"changes": {"title": "a new title \\ud800 for refunds"}}',
+        b'{"changes": {"body": "\\udfff\\udfff"}}',
+        b'{"changes": {"title\\udc80": "a new title for refunds"}}',
+        b'{"changes": {"triggers": [{"on": ["edit"], "paths": ["src/\\ud83d.py"]}]}}',
+    ],
+    ids=["title", "body", "key", "glob"],
+)
+def test_a_lone_surrogate_is_a_bad_request(
+    client: httpx.Client, seeded: Seeded, body: bytes
+) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = client.post(
+        _edit_url(seeded), content=body, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 400, answer.text
+    assert "lone surrogate" in answer.json()["message"]
+    assert seeded.memory_bytes("candidate") == before
+
+
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
 def test_only_get_and_post(client: httpx.Client, seeded: Seeded, method: str) -> None:
     answer = client.request(method, _edit_url(seeded), json={"changes": {"title": "x"}})

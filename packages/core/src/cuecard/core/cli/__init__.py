@@ -9,6 +9,7 @@ module is imported, and of the entry points only the one named on the command li
 
 from __future__ import annotations
 
+import io
 import sys
 
 from cuecard.core._lazy import lazy_exports as _lazy_exports
@@ -191,6 +192,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    from cuecard.core._decoding import check_arguments
+    from cuecard.core._errors import BadInput
+
+    try:  # every command takes text only: an argument that is not UTF-8 stops it here
+        check_arguments(args_list)
+    except BadInput as exc:
+        print(f"cuecard: {exc}", file=sys.stderr)
+        return 1
+    if isinstance(sys.stdin, io.TextIOWrapper):  # and so does its standard input
+        sys.stdin.reconfigure(errors="strict")
     from cuecard.core.cli._fast import fast_command
 
     fast = fast_command(args_list)  # per-call commands skip argparse and the other modules
