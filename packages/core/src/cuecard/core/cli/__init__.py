@@ -131,11 +131,19 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        """An argument parser that never guesses: ``--secret`` is not ``--secret-file``."""
+        """An argument parser that never guesses (``--secret`` is not ``--secret-file``) and
+        never prints back a value it refuses: a credential pasted into ``--kind`` stays off the
+        screen and out of logs. Every command's parser is one (subparsers inherit the class)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("allow_abbrev", False)
             super().__init__(*args, **kwargs)
+
+        def _check_value(self, action: argparse.Action, value: Any) -> None:
+            choices = action.choices
+            if choices is not None and value not in choices:
+                allowed = ", ".join(str(choice) for choice in choices)
+                raise argparse.ArgumentError(action, f"choose one of: {allowed}")
 
     return Parser
 
