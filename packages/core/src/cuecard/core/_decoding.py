@@ -67,7 +67,9 @@ def check_arguments(argv: Sequence[str]) -> None:
         option = arg.partition("=")[0] if arg.startswith("--") and "=" in arg else ""
         if not option and index and argv[index - 1].startswith("-") and argv[index - 1] != "-":
             option = argv[index - 1]
-        named = f" (the value of {option})" if option and _surrogate_at(option) < 0 else ""
+        name = option.lstrip("-")  # named only when it has an option's shape: text is not echoed
+        shaped = option.isascii() and len(option) <= 40 and name.replace("-", "").isalnum()
+        named = f" (the value of {option})" if shaped else ""
         check_text(arg, f"argument {index + 1}{named}", from_os=True)
 
 
