@@ -53,16 +53,17 @@ def portable_command(harness: str, event: str) -> str:
     """The hook command for a committed file: ``cuecard-hook`` from the PATH when the PATH
     finds it at an absolute path, else nothing. An empty or relative PATH entry (``/usr/bin:``,
     ``node_modules/.bin``) would find a ``cuecard-hook`` the repository itself holds: that one
-    never runs."""
+    never runs. No shell variable: Grok Build substitutes ``$NAME`` in a hook command itself, and
+    refuses to run one that names a variable it does not know."""
     return (
-        "sh -c 'h=$(command -v cuecard-hook) || exit 0; "
-        f'case $h in /*) exec "$h" {harness} {event};; esac; exit 0\''
+        "sh -c 'case $(command -v cuecard-hook) in /*) "
+        f'exec "$(command -v cuecard-hook)" {harness} {event};; esac\''
     )
 
 
 # The portable command, and the one cuecard wrote before it required an absolute cuecard-hook.
 _PORTABLE = re.compile(
-    r"^sh -c '(?:h=\$\(command -v cuecard-hook\) \|\| exit 0; case "
+    r"^sh -c '(?:case \$\(command -v cuecard-hook\) in /\*\) exec "
     r"|command -v cuecard-hook >/dev/null 2>&1 \|\| exit 0; exec )"
 )
 
