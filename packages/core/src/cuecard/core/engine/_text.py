@@ -171,7 +171,7 @@ def _tag_end(text: str, start: int) -> int:
     character, spaces allowed around the ``/``) that starts at ``start`` ends, or -1. The walk
     stops at the first character that cannot continue the tag, so each costs a few steps."""
     wanted = "memory-data"
-    matched = 0  # characters of ``wanted`` read so far; -1 before the optional slash
+    matched = 0  # characters of ``wanted`` read so far (spaces and one slash may come first)
     slash_allowed = True
     index = start + 1
     while index < len(text):
