@@ -96,3 +96,26 @@ def test_hello_names_a_vault_that_is_missing_or_not_a_vault(
     [unset] = serve([line({"id": 1, "op": "hello"})])
     assert "CUECARD_VAULT" in str(unset["vault_problem"])
     assert unset["vault"] is None
+
+
+def test_bad_text_in_any_field_is_an_error_answer_and_the_worker_goes_on(seeded: Home) -> None:
+    hostile = [
+        b'{"id": "\\ud800", "op": "hello"}\n',
+        b'{"id": 2, "op": "recall", "text": "staging \\udfff port"}\n',
+        b'{"id": 3, "op": "call", "tool": "search", "request": {"query": "8443 \\udc80"}}\n',
+        b'{"id": 4, "op": "call", "tool": "submit", "request": {"fact": "The port \\ud83d is"}}\n',
+        b'{"id": 5, "op": "hello", "pad": "\xff\xfe"}\n',
+        b'{"id": 6, "op": "hello", "pad": ' + b"[" * 200 + b"]" * 200 + b"}\n",
+    ]
+    answers = serve([*hostile, line({"id": 7, "op": "hello"})])
+    assert len(answers) == len(hostile) + 1
+    for answer in answers[:-1]:
+        assert answer["id"] is None
+        assert "the request" in str(answer["error"])
+    assert "lone surrogate (U+D800)" in str(answers[0]["error"])
+    assert "not UTF-8" in str(answers[4]["error"])
+    assert "deeper than" in str(answers[5]["error"])
+    assert answers[-1]["id"] == 7
+    assert answers[-1]["ok"] is True
+    files = [p for p in seeded.vault.rglob("*") if p.is_file()]
+    assert not any(b"The port" in p.read_bytes() for p in files)

@@ -13,7 +13,12 @@ from cuecard.hooks._install import install
 
 # (hooks.json, keys and hashes) as Codex 0.171.0's app-server reported them (hooks/list)
 HOOKS_FILE = Path("/tmp/cc-known/proj/.codex/hooks.json")
-PRE = {"type": "command", "timeout": 10, "command": portable_command("codex", "PreToolUse")}
+PRE = {
+    "type": "command",
+    "timeout": 10,  # the hook command cuecard wrote then, whose hash Codex reported
+    "command": "sh -c 'command -v cuecard-hook >/dev/null 2>&1 || exit 0; "
+    "exec cuecard-hook codex PreToolUse'",
+}
 STOP = {"type": "command", "timeout": 15, "command": "/opt/cuecard hook/cuecard-hook codex Stop"}
 FIRST = {"hooks": {"PreToolUse": [{"hooks": [PRE]}], "Stop": [{"matcher": "x", "hooks": [STOP]}]}}
 MATCHERS = {

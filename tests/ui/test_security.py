@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 from collections.abc import Iterator
 
@@ -63,6 +64,52 @@ def test_the_key_is_dropped_from_the_url_but_other_parameters_stay(ui: Server) -
         answer = c.get(f"/memories?status=active&key={ui.key}")
         assert answer.status_code == 303
         assert answer.headers["location"] == "/memories?status=active"
+
+
+def _raw_get(
+    ui: Server, target: str, hosts: list[str], cookie: str = ""
+) -> http.client.HTTPResponse:
+    """A GET written header by header: the target as given, each Host line as given."""
+    conn = http.client.HTTPConnection("127.0.0.1", ui.port, timeout=30)
+    conn.putrequest("GET", target, skip_host=True, skip_accept_encoding=True)
+    for host in hosts:
+        conn.putheader("Host", host)
+    if cookie:
+        conn.putheader("Cookie", cookie)
+    conn.endheaders()
+    answer = conn.getresponse()
+    answer.read()
+    conn.close()
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("target", "location"),
+    [
+        ("//evil.example/", "/evil.example/"),
+        ("///evil.example/x?a=1", "/evil.example/x?a=1"),
+        ("//%2F/evil.example/", "/evil.example/"),
+    ],
+    ids=["two-slashes", "three-slashes", "encoded-slash"],
+)
+def test_the_key_redirect_stays_on_this_server(ui: Server, target: str, location: str) -> None:
+    joined = f"{target}{'&' if '?' in target else '?'}key={ui.key}"
+    answer = _raw_get(ui, joined, [f"127.0.0.1:{ui.port}"])
+    assert answer.status == 303
+    assert answer.getheader("location") == location
+
+
+@pytest.mark.parametrize(
+    "hosts",
+    [["evil.example", "127.0.0.1:{port}"], ["127.0.0.1:{port}", "127.0.0.1:{port}"]],
+    ids=["foreign-first", "same-twice"],
+)  # fmt: skip
+def test_a_request_with_two_host_headers_is_refused(ui: Server, hosts: list[str]) -> None:
+    lines = [h.format(port=ui.port) for h in hosts]
+    cookie = f"cuecard_ui_{ui.port}={ui.key}"
+    assert _raw_get(ui, "/", [f"127.0.0.1:{ui.port}"], cookie).status == 200  # one is served
+    assert _raw_get(ui, "/", lines, cookie).status == 403
+    assert _raw_get(ui, f"/?key={ui.key}", lines).status == 403
 
 
 @pytest.mark.parametrize(
@@ -197,6 +244,28 @@ def test_deeply_nested_json_is_a_bad_request(client: httpx.Client, seeded: Seede
     )
     assert answer.status_code == 200, answer.text
     assert seeded.memory_bytes("candidate") != before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"changes": {"title": "a new title \\ud800 for refunds"}}',
+        b'{"changes": {"body": "\\udfff\\udfff"}}',
+        b'{"changes": {"title\\udc80": "a new title for refunds"}}',
+        b'{"changes": {"triggers": [{"on": ["edit"], "paths": ["src/\\ud83d.py"]}]}}',
+    ],
+    ids=["title", "body", "key", "glob"],
+)
+def test_a_lone_surrogate_is_a_bad_request(
+    client: httpx.Client, seeded: Seeded, body: bytes
+) -> None:
+    before = seeded.memory_bytes("candidate")
+    answer = client.post(
+        _edit_url(seeded), content=body, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 400, answer.text
+    assert "lone surrogate" in answer.json()["message"]
+    assert seeded.memory_bytes("candidate") == before
 
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])

@@ -198,3 +198,26 @@ def test_a_vault_submission_is_taken_in_without_harmless_invisibles(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     [written] = [p for p in (root / "inbox").glob("*.md") if p.name != "README.md"]
     assert "- \u26a0 deploys use zerodowntime slots\n" in written.read_text(encoding="utf-8")
+
+
+def test_every_character_that_reads_as_less_than_starts_a_tag_search() -> None:
+    """The wrapper's tag search starts at each character whose compatibility form holds "<"; the
+    set it knows is the running Python's Unicode data's, whole."""
+    import re
+
+    from cuecard.core.engine._text import _LESS_THAN
+
+    reads_as_less_than = {
+        c for c in map(chr, range(sys.maxunicode + 1)) if "<" in unicodedata.normalize("NFKD", c)
+    }
+    assert reads_as_less_than == {c for c in reads_as_less_than if re.fullmatch(_LESS_THAN, c)}
+    assert len(reads_as_less_than) == len(_LESS_THAN) - 2  # no more than those: "[" and "]"
+
+
+@pytest.mark.parametrize("quote", ['"', "\uff02"], ids=["ascii", "fullwidth"])
+def test_an_attribute_value_cannot_end_early(quote: str) -> None:
+    from cuecard.core import wrap_memory_data
+
+    opening = wrap_memory_data("body", source=f"a{quote} onload={quote}x").splitlines()[0]
+    assert unicodedata.normalize("NFKC", opening).count('"') == 2
+    assert opening.count("&quot;") == 2

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from cuecard.core.__about__ import __version__ as __version__
     from cuecard.core._compiler import compile_index as compile_index
     from cuecard.core._config import ProjectConfig as ProjectConfig
+    from cuecard.core._decoding import MAX_NESTING as MAX_NESTING
+    from cuecard.core._decoding import check_text as check_text
+    from cuecard.core._decoding import load_json as load_json
+    from cuecard.core._errors import BadInput as BadInput
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError
     from cuecard.core._errors import NotFound as NotFound
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
 
 # __version__ too: the hook never reads it, and a module costs a hook process ≈ 0.1 ms.
 _EXPORTS: dict[str, str] = {
+    "BadInput": "cuecard.core._errors",
     "Check": "cuecard.core._memory",
     "ConfigError": "cuecard.core._errors",
     "CuecardError": "cuecard.core._errors",
@@ -58,15 +63,18 @@ _EXPORTS: dict[str, str] = {
     "Store": "cuecard.core._store",
     "StoreBusy": "cuecard.core._errors",
     "StoreError": "cuecard.core._errors",
+    "MAX_NESTING": "cuecard.core._decoding",
     "TopicConflict": "cuecard.core._errors",
     "Trigger": "cuecard.core._memory",
     "UsageError": "cuecard.core._errors",
     "ValidationError": "cuecard.core._errors",
     "__version__": "cuecard.core.__about__",
+    "check_text": "cuecard.core._decoding",
     "compile_index": "cuecard.core._compiler",
     "find_root": "cuecard.core._store",
     "find_secret": "cuecard.core.engine._text",
     "ingest_file": "cuecard.core._ingest",
+    "load_json": "cuecard.core._decoding",
     "neutralise": "cuecard.core.engine._text",
     "pip_command": "cuecard.core._pip",
     "redact": "cuecard.core.engine._text",

@@ -4,6 +4,8 @@ CuecardError
 ├── UsageError(ValueError)        bad command-line use (exit 2)
 ├── ConfigError(ValueError)       an unreadable or invalid configuration
 ├── ValidationError(ValueError)   a record refused before anything was written
+├── BadInput(ValueError)          outside text that is not UTF-8, holds a lone surrogate or nests
+│                                 too deeply
 └── StoreError                    the project store could not do what was asked
     ├── NotOptedIn                no ``.cuecard/`` here: nothing is created
     ├── StoreBusy(TimeoutError)   another process held the lock too long
@@ -14,6 +16,7 @@ CuecardError
 from __future__ import annotations
 
 __all__ = [
+    "BadInput",
     "ConfigError",
     "CuecardError",
     "NotFound",
@@ -44,6 +47,11 @@ class ValidationError(CuecardError, ValueError):
     def __init__(self, refusals: list[str]) -> None:
         self.refusals = list(refusals)
         super().__init__("\n".join(self.refusals))
+
+
+class BadInput(CuecardError, ValueError):
+    """Text from outside (an argument, the standard input, a file, a payload) that is not UTF-8,
+    holds a lone surrogate or nests too deeply; the message never repeats the text."""
 
 
 class StoreError(CuecardError):

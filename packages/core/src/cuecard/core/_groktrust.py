@@ -10,18 +10,21 @@ subfolders too::
 
 ``/hooks-trust`` in Grok Build, or one launch with ``grok --trust``, writes it. The gate is off
 altogether with ``GROK_FOLDER_TRUST=0`` or ``[folder_trust] enabled = false`` in
-``~/.grok/config.toml``. A trust grant also lets the folder's own MCP and LSP servers run.
-Standard library only (``cuecard doctor`` and ``cuecard install grok`` read it).
+``~/.grok/config.toml``. A trust grant also lets the folder's own MCP and LSP servers run, and
+every other hook file Grok reads there (``grok_folder_grants`` lists them). Standard library only
+(``cuecard doctor`` and ``cuecard install grok`` read it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "grok_findings",
+    "grok_folder_grants",
     "grok_folder_trust",
     "grok_gate_off",
     "grok_trust_file",
@@ -120,3 +123,96 @@ def grok_findings(
             "`cuecard install grok` records the trust; or " + grok_trust_step(root, home),
         )
     ]
+
+
+# What a trust grant lets run, as Grok Build 0.2.111 documents it: project hooks (its own folder
+# and the Claude Code and Cursor files it reads for compatibility), MCP servers (its config and
+# the Cursor and standard files) and LSP servers. Each file with the key holding its entries.
+_HOOK_FILES = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json")
+_MCP_FILES = ((".grok/config.toml", "mcp_servers"), (".cursor/mcp.json", "mcpServers"),
+              (".mcp.json", "mcpServers"))  # fmt: skip
+_LSP_FILE = ".grok/lsp.json"
+_MAX_CONFIG = 1024 * 1024
+_OWN_HOOKS = "cuecard.json"  # .grok/hooks/cuecard.json: what `cuecard install grok` writes
+
+
+def _config(path: Path) -> Any:
+    """A JSON or TOML file's value; ``None`` when it is not a readable regular file of that
+    format (then it is listed as it is: Grok may still read it)."""
+    from cuecard.core.engine import open_regular
+
+    fd = open_regular(str(path), follow_links=True)
+    if fd is None:
+        return None
+    try:
+        with open(fd, "rb", closefd=True) as handle:
+            data = handle.read(_MAX_CONFIG + 1)
+        if len(data) > _MAX_CONFIG:
+            return None
+        text = data.decode("utf-8")
+        if path.suffix == ".toml":
+            import tomllib
+
+            return tomllib.loads(text)
+        return json.loads(text)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _foreign_hooks(value: Any) -> bool | None:
+    """Whether a Claude Code-shaped hook file holds a hook that is not cuecard's; ``None`` when
+    it holds no hooks at all."""
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    if not isinstance(hooks, dict) or not hooks:
+        return None
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else [groups]:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else [group]:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if not (isinstance(command, str) and "cuecard-hook" in command):
+                    return True
+    return False
+
+
+def _names(value: Any) -> str:
+    names = sorted(str(k) for k in value)[:5] if isinstance(value, dict) else []
+    shown = ", ".join(n if len(n) <= 40 and n.isprintable() else "…" for n in names)
+    more = len(value) - len(names) if isinstance(value, dict) else 0
+    return f" ({shown}{f' and {more} more' if more > 0 else ''})" if shown else ""
+
+
+def grok_folder_grants(root: Path) -> list[str]:
+    """Every hook, MCP or LSP file of ``root`` that Grok Build runs once the folder is trusted,
+    besides cuecard's own ``.grok/hooks/cuecard.json`` (and hook files whose every hook is
+    cuecard's), each as ``"<path>: <what>"``. Empty when cuecard's are the only ones."""
+    found: list[str] = []
+    hooks_dir = root / ".grok" / "hooks"
+    try:
+        names = sorted(e.name for e in os.scandir(hooks_dir)) if hooks_dir.is_dir() else []
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith(".json") and name != _OWN_HOOKS:
+            found.append(f".grok/hooks/{name}: hooks")
+    for rel in _HOOK_FILES:
+        path = root / rel
+        if not os.path.lexists(path):
+            continue
+        value = _config(path)
+        if value is None or _foreign_hooks(value):
+            found.append(f"{rel}: hooks")
+    for rel, key in _MCP_FILES:
+        path = root / rel
+        if not os.path.lexists(path):
+            continue
+        value = _config(path)
+        servers = value.get(key) if isinstance(value, dict) else None
+        if value is None or servers:
+            found.append(f"{rel}: MCP servers{_names(servers)}")
+    path = root / _LSP_FILE
+    if os.path.lexists(path):
+        value = _config(path)
+        if value is None or value:
+            found.append(f"{_LSP_FILE}: LSP servers{_names(value)}")
+    return found

@@ -50,14 +50,22 @@ MARK = "cuecard-hook"
 
 
 def portable_command(harness: str, event: str) -> str:
-    """The hook command for a committed file: ``cuecard-hook`` from the PATH, else nothing."""
+    """The hook command for a committed file: ``cuecard-hook`` from the PATH when the PATH
+    finds it at an absolute path, else nothing. An empty or relative PATH entry (``/usr/bin:``,
+    ``node_modules/.bin``) would find a ``cuecard-hook`` the repository itself holds: that one
+    never runs. No shell variable: Grok Build substitutes ``$NAME`` in a hook command itself, and
+    refuses to run one that names a variable it does not know."""
     return (
-        "sh -c 'command -v cuecard-hook >/dev/null 2>&1 || exit 0; "
-        f"exec cuecard-hook {harness} {event}'"
+        "sh -c 'case $(command -v cuecard-hook) in /*) "
+        f'exec "$(command -v cuecard-hook)" {harness} {event};; esac\''
     )
 
 
-_PORTABLE = re.compile(r"^sh -c 'command -v cuecard-hook >/dev/null 2>&1 \|\| exit 0; exec ")
+# The portable command, and the one cuecard wrote before it required an absolute cuecard-hook.
+_PORTABLE = re.compile(
+    r"^sh -c '(?:case \$\(command -v cuecard-hook\) in /\*\) exec "
+    r"|command -v cuecard-hook >/dev/null 2>&1 \|\| exit 0; exec )"
+)
 
 
 def command_resolves(command: str, path: str | None = None) -> tuple[bool, str]:
@@ -65,6 +73,8 @@ def command_resolves(command: str, path: str | None = None) -> tuple[bool, str]:
     what it runs (the file found, or the reason)."""
     if _PORTABLE.match(command):
         found = shutil.which(MARK, path=path)
+        if found and not os.path.isabs(found):
+            return False, f"{MARK} is found at {found}, not an absolute path: it is not run"
         return (True, found) if found else (False, f"{MARK} is not on the PATH")
     try:
         words = shlex.split(command, posix=True)

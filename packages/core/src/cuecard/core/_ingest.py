@@ -301,7 +301,7 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
             raise Refused("not_a_file", [f"{name} is not a regular file"])
         if file.stat().st_size > MAX_PROPOSAL_BYTES:
             raise Refused("too_large", [f"{name} is larger than {MAX_PROPOSAL_BYTES} bytes"])
-        proposal = parse_proposal(file.read_text(encoding="utf-8", errors="replace"))
+        proposal = parse_proposal(file.read_bytes())
         if isinstance(proposal, RequestProposal):
             result = _request(store, proposal, source)
         else:
@@ -344,5 +344,10 @@ def _move_out(file: Path, folder: Path, *, redacted: bool) -> None:
     from cuecard.core.engine._secrets import redact_text_copy
 
     text = file.read_bytes()[: MAX_PROPOSAL_BYTES + 1].decode("utf-8", "replace")
-    atomic_write(target, redact_text_copy(text))
+    try:
+        kept = redact_text_copy(text)
+        kept.encode("utf-8")
+    except UnicodeError:  # escapes of lone surrogates: what cannot be checked is not kept
+        kept = "the proposal held a lone surrogate; its text is not kept\n"
+    atomic_write(target, kept)
     file.unlink()

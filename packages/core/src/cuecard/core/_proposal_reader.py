@@ -3,11 +3,10 @@ one JSON object and validated as a memory or a request proposal, or refused with
 
 from __future__ import annotations
 
-import json
-
 import pydantic
 
-from cuecard.core._errors import CuecardError
+from cuecard.core._decoding import decode_utf8, load_json
+from cuecard.core._errors import BadInput, CuecardError
 from cuecard.core._proposal import MemoryProposal, Proposal, RequestProposal
 from cuecard.core._validate import flat_strings, schema_messages
 from cuecard.core.engine._text import find_secret
@@ -24,17 +23,21 @@ class Refused(CuecardError):
         super().__init__("; ".join(reasons))
 
 
-def parse_proposal(raw_text: str) -> Proposal:
-    """The proposal in ``raw_text``, or ``Refused`` with the reason code and reasons."""
+def parse_proposal(data: bytes) -> Proposal:
+    """The proposal in the file's bytes ``data``, or ``Refused`` with the reason code and
+    reasons. It must be UTF-8 text, one JSON object nested at most ``MAX_NESTING`` levels, with
+    no lone surrogate in any key or string (a ``\\ud800`` escape included)."""
+    try:
+        raw_text = decode_utf8(data, "the proposal")
+    except BadInput as exc:
+        raise Refused("not_utf8", [str(exc)]) from None
     secret = find_secret(raw_text)
     if secret is not None:
         raise Refused("secret", [f"the proposal holds a credential-shaped value ({secret})"])
     try:
-        raw = json.loads(raw_text)
-    except ValueError as exc:
-        raise Refused("invalid_json", [f"the proposal is not valid JSON ({exc})"]) from None
-    except RecursionError:
-        raise Refused("invalid_json", ["the proposal is nested too deeply"]) from None
+        raw = load_json(raw_text, "the proposal")
+    except BadInput as exc:
+        raise Refused("invalid_json", [str(exc)]) from None
     if not isinstance(raw, dict):
         raise Refused("not_object", ["the proposal is not one JSON object"])
     # What escapes could hide from the scan above: every key and string, decoded.

@@ -12,6 +12,7 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core._groktrust import grok_findings as grok_findings
+    from cuecard.core._groktrust import grok_folder_grants as grok_folder_grants
     from cuecard.core._groktrust import grok_folder_trust as grok_folder_trust
     from cuecard.core._groktrust import grok_gate_off as grok_gate_off
     from cuecard.core._groktrust import grok_trust_file as grok_trust_file
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "codex_project_trusted": "cuecard.core._hookcheck",
     "codex_trust_state": "cuecard.core._hookcheck",
     "grok_findings": "cuecard.core._groktrust",
+    "grok_folder_grants": "cuecard.core._groktrust",
     "grok_folder_trust": "cuecard.core._groktrust",
     "grok_gate_off": "cuecard.core._groktrust",
     "grok_trust_file": "cuecard.core._groktrust",

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from cuecard.core import CuecardError
+from cuecard.core import BadInput, CuecardError, load_json
 from cuecard.dsh_adapter._bound import bound
 from cuecard.dsh_adapter._errors import BadRequest
 from cuecard.dsh_adapter._vault import VaultClient
@@ -109,11 +109,10 @@ def parse_request(tool: str, raw: str | bytes) -> dict[str, Any]:
     tool = tool_name(tool)
     if len(raw) > MAX_REQUEST_BYTES:
         raise BadRequest(f"request must be at most {MAX_REQUEST_BYTES} bytes")
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    try:
-        request = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f"request is not valid JSON ({exc.msg} at {exc.pos})") from None
+    try:  # UTF-8 without a lone surrogate, bounded nesting: core's one rule for payloads
+        request = load_json(raw, "request") if raw.strip() else {}
+    except BadInput as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(request, dict):
         raise BadRequest("request must be a JSON object")
     fields = _FIELDS[tool]

@@ -108,9 +108,14 @@ _OPS: dict[str, Callable[[Mapping[str, Any], str | None], dict[str, Any]]] = {
 
 def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
     """The answer to one request line (never raises)."""
+    from cuecard.core import BadInput, load_json
+
     ident: object = None
     try:
-        request = json.loads(line)
+        try:  # UTF-8, no lone surrogate in any field (the id included), bounded nesting
+            request = load_json(line, "the request")
+        except BadInput as exc:
+            return {"id": None, "error": str(exc)}
         if not isinstance(request, dict):
             return {"id": None, "error": "a request must be a JSON object"}
         ident = request.get("id")
@@ -131,6 +136,16 @@ def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
         from cuecard.core import redact
 
         return {"id": ident, "error": redact(f"{type(exc).__name__}: {exc}")[:2000]}
+
+
+def _encoded(answer: dict[str, Any]) -> bytes:
+    """One answer line; an answer that cannot be UTF-8 (text read from elsewhere holding a lone
+    surrogate) becomes an error answer, so the protocol never breaks."""
+    try:
+        return json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n"
+    except (UnicodeError, ValueError, RecursionError):
+        error = {"id": None, "error": "the answer held text that is not UTF-8"}
+        return json.dumps(error).encode("utf-8") + b"\n"
 
 
 def serve(vault: str | None = None, stdin: BinaryIO | None = None) -> int:
@@ -155,4 +170,4 @@ def serve(vault: str | None = None, stdin: BinaryIO | None = None) -> int:
                 continue
             else:
                 answer = answer_line(line, vault)
-            protocol.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+            protocol.write(_encoded(answer))

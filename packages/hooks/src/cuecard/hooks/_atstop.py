@@ -43,6 +43,21 @@ def _path(local: str, session: str, name: str = FILE) -> str:
     return os.path.join(local, "sessions", safe_name(session), name)
 
 
+def _lines(path: str, limit: int) -> list[str]:
+    """The lines of the first ``limit`` bytes of the regular file ``path`` (a FIFO or a link
+    planted in its place reads as empty, and is never waited for)."""
+    from cuecard.core.engine import open_regular
+
+    fd = open_regular(path)
+    if fd is None:
+        return []
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(limit).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+
+
 def _append(path: str, line: dict[str, object]) -> None:
     data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -84,11 +99,7 @@ def replies(local: str, session: str, agent: str, limit: int) -> str:
     """The answers not given yet, claimed now, within ``limit`` characters ("" for none)."""
     from cuecard.core.engine import Ledger
 
-    try:
-        with open(_path(local, session, REPLIES), encoding="utf-8") as handle:
-            lines = handle.read(_MAX_BYTES).splitlines()
-    except OSError:
-        return ""
+    lines = _lines(_path(local, session, REPLIES), _MAX_BYTES)
     ledger = Ledger(local, session, agent)
     given: list[str] = []
     for number, raw in enumerate(lines):
@@ -107,11 +118,7 @@ def replies(local: str, session: str, agent: str, limit: int) -> str:
 
 def held(local: str, session: str, agent: str, epoch: int) -> list[tuple[str, str]]:
     """The ``(memory id, dimension)`` pairs held for ``agent`` in ``epoch``, oldest first."""
-    try:
-        with open(_path(local, session), encoding="utf-8") as handle:
-            lines = handle.read(_MAX_BYTES * 2).splitlines()
-    except OSError:
-        return []
+    lines = _lines(_path(local, session), _MAX_BYTES * 2)
     out: list[tuple[str, str]] = []
     for raw in lines:
         try:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cuecard.core.fs import atomic_write
 from cuecard.core.harnesses import (
+    grok_folder_grants,
     grok_folder_trust,
     grok_gate_off,
     grok_trust_file,
@@ -29,9 +30,12 @@ def trust_grok_folder(
     trust: bool,
     environ: dict[str, str],
     clock: float | None = None,
+    trust_others: bool = False,
 ) -> tuple[list[str], list[str]]:
     """After a project install: trust ``project`` for Grok Build unless ``trust`` is false or
-    it is trusted already. Returns (files written, notes for the person)."""
+    it is trusted already. A grant also runs every other hook, MCP and LSP file the folder holds
+    for Grok: when there is one, the folder is trusted only with ``trust_others``, and the note
+    names them. Returns (files written, notes for the person)."""
     import tomllib
 
     folder = project.resolve()
@@ -50,10 +54,24 @@ def trust_grok_folder(
             f"Grok Build skips the project's hooks: {folder} is marked untrusted in {path}, "
             f"left as you decided. To run them: set trusted = true there, or run /hooks-trust"
         ]
+    others = grok_folder_grants(folder)
+    if others:
+        listed = "; ".join(others)
+        grants = (
+            f"trusting {folder} also runs what it holds for Grok Build besides cuecard's: {listed}"
+        )
+    else:
+        grants = f"{folder} holds no other hooks, MCP or LSP servers for Grok Build"
     if not trust:
         return [], [
-            f"Grok Build skips the project's hooks until you trust the folder (this also lets "
-            f"its own MCP and LSP servers run); to trust it: {grok_trust_step(folder, home)}"
+            f"Grok Build skips the project's hooks until you trust the folder ({grants}); to "
+            f"trust it: {grok_trust_step(folder, home)}"
+        ]
+    if others and not trust_others:
+        return [], [
+            f"Grok Build trust not recorded: {grants}. Read them first; then "
+            "`cuecard install grok --trust-folder` trusts the folder with them, or "
+            f"{grok_trust_step(folder, home)}"
         ]
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     stamp = int(time.time() if clock is None else clock)
@@ -69,6 +87,6 @@ def trust_grok_folder(
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text, durable=False)
     return [str(path)], [
-        f"trusted {folder} for Grok Build in {path}, which runs the project's hooks (and its own "
-        "MCP and LSP servers); `--no-trust` leaves that to you"
+        f"trusted {folder} for Grok Build in {path}, which runs the project's hooks ({grants}); "
+        "`--no-trust` leaves that to you"
     ]

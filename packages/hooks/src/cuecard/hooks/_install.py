@@ -192,12 +192,14 @@ def install(
     plugin: Path | None = None,
     trust: bool = True,
     environ: dict[str, str] | None = None,
+    trust_folder: bool = False,
 ) -> InstallReport:
     """Write ``harness``'s configuration for cuecard (idempotent).
 
     ``hook_path``: the ``cuecard-hook`` to run; by default a project gets the portable command
     and ``--user`` the installed ``cuecard-hook`` by its path. ``trust`` (Codex): record Codex's
-    trust for the hooks written; (Grok Build, a project install) trust the project's folder;
+    trust for the hooks written; (Grok Build, a project install) trust the project's folder
+    when cuecard's are its only hook, MCP and LSP files for Grok, or with ``trust_folder``;
     ``environ`` is where ``CODEX_HOME`` and ``GROK_FOLDER_TRUST`` are read (default: this
     process's environment)."""
     _check(harness)
@@ -250,7 +252,9 @@ def install(
         from cuecard.hooks._groktrustwrite import trust_grok_folder
 
         env = dict(os.environ if environ is None else environ)
-        written, notes = trust_grok_folder(project, home, trust=trust, environ=env)
+        written, notes = trust_grok_folder(
+            project, home, trust=trust, environ=env, trust_others=trust_folder
+        )
         report.written += written
         report.notes += notes
     if harness == "grok":

@@ -7,7 +7,8 @@ and Codex writes that output to the session's rollout file (the payload's ``tran
 as ``{"type": "function_call_output", "call_id": …, "output": "…Process exited with code
 N…"}`` -- after PostToolUse has run (Codex 0.171.0), so Stop reads the whole turn's statuses
 from it, pairing the turn's shell calls (``turn_id``) with the footprint's shell records in
-order. Only the file's last part is read.
+order. Only the file's last part is read, and only from a regular file (never a FIFO or a
+device, never through a link).
 """
 
 from __future__ import annotations
@@ -18,13 +19,39 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["backfill_codex_outcomes", "codex_turn_exit_codes"]
+__all__ = ["backfill_codex_outcomes", "codex_turn_exit_codes", "read_tail"]
 
 TAIL = 512 * 1024
 _CODE = re.compile(r"Process exited with code (-?\d+)")
 
 
 SHELL_TOOLS = frozenset({"exec_command", "shell", "local_shell", "container.exec"})
+
+
+def read_tail(path: str, tail: int) -> bytes | None:
+    """The last ``tail`` bytes of the regular file ``path``, through the regular-file reader: a
+    FIFO, a device or a folder is never read (nor waited for), a link never followed; ``None``
+    then."""
+    from cuecard.core.engine import open_regular
+
+    fd = open_regular(path)
+    if fd is None:
+        return None
+    try:
+        start = max(0, os.fstat(fd).st_size - tail)
+        chunks: list[bytes] = []
+        while tail > 0:
+            chunk = os.pread(fd, tail, start)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            start += len(chunk)
+            tail -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def codex_turn_exit_codes(payload: Mapping[str, Any], tail: int = TAIL) -> list[int | None]:
@@ -34,12 +61,8 @@ def codex_turn_exit_codes(payload: Mapping[str, Any], tail: int = TAIL) -> list[
     turn = payload.get("turn_id")
     if not isinstance(path, str) or not path or not isinstance(turn, str) or not turn:
         return []
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - tail))
-            data = handle.read(tail)
-    except OSError:
+    data = read_tail(path, tail)
+    if data is None:
         return []
     calls: list[str] = []
     outputs: dict[str, int | None] = {}

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from cuecard.core import CuecardError
+from cuecard.core import BadInput, CuecardError, load_json
 
-__all__ = ["MAX_DEPTH", "BadRequest", "Work", "ok", "read_body", "text", "too_deep"]
+__all__ = ["MAX_DEPTH", "BadRequest", "Work", "ok", "read_body", "text"]
 
 Work = Callable[[Request, dict[str, Any]], JSONResponse]
 """A change: the request and its body in, the answer out."""
@@ -30,38 +29,12 @@ MAX_DEPTH = 32
 """Deepest nesting of arrays and objects a body may have; no change needs more than a few."""
 
 
-def too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether JSON text nests arrays and objects deeper than ``limit`` (strings skipped)."""
-    depth = 0
-    in_string = escaped = False
-    for byte in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-    return False
-
-
 async def read_body(request: Request) -> dict[str, Any]:
     """The request's body as one JSON object (an empty body is ``{}``); ``BadRequest`` else."""
-    raw = await request.body()
-    if too_deep(raw):
-        raise BadRequest(f"the body nests arrays or objects deeper than {MAX_DEPTH} levels")
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, RecursionError) as exc:
-        raise BadRequest(f"the body is not valid JSON ({exc})") from None
+    try:  # UTF-8 without a lone surrogate, nested at most MAX_DEPTH levels: core's one rule
+        data = load_json(await request.body() or b"{}", "the body", max_nesting=MAX_DEPTH)
+    except BadInput as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRequest("the body must be one JSON object")
     return data

@@ -2,9 +2,10 @@
 
 An ASGI middleware, checked in this order (a refused request reaches no route and writes nothing):
 
-1. ``Host`` must be exactly ``127.0.0.1:<port>`` or ``localhost:<port>`` (DNS-rebinding guard):
-   403 ``invalid_host``.
-2. A ``GET`` carrying ``?key=`` is answered with a 303 to the same URL without the key; a right
+1. ``Host`` must be exactly ``127.0.0.1:<port>`` or ``localhost:<port>`` (DNS-rebinding guard),
+   and only once: 403 ``invalid_host``.
+2. A ``GET`` carrying ``?key=`` is answered with a 303 to the same path (always one leading
+   slash: a same-origin path, never ``//host/``) without the key; a right
    key sets the cookie ``cuecard_ui_<port>`` (HttpOnly, SameSite=Strict, Path=/), a wrong one is
    403 ``ui_key_required``. Every other request needs that cookie: 403 ``ui_key_required``.
 3. Only ``GET``, ``HEAD`` and ``POST``: 405 ``method_not_allowed``.
@@ -117,8 +118,10 @@ class Guard:
     ) -> Callable[[Send], Awaitable[None]] | None:
         settings = self.settings
         host = headers.get("host", "")
-        if host.lower() not in settings.hosts:
-            return _error(403, "invalid_host", f"Host {host!r} is not this server's address")
+        hosts = sum(1 for name, _ in scope["headers"] if name.lower() == b"host")
+        if hosts != 1 or host.lower() not in settings.hosts:
+            expected = " or ".join(sorted(settings.hosts))
+            return _error(403, "invalid_host", f"the request must carry one Host: {expected}")
         method = scope["method"]
         query = scope.get("query_string", b"").decode("latin-1")
         pairs = parse_qsl(query, keep_blank_values=True)
@@ -127,7 +130,7 @@ class Guard:
             if len(keys) != 1 or not _same(keys[0], settings.key):
                 return _error(403, "ui_key_required", "the key in the URL is not this server's")
             rest = urlencode([(k, v) for k, v in pairs if k != "key"])
-            location = quote(scope.get("path", "/")) + (f"?{rest}" if rest else "")
+            location = _same_origin(scope.get("path", "/")) + (f"?{rest}" if rest else "")
             return _redirect(location, settings.cookie, settings.key)
         held = _cookie(headers.get("cookie", ""), settings.cookie)
         if held is None or not _same(held, settings.key):
@@ -142,10 +145,10 @@ class Guard:
             return _error(405, "method_not_allowed", f"{method} is not accepted; use GET or POST")
         origin = headers.get("origin")
         if origin is not None and origin.lower() != f"http://{host.lower()}":
-            return _error(403, "cross_site", f"Origin {origin!r} is not this server")
+            return _error(403, "cross_site", "the request's Origin is not this server")
         fetch_site = headers.get("sec-fetch-site")
         if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-            return _error(403, "cross_site", f"Sec-Fetch-Site {fetch_site!r}: not same-origin")
+            return _error(403, "cross_site", "the request's Sec-Fetch-Site is not same-origin")
         if not _same(headers.get(TOKEN_HEADER, ""), settings.token):
             return _error(403, "token_required", f"{TOKEN_HEADER} is missing or wrong")
         media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -173,6 +176,12 @@ class Guard:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+def _same_origin(path: str) -> str:
+    """``path`` as a redirect target on this server: one leading slash (``//evil.example/``
+    would be another host's URL), every other character that could end the path encoded."""
+    return "/" + quote(path.lstrip("/"), safe="/")
 
 
 def _cookie(header: str, name: str) -> str | None:

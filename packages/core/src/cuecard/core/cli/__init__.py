@@ -9,6 +9,7 @@ module is imported, and of the entry points only the one named on the command li
 
 from __future__ import annotations
 
+import io
 import sys
 
 from cuecard.core._lazy import lazy_exports as _lazy_exports
@@ -135,11 +136,19 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        """An argument parser that never guesses: ``--secret`` is not ``--secret-file``."""
+        """An argument parser that never guesses (``--secret`` is not ``--secret-file``) and
+        never prints back a value it refuses: a credential pasted into ``--kind`` stays off the
+        screen and out of logs. Every command's parser is one (subparsers inherit the class)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("allow_abbrev", False)
             super().__init__(*args, **kwargs)
+
+        def _check_value(self, action: argparse.Action, value: Any) -> None:
+            choices = action.choices
+            if choices is not None and value not in choices:
+                allowed = ", ".join(str(choice) for choice in choices)
+                raise argparse.ArgumentError(action, f"choose one of: {allowed}")
 
     return Parser
 
@@ -228,6 +237,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    from cuecard.core._decoding import check_arguments
+    from cuecard.core._errors import BadInput
+
+    try:  # every command takes text only: an argument that is not UTF-8 stops it here
+        check_arguments(args_list)
+    except BadInput as exc:
+        print(f"cuecard: {exc}", file=sys.stderr)
+        return 1
+    if isinstance(sys.stdin, io.TextIOWrapper):  # and so does its standard input
+        sys.stdin.reconfigure(errors="strict")
     from cuecard.core.cli._fast import fast_command
 
     fast = fast_command(args_list)  # per-call commands skip argparse and the other modules

@@ -96,7 +96,8 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
             from cuecard.core.cli._output import run_command
             from cuecard.core.vault._errors import database_error
 
-            if not isinstance(exc, CuecardError | KeyboardInterrupt) and not database_error(exc):
+            expected = CuecardError | KeyboardInterrupt | UnicodeError | RecursionError
+            if not isinstance(exc, expected) and not database_error(exc):
                 raise
             caught = exc
 

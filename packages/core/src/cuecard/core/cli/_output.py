@@ -45,6 +45,15 @@ def closed_pipe() -> int:
     return CLOSED_PIPE
 
 
+def _bad_text(exc: UnicodeError) -> str:
+    """One line for text that is not UTF-8 (it reached a strict decoder or encoder), saying where
+    without repeating it."""
+    if isinstance(exc, UnicodeDecodeError):
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        return f"the input is not UTF-8 text (byte 0x{byte} at offset {exc.start})"
+    return "the input holds a lone surrogate or a byte that is not UTF-8; send UTF-8 text"
+
+
 def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run a command and turn cuecard's errors into messages and exit codes.
 
@@ -68,6 +77,12 @@ def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespa
     except KeyboardInterrupt:
         error("interrupted")
         return 130
+    except UnicodeError as exc:  # text that reached a strict codec: the input's fault
+        error(_bad_text(exc))
+        return 1
+    except RecursionError:
+        error("the input nests too deeply")
+        return 1
     except Exception as exc:
         from cuecard.core.vault._errors import database_error
 

@@ -21,6 +21,7 @@ HARNESS_OPTIONS = (
     ("plugin", "--plugin"),
     ("hook_command", "--hook-command"),
     ("no_trust", "--no-trust"),
+    ("trust_folder", "--trust-folder"),
 )
 
 

@@ -101,6 +101,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "does); either way the exact step is printed"
         ),
     )
+    parser.add_argument(
+        "--trust-folder",
+        action="store_true",
+        help=(
+            "grok: trust the project's folder even when it holds other hooks, MCP or LSP "
+            "servers for Grok Build (the install lists them; trust runs them too)"
+        ),
+    )
     parser.set_defaults(run=partial(run, runners))
 
 
@@ -125,6 +133,10 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
         if given := _given(args, actions):
             raise UsageError(f"{', '.join(given)}: only for `cuecard install {name}`")
 
+    if args.trust_folder and (args.harness != "grok" or args.no_trust or args.user):
+        raise UsageError(
+            "--trust-folder: only for a project's `cuecard install grok`, without --no-trust"
+        )
     root = project(args)
     notes = []
     if args.plugin is None:
@@ -146,6 +158,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
         hook_path=args.hook_command,
         plugin=Path(args.plugin).resolve() if args.plugin else None,
         trust=not args.no_trust,
+        trust_folder=args.trust_folder,
     )
     report.notes[:0] = notes
     if not args.user and args.plugin is None:

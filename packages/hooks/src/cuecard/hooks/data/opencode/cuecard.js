@@ -33,17 +33,47 @@
 // A prompt that runs no tool delivers nothing (nothing is claimed, so nothing is lost).
 // OpenCode calls every exported function as a plugin, so the module exports the plugin alone.
 import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 
 const CUECARD_HOOK = "__CUECARD_HOOK__";
 const TIMEOUT_MS = 10000;
 const MAX_OUTPUT = 256 * 1024;
 
+/**
+ * The program to run for `command`: itself when it is an absolute path; for a bare name, the
+ * first executable file of that name in a PATH entry that is an absolute path; else null. An
+ * empty or relative PATH entry (`/usr/bin:`, `node_modules/.bin`) would find a `cuecard-hook` the
+ * repository itself holds: that one never runs.
+ */
+function resolveCommand(command) {
+  if (isAbsolute(command)) return command;
+  if (command.includes("/") || command.includes("\\")) return null;
+  for (const dir of (process.env.PATH || "").split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, command);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not there, or not executable: the next entry
+    }
+  }
+  return null;
+}
+
 /** Run `cuecard-hook opencode <event>`; resolves to its JSON answer, or null. Never rejects. */
 function runHook(event, payload, { command = CUECARD_HOOK, timeout = TIMEOUT_MS } = {}) {
   return new Promise((resolve) => {
+    const program = resolveCommand(command);
+    if (program === null) {
+      resolve(null);
+      return;
+    }
     let child;
     try {
-      child = spawn(command, ["opencode", event], {
+      child = spawn(program, ["opencode", event], {
         stdio: ["pipe", "pipe", "ignore"],
         shell: false,
         windowsHide: true,
