@@ -295,7 +295,7 @@ def test_install_names_what_trust_would_run_and_trusts_only_with_the_flag(
                 env=env)  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert grok_folder_trust(read_trust(home), project.resolve())[0] == "trusted"
-    assert rel in again.stdout  # the grant names what it runs
+    assert rel in again.stderr  # the grant names what it runs
 
 
 def test_hook_files_holding_only_cuecards_hooks_need_no_flag(tmp_path: Path, cli) -> None:
@@ -308,5 +308,5 @@ def test_hook_files_holding_only_cuecards_hooks_need_no_flag(tmp_path: Path, cli
     assert "--trust-folder: only for" in refused.stderr
     done = cli("install", "grok", "--project", str(project), cwd=project, env=env)
     assert done.returncode == 0, done.stderr
-    assert "holds no other hooks, MCP or LSP servers for Grok Build" in done.stdout
+    assert "holds no other hooks, MCP or LSP servers for Grok Build" in done.stderr
     assert grok_folder_trust(read_trust(home), project.resolve())[0] == "trusted"

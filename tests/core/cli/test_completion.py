@@ -82,4 +82,5 @@ def test_zsh_falls_back_to_files_where_no_table_has_words(tmp_path: Path) -> Non
 def test_an_unknown_shell_is_a_usage_error(tmp_path: Path) -> None:
     result = run_cli("completion", "fish", cwd=tmp_path)
     assert result.returncode == 2
-    assert "invalid choice" in result.stderr
+    assert "choose one of: bash, zsh" in result.stderr
+    assert "fish" not in result.stderr
