@@ -74,6 +74,11 @@ BUILTINS: dict[str, Command] = {
             "cuecard.core.cli.vault",
         ),
         Command(
+            "mcp",
+            "serve the memory tools to any harness over MCP (stdio)",
+            "cuecard.core.cli._mcp",
+        ),
+        Command(
             "recall",
             "search this project's memories and, when one is configured, the vault",
             "cuecard.core.cli._recall",
