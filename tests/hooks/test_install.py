@@ -73,7 +73,7 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     again = install("claude", project=tmp_path, home=tmp_path / "home")
     assert again.written == []
     assert again.backups == []
-    assert len(again.unchanged) == 3
+    assert len(again.unchanged) == 5  # settings, two skills, .mcp.json, settings.local.json
     assert settings(target) == merged
     # cuecard's own hooks are replaced instead of a second set added
     target.write_text(json.dumps(merge_hooks(FOREIGN, "claude", "/old/cuecard-hook")))
@@ -82,7 +82,8 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     removed = uninstall("claude", project=tmp_path, home=tmp_path / "home")
     assert settings(target) == FOREIGN
     assert not (tmp_path / ".claude/skills/cuecard-save").exists()
-    assert len(removed.removed) == 2
+    assert len(removed.removed) == 4  # two skills, .mcp.json, settings.local.json
+    assert not (tmp_path / ".mcp.json").exists()
 
 
 def test_a_path_of_this_machine_goes_to_the_git_ignored_local_settings(tmp_path: Path) -> None:

@@ -186,3 +186,51 @@ def test_without_the_sdk_it_says_which_extra_to_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "cuecard-core[mcp]" in done.stderr
+
+
+def doctor(cwd: Path, path: str) -> dict[str, Any]:
+    import json
+
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "doctor", "--json"],
+        cwd=cwd,
+        env={**os.environ, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    report = json.loads(done.stdout)
+    assert isinstance(report, dict)
+    return report
+
+
+def test_doctor_starts_the_registered_server_and_lists_its_tools(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    done = run_cli("install", "claude", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with_cuecard = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    report = doctor(tmp_path, with_cuecard)
+    [found] = report["mcp"]["registrations"]
+    assert (found["harness"], found["scope"], found["answers"]) == ("claude", "project", True)
+    assert found["tools"] == ["memory_search", "memory_show", "memory_status", "memory_submit"]
+    assert not [p for p in report["problems"] if p["check"] == "mcp"]
+    without = doctor(tmp_path, "/usr/bin:/bin")
+    [problem] = [p for p in without["problems"] if p["check"] == "mcp"]
+    assert "cuecard is not on the PATH" in problem["message"]
+
+
+def test_doctor_reports_a_server_that_does_not_answer(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert run_cli("init", cwd=tmp_path).returncode == 0
+    silent = tmp_path / "silent-server"
+    silent.write_text("#!/bin/sh\necho 'cuecard: no vault here' >&2\nexit 3\n")
+    silent.chmod(0o755)
+    import json
+
+    config = {"mcpServers": {"cuecard": {"type": "stdio", "command": str(silent), "args": []}}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(config))
+    report = doctor(tmp_path, f"{BIN}{os.pathsep}/usr/bin:/bin")
+    [problem] = [p for p in report["problems"] if p["check"] == "mcp"]
+    assert "did not answer initialize" in problem["message"]
+    assert "no vault here" in problem["message"]
+    assert report["ok"] is False

@@ -44,6 +44,10 @@ KEYS: dict[str, str] = {
         "the DeepSeek Harness set-up once `cuecard dsh install` ran, else null: interpreter, "
         "runs_cuecard, profiles, hooks, vault, last_failure"
     ),
+    "mcp": (
+        "where cuecard's MCP server is registered, else null: {registrations: [{harness, scope, "
+        "file, command, answers, tools}]}; answers: it started and listed the four memory tools"
+    ),
 }
 
 
@@ -95,6 +99,9 @@ def diagnose(
         )
     limits = _limits(root, hooks, out) if root is not None else None
     dsh = _dsh(home, out)
+    from cuecard.core._doctor_mcp import mcp_setup
+
+    mcp = mcp_setup(root, home or Path.home(), out)
     return {
         "ok": not out.problems,
         "opted_in": root is not None,
@@ -107,6 +114,7 @@ def diagnose(
         "problems": out.problems,
         "notes": out.notes,
         "dsh": dsh,
+        "mcp": mcp,
     }
 
 

@@ -172,9 +172,20 @@ def _target(harness: str, base: Path, local: bool) -> Path:
     return base / "plugins" / "cuecard.js"
 
 
-def preflight(harness: str, *, project: Path, user: bool = False, home: Path | None = None) -> None:
+def preflight(
+    harness: str,
+    *,
+    project: Path,
+    user: bool = False,
+    home: Path | None = None,
+    mcp: bool = True,
+) -> None:
     """Raise :class:`InstallError` when a configuration :func:`install` would merge into cannot
     be read, before anything is changed (not even ``cuecard init``)."""
+    if mcp and harness in HARNESS_DIRS:
+        from cuecard.hooks._mcp_config import register
+
+        register(harness, project=project, user=user, home=home or Path.home())
     if harness not in ("claude", "codex"):
         return
     base = _base(harness, user, project, home or Path.home())
@@ -192,6 +203,7 @@ def install(
     plugin: Path | None = None,
     trust: bool = True,
     environ: dict[str, str] | None = None,
+    mcp: bool = True,
 ) -> InstallReport:
     """Write ``harness``'s configuration for cuecard (idempotent).
 
@@ -199,7 +211,8 @@ def install(
     and ``--user`` the installed ``cuecard-hook`` by its path. ``trust`` (Codex): record Codex's
     trust for the hooks written; (Grok Build, a project install) trust the project's folder;
     ``environ`` is where ``CODEX_HOME`` and ``GROK_FOLDER_TRUST`` are read (default: this
-    process's environment)."""
+    process's environment). ``mcp``: register ``cuecard mcp``, the memory tools' server, in the
+    harness's MCP configuration (``cuecard.hooks._mcp_config``)."""
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
@@ -221,6 +234,10 @@ def install(
         _write(target, opencode_plugin(hook_path), report)
     for name in SKILLS:
         _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
+    if mcp:
+        _register_mcp(
+            harness, project=project, user=user, home=home, environ=environ, report=report
+        )
     if local:
         _ignore_locally(project, target, report)
     elif not user and hook_path is None and shutil.which(MARK) is None:
@@ -263,12 +280,75 @@ def install(
     return report
 
 
-def _ignore_locally(project: Path, target: Path, report: InstallReport) -> None:
-    """Keep a file with this machine's path out of commits: ``.git/info/exclude``."""
+def _register_mcp(
+    harness: str,
+    *,
+    project: Path,
+    user: bool,
+    home: Path,
+    environ: dict[str, str] | None,
+    report: InstallReport,
+) -> None:
+    """Register ``cuecard mcp`` in the harness's MCP configuration; for a Claude Code project,
+    also approve it for this person (``.claude/settings.local.json``, git-ignored): the
+    committed ``.mcp.json`` still asks each teammate."""
+    from cuecard.hooks._mcp_config import SERVER, register
+
+    path, text, _ = register(harness, project=project, user=user, home=home, environ=environ)
+    _write(path, text, report)
+    if harness == "claude" and not user:
+        local = project / ".claude" / "settings.local.json"
+        settings = _read_json(local)
+        enabled = settings.get("enabledMcpjsonServers")
+        enabled = list(enabled) if isinstance(enabled, list) else []
+        if SERVER not in enabled:
+            enabled.append(SERVER)
+        # First, so that merging the hooks (which puts "hooks" last) leaves the file unchanged.
+        rest = {k: v for k, v in settings.items() if k != "enabledMcpjsonServers"}
+        _write(local, _dump({"enabledMcpjsonServers": enabled, **rest}), report)
+        _ignore_locally(project, local, report, "approves the cuecard MCP server for you alone")
+    if shutil.which("cuecard") is None and not user:
+        report.notes.append(
+            "cuecard is not on this machine's PATH, so the harness cannot start its MCP server "
+            "here yet: install cuecard as a tool (see the README)"
+        )
+
+
+def _unregister_mcp(harness: str, *, project: Path, user: bool, home: Path,
+                    report: InstallReport) -> None:  # fmt: skip
+    from cuecard.hooks._mcp_config import SERVER, unregister
+
+    found = unregister(harness, project=project, user=user, home=home)
+    if found is not None:
+        path, text = found
+        if text is None:
+            _remove(path, report)
+        else:
+            _write(path, text, report)
+    local = project / ".claude" / "settings.local.json"
+    if harness == "claude" and not user and local.is_file():
+        settings = _read_json(local)
+        enabled = settings.get("enabledMcpjsonServers")
+        if isinstance(enabled, list) and SERVER in enabled:
+            rest = [name for name in enabled if name != SERVER]
+            if rest:
+                settings["enabledMcpjsonServers"] = rest
+            else:
+                settings.pop("enabledMcpjsonServers")
+            if settings:
+                _write(local, _dump(settings), report)
+            else:
+                _remove(local, report)
+
+
+def _ignore_locally(
+    project: Path, target: Path, report: InstallReport, why: str = "holds a path of this machine"
+) -> None:
+    """Keep a file of this machine's out of commits: ``.git/info/exclude``."""
     exclude = project / ".git" / "info" / "exclude"
     rel = "/" + target.relative_to(project).as_posix()
     if not (project / ".git").is_dir():
-        report.notes.append(f"{target} holds a path of this machine: do not commit it")
+        report.notes.append(f"{target} {why}: do not commit it")
         return
     old = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     if rel not in old.splitlines():
@@ -276,9 +356,7 @@ def _ignore_locally(project: Path, target: Path, report: InstallReport) -> None:
         sep = "" if not old or old.endswith("\n") else "\n"
         atomic_write(exclude, f"{old}{sep}{rel}\n", durable=False)
         report.written.append(str(exclude))
-    report.notes.append(
-        f"{target} holds a path of this machine; git ignores it (.git/info/exclude)"
-    )
+    report.notes.append(f"{target} {why}; git ignores it (.git/info/exclude)")
 
 
 def _write_plugin(folder: Path, hook_path: str | None, report: InstallReport) -> None:
@@ -318,6 +396,7 @@ def uninstall(
             _remove(path, report)
         return report
     base = _base(harness, user, project, home)
+    _unregister_mcp(harness, project=project, user=user, home=home, report=report)
     if harness in ("claude", "codex"):
         target = base / ("settings.json" if harness == "claude" else "hooks.json")
         if target.exists():

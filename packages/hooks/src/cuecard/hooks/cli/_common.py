@@ -20,6 +20,7 @@ HARNESS_OPTIONS = (
     ("plugin", "--plugin"),
     ("hook_command", "--hook-command"),
     ("no_trust", "--no-trust"),
+    ("no_mcp", "--no-mcp"),
 )
 
 

@@ -72,7 +72,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "skills, merging with what is there (other hooks are kept; cuecard's own are "
             "replaced), idempotent, with a <file>.cuecard.bak copy of each file it changes. "
             "claude: .claude/settings.json; codex: .codex/hooks.json; opencode: "
-            ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. A project that did "
+            ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. It also registers "
+            "`cuecard mcp` (the memory tools) as the harness's MCP server cuecard, unless "
+            "--no-mcp. A project that did "
             f"not opt in is initialised first. --json prints keys: {KEYS}."
         ),
     )
@@ -98,6 +100,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "codex: leave the hooks untrusted (the default records Codex's trust for them); "
             "grok: leave the project's folder untrusted (the default trusts it, as /hooks-trust "
             "does); either way the exact step is printed"
+        ),
+    )
+    parser.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help=(
+            "leave out the MCP server (the default registers `cuecard mcp`, the vault's memory "
+            "tools, in the harness's MCP configuration: .mcp.json, .codex/config.toml, "
+            "opencode.json, .grok/config.toml)"
         ),
     )
     parser.set_defaults(run=partial(run, runners))
@@ -129,7 +140,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
     if args.plugin is None:
         from cuecard.hooks._install import preflight
 
-        preflight(args.harness, project=root, user=args.user)
+        preflight(args.harness, project=root, user=args.user, mcp=not args.no_mcp)
     if not args.user and args.plugin is None:
         from cuecard.core.engine import locate_root
 
@@ -145,6 +156,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
         hook_path=args.hook_command,
         plugin=Path(args.plugin).resolve() if args.plugin else None,
         trust=not args.no_trust,
+        mcp=not args.no_mcp,
     )
     report.notes[:0] = notes
     if not args.user and args.plugin is None:
