@@ -87,8 +87,9 @@ def diagnose(
         out.problem(
             "hooks",
             "no harness runs cuecard's hooks for this project",
-            "`cuecard install claude` (or codex, opencode, grok); a Claude Code plugin install "
-            "is not visible here",
+            "`cuecard install claude` (or codex, opencode, grok; the command comes with the "
+            "cuecard-hooks distribution: pip install cuecard-hooks); a Claude Code plugin "
+            "install is not visible here",
         )
     elif hooks and root is not None and not counts.get("sessions"):
         names = ", ".join(sorted({h["harness"] for h in hooks}))

@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "requests, batches, and (when a vault is configured) the vault's inbox submissions, "
             "pending promotions and conflicts. Each line starts with the REF to give `cuecard "
             "accept`, `reject` or `archive`; `cuecard revise ID` proposes a revision of a live "
-            "memory. The same decisions as the review UI (`cuecard ui`). --json prints keys: "
+            "memory. The same decisions as the review UI (`cuecard ui`, from the cuecard-ui "
+            "distribution). --json prints keys: "
             "candidates, revisions, contested, requests, batches, problems, vault (null without "
             "one; else location, inbox, pending, conflicts, error)."
         ),
