@@ -15,7 +15,9 @@ grok         ``.grok/hooks/cuecard.json``                  ``.grok/skills/<name>
 
 Merging (``cuecard.hooks._hook_config``) keeps every hook that is not cuecard's and replaces
 cuecard's own (a command that runs ``cuecard-hook``), so installing twice changes nothing. A file
-that changes is first copied to ``<file>.cuecard.bak``.
+that changes is first copied (``backup_path``: in a git work tree, under ``.git/cuecard/backups/``,
+out of the tree; elsewhere ``<file>.cuecard.bak``), and uninstalling puts that copy back when
+nothing else changed; a file only cuecard's entries were in, and a folder it alone made, go.
 
 A project's files are committed and shared, so they hold no path of this machine: the command
 there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
@@ -108,6 +110,32 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value
 
 
+def _git_dir(path: Path) -> tuple[Path, Path] | None:
+    """(the work tree's root, its git folder) for a file inside a git work tree, else None."""
+    for folder in path.parents:
+        dot = folder / ".git"
+        if dot.is_dir():
+            return folder, dot
+        if dot.is_file():  # a linked work tree: "gitdir: <path>"
+            line = dot.read_text(encoding="utf-8", errors="replace").strip()
+            if line.startswith("gitdir:"):
+                found = Path(line.removeprefix("gitdir:").strip())
+                return folder, found if found.is_absolute() else (folder / found).resolve()
+    return None
+
+
+def backup_path(path: Path) -> Path:
+    """Where the copy of ``path`` goes before cuecard changes it: inside a git work tree, in its
+    git folder (``.git/cuecard/backups/<path in the tree>.cuecard.bak``), out of the work tree
+    where no ``git add -A`` picks it up; elsewhere (the person's home) ``<file>.cuecard.bak``."""
+    found = _git_dir(path)
+    if found is None:
+        return path.with_name(path.name + ".cuecard.bak")
+    root, git = found
+    rel = path.resolve().relative_to(root.resolve())
+    return git / "cuecard" / "backups" / rel.parent / (rel.name + ".cuecard.bak")
+
+
 def _write(path: Path, text: str, report: InstallReport) -> None:
     old = path.read_text(encoding="utf-8") if path.exists() else None
     if old == text:
@@ -115,7 +143,8 @@ def _write(path: Path, text: str, report: InstallReport) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if old is not None:
-        backup = path.with_name(path.name + ".cuecard.bak")
+        backup = backup_path(path)
+        backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, backup)
         report.backups.append(str(backup))
     atomic_write(path, text, durable=False)
@@ -341,6 +370,52 @@ def _unregister_mcp(harness: str, *, project: Path, user: bool, home: Path,
                 _remove(local, report)
 
 
+def _forget_trust(
+    target: Path,
+    config: dict[str, Any],
+    home: Path,
+    environ: dict[str, str] | None,
+    report: InstallReport,
+) -> None:
+    """Remove Codex's trust entries (``[hooks.state."<key>"]``) of cuecard's hooks in
+    ``target``, which ``cuecard install codex`` recorded."""
+    from cuecard.core.harnesses import codex_config_path, codex_hooks
+    from cuecard.hooks._trust import forget_codex_trust
+
+    config_path = codex_config_path(home, environ)
+    try:
+        if forget_codex_trust(config_path, codex_hooks(target, config)):
+            report.written.append(str(config_path))
+    except ValueError as exc:
+        report.notes.append(f"Codex's trust entries were left in place: {exc}")
+
+
+def _restore(target: Path, left: dict[str, Any], report: InstallReport) -> bool:
+    """Put back the copy of ``target`` made before cuecard changed it, byte for byte, when
+    what is left without cuecard's hooks is what that copy holds (nobody changed it since);
+    whether it did."""
+    backup = backup_path(target)
+    try:
+        if json.loads(backup.read_text(encoding="utf-8")) != left:
+            return False
+    except (OSError, ValueError):
+        return False
+    atomic_write(target, backup.read_bytes(), durable=False)
+    backup.unlink()
+    report.written.append(str(target))
+    report.notes.append(f"restored {target} as it was before cuecard's install")
+    return True
+
+
+def _remove_empty(folder: Path, report: InstallReport) -> None:
+    """Remove ``folder`` when cuecard's removals left it empty."""
+    try:
+        folder.rmdir()
+    except OSError:
+        return
+    report.removed.append(str(folder))
+
+
 def _ignore_locally(
     project: Path, target: Path, report: InstallReport, why: str = "holds a path of this machine"
 ) -> None:
@@ -382,8 +457,10 @@ def uninstall(
     user: bool = False,
     home: Path | None = None,
     plugin: Path | None = None,
+    environ: dict[str, str] | None = None,
 ) -> InstallReport:
-    """Remove what :func:`install` wrote; other hooks and settings stay."""
+    """Remove what :func:`install` wrote; other hooks and settings stay. A configuration that
+    held only cuecard's is removed; Codex's trust entries for cuecard's hooks go too."""
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
@@ -400,7 +477,15 @@ def uninstall(
     if harness in ("claude", "codex"):
         target = base / ("settings.json" if harness == "claude" else "hooks.json")
         if target.exists():
-            _write(target, _dump(unmerge_hooks(_read_json(target))), report)
+            config = _read_json(target)
+            if harness == "codex":
+                _forget_trust(target, config, home, environ, report)
+            left = unmerge_hooks(config)
+            if not _restore(target, left, report):
+                if left:
+                    _write(target, _dump(left), report)
+                else:  # nothing but cuecard's hooks was in it
+                    _remove(target, report)
     elif harness == "grok":
         _remove(base / "hooks" / "cuecard.json", report)
     else:
@@ -412,4 +497,7 @@ def uninstall(
             report.removed.append(str(skill))
             if not any(skill.parent.iterdir()):
                 skill.parent.rmdir()
+    if not user:  # folders cuecard's files alone made (never the person's own harness home)
+        for folder in (base / "hooks", base / "plugins", base / "skills", base):
+            _remove_empty(folder, report)
     return report

@@ -70,7 +70,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Write the harness's hook configuration and the cuecard-save and cuecard-review "
             "skills, merging with what is there (other hooks are kept; cuecard's own are "
-            "replaced), idempotent, with a <file>.cuecard.bak copy of each file it changes. "
+            "replaced), idempotent, with a copy of each file it changes (in a git work tree under "
+            ".git/cuecard/backups/, else <file>.cuecard.bak). "
             "claude: .claude/settings.json; codex: .codex/hooks.json; opencode: "
             ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. It also registers "
             "`cuecard mcp` (the memory tools) as the harness's MCP server cuecard, unless "
