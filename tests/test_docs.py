@@ -47,3 +47,12 @@ def test_the_setup_commands_are_real_scripts() -> None:
         assert os.access(ROOT / line, os.X_OK)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == "scripts/test", "CI runs exactly the README's test command, last"
+
+
+def test_the_first_screen_shows_the_vault_tools_outside_dsh_and_terminal_review() -> None:
+    first = "\n".join(README.splitlines()[:30])
+    assert "memory_search" in first
+    assert "memory_submit" in first
+    assert "cuecard install claude" in first
+    assert "cuecard mcp" in first
+    assert "cuecard review" in first
