@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,9 +17,11 @@ from tests.e2e._support._project import (
     DECISION,
     PROCEDURE,
     PROPOSAL,
+    SUBMITTED,
     TRAP,
     Project,
     assert_left_alone,
+    vault_env,
 )
 
 TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
@@ -210,25 +211,15 @@ def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(
     memory_search (the result, wrapped, is in its next request), then memory_submit (the fact is
     in the vault's inbox, under the agent claude-code)."""
     project = new_project("claude")
-    vault = project.home / "vault"
-    env = {**project.env, "CUECARD_VAULT": str(vault)}
-    for args in (("vault", "init"), ("vault", "submit", "--agent", "seed", "--",
-                 "The staging database listens on port 5433 on host db-staging")):  # fmt: skip
-        made = subprocess.run(["cuecard", *args], cwd=project.root, env=env, capture_output=True,
-                              text=True, timeout=120)  # fmt: skip
-        assert made.returncode == 0, made.stderr
-    promoted = subprocess.run(["cuecard", "vault", "apply", "--auto"], cwd=project.root, env=env,
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert promoted.returncode == 0, promoted.stderr
+    vault, env = vault_env(project)
     committed = (project.root / ".mcp.json").read_text()
     assert str(project.home) not in committed
     assert str(project.root) not in committed
     assert "/.venv/" not in committed
-    fact = "Deploys to staging need the office VPN since 2026-11"
     script = [
         Reply(tool_calls=[ToolCall("mcp__cuecard__memory_search",
                                    {"query": "staging database port"})]),
-        Reply(tool_calls=[ToolCall("mcp__cuecard__memory_submit", {"facts": fact})]),
+        Reply(tool_calls=[ToolCall("mcp__cuecard__memory_submit", {"facts": SUBMITTED})]),
         Reply("Done."),
     ]  # fmt: skip
     tools = [*TOOLS, "mcp__cuecard__memory_search", "mcp__cuecard__memory_submit"]
@@ -250,6 +241,6 @@ def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(
     assert any("submitted 1 fact(s)" in s for s in asked[2].strings())
     inbox = list((vault / "inbox").glob("claude-code-*.md"))
     assert len(inbox) == 1
-    assert fact in inbox[0].read_text()
+    assert SUBMITTED in inbox[0].read_text()
     waiting = json.loads(project.cuecard("review", "--json", "--vault", str(vault)).stdout)
     assert inbox[0].name in waiting["vault"]["inbox"]
