@@ -17,9 +17,11 @@ from tests.e2e._support._project import (
     DECISION,
     PROCEDURE,
     PROPOSAL,
+    SUBMITTED,
     TRAP,
     Project,
     assert_left_alone,
+    vault_env,
 )
 
 TOOLS = ["Read", "Edit", "Write", "Bash(./check.sh)"]
@@ -176,7 +178,10 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
     settings = (project.root / ".claude/settings.json").read_text()
     assert str(VENV_BIN) not in settings
     assert str(project.root) not in settings
-    assert not (project.root / ".claude/settings.local.json").exists()
+    # the local settings only approve the MCP server for this person: no path either
+    local = json.loads((project.root / ".claude/settings.local.json").read_text())
+    assert local == {"enabledMcpjsonServers": ["cuecard"]}
+    assert "cuecard mcp" in (project.root / ".mcp.json").read_text()
     # a teammate's machine without cuecard: the same committed file, no cuecard-hook on the PATH
     env = claude_env(project.env, "")
     env["PATH"] = os.pathsep.join(
@@ -196,3 +201,46 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
     assert all((e["exit_code"], e["stdout"], e["stderr"]) == (0, "", "") for e in hooks)
     assert all(r.count("<memory-data") == 0 for r in server.main_requests)
     assert project.calls == []
+    # and the MCP server the committed .mcp.json names ended quietly: the session went on
+
+
+def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(
+    new_project: Callable[..., Project],
+) -> None:
+    """`cuecard install claude` registered `cuecard mcp` in `.mcp.json`: the model calls
+    memory_search (the result, wrapped, is in its next request), then memory_submit (the fact is
+    in the vault's inbox, under the agent claude-code)."""
+    project = new_project("claude")
+    vault, env = vault_env(project)
+    committed = (project.root / ".mcp.json").read_text()
+    assert str(project.home) not in committed
+    assert str(project.root) not in committed
+    assert "/.venv/" not in committed
+    script = [
+        Reply(tool_calls=[ToolCall("mcp__cuecard__memory_search",
+                                   {"query": "staging database port"})]),
+        Reply(tool_calls=[ToolCall("mcp__cuecard__memory_submit", {"facts": SUBMITTED})]),
+        Reply("Done."),
+    ]  # fmt: skip
+    tools = [*TOOLS, "mcp__cuecard__memory_search", "mcp__cuecard__memory_submit"]
+    with ModelServer(script) as server:
+        done = run(claude_command("Which port does the staging database use?", tools=tools),
+                   cwd=project.root, env=claude_env(env, server.url))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, (done.stdout[-3000:], done.stderr[-2000:])
+    asked = server.main_requests
+    init = next(json.loads(line) for line in done.stdout.splitlines() if '"subtype":"init"' in line)
+    servers = [(s["name"], s["source"]) for s in init["mcp_servers"]]
+    assert servers == [("cuecard", "project")]  # approved: no prompt in a headless run
+    # the server's instructions (when to search, results are data) reach the model
+    assert any("Call memory_search before" in s for s in asked[1].strings())
+    found = [s for s in asked[1].strings() if "port 5433" in s]
+    assert found, "the search result is in the next request"
+    assert "<memory-data" in found[0]
+    assert "</memory-data>" in found[0]
+    assert any("submitted 1 fact(s)" in s for s in asked[2].strings())
+    inbox = list((vault / "inbox").glob("claude-code-*.md"))
+    assert len(inbox) == 1
+    assert SUBMITTED in inbox[0].read_text()
+    waiting = json.loads(project.cuecard("review", "--json", "--vault", str(vault)).stdout)
+    assert inbox[0].name in waiting["vault"]["inbox"]

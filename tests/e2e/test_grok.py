@@ -19,9 +19,11 @@ from tests.e2e._support._project import (
     DECISION,
     PROCEDURE,
     PROPOSAL,
+    SUBMITTED,
     TRAP,
     Project,
     assert_left_alone,
+    vault_env,
 )
 
 FEEDBACK = "Stop hook feedback:"
@@ -169,3 +171,40 @@ def test_install_records_the_trust_grok_reads(new_project: Callable[..., Project
     again = json.loads(project.cuecard("install", "grok", "--json").stdout)
     assert str(project.home / ".grok" / "trusted_folders.toml") not in again["written"]
     assert any(n.startswith("Grok Build already trusts") for n in again["notes"])
+
+
+def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(
+    new_project: Callable[..., Project],
+) -> None:
+    """`cuecard install grok` registered `cuecard mcp` in `.grok/config.toml` (a trusted folder):
+    the model finds the tools with search_tool and calls them with use_tool; the search result,
+    wrapped, is in its next request, the submitted fact in the vault's inbox."""
+    project = new_project("grok")
+    vault, env = vault_env(project)
+    committed = (project.root / ".grok/config.toml").read_text()
+    assert str(project.home) not in committed
+    assert str(project.root) not in committed
+    search = {"query": "staging database port"}
+    script = [
+        Reply(tool_calls=[ToolCall("search_tool", {"query": "cuecard memory search submit"})]),
+        Reply(tool_calls=[ToolCall("use_tool", {"tool_name": "cuecard__memory_search",
+                                                "tool_input": search})]),
+        Reply(tool_calls=[ToolCall("use_tool", {"tool_name": "cuecard__memory_submit",
+                                                "tool_input": {"facts": SUBMITTED}})]),
+        Reply("Done."),
+    ]  # fmt: skip
+    with ModelServer(script) as server:
+        done = run(grok_command("Which port does the staging database use?"), cwd=project.root,
+                   env=grok_env(env, server.url))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert server.spent, (done.stdout[-3000:], done.stderr[-2000:])
+    asked = server.main_requests
+    assert any("memory_search" in s for s in asked[1].strings()), "search_tool found the tools"
+    found = [s for s in asked[2].strings() if "port 5433" in s]
+    assert found, "the search result is in the next request"
+    assert "<memory-data" in found[0]
+    assert "</memory-data>" in found[0]
+    assert any("submitted 1 fact(s)" in s for s in asked[3].strings())
+    inbox = list((vault / "inbox").glob("grok-*.md"))
+    assert len(inbox) == 1
+    assert SUBMITTED in inbox[0].read_text()

@@ -25,9 +25,11 @@ from tests.e2e._support._project import (
     DECISION,
     PROCEDURE,
     PROPOSAL,
+    SUBMITTED,
     TRAP,
     Project,
     assert_left_alone,
+    vault_env,
 )
 
 
@@ -149,3 +151,36 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
     ])  # fmt: skip
     # the hooks ran, stayed silent and changed nothing
     assert_left_alone(project, before, server, {"UserPromptSubmit", "PreToolUse", "Stop"})
+
+
+def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(
+    new_project: Callable[..., Project],
+) -> None:
+    """`cuecard install opencode` registered `cuecard mcp` in `opencode.json`: the model calls
+    cuecard_memory_search (the result, wrapped, is in its next request), then
+    cuecard_memory_submit (the fact is in the vault's inbox, under the agent opencode)."""
+    project = project_for(new_project)
+    vault, env = vault_env(project)
+    committed = (project.root / "opencode.json").read_text()
+    assert str(project.home) not in committed
+    assert str(project.root) not in committed
+    script = [
+        call("cuecard_memory_search", query="staging database port"),
+        call("cuecard_memory_submit", facts=SUBMITTED),
+        Reply("Done."),
+    ]
+    with ModelServer(script) as server:
+        done = run(opencode_command("Which port does the staging database use?"),
+                   cwd=project.root, env=opencode_env(env, server.url), timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert server.spent, [r.reply for r in server.main_requests]
+    asked = server.main_requests
+    assert "cuecard_memory_search" in asked[0].tool_names()
+    found = [s for s in tool_results(asked[1]) if "port 5433" in s]
+    assert found, "the search result is in the next request"
+    assert "<memory-data" in found[0]
+    assert "</memory-data>" in found[0]
+    assert any("submitted 1 fact(s)" in s for s in tool_results(asked[2]))
+    inbox = list((vault / "inbox").glob("opencode-*.md"))
+    assert len(inbox) == 1
+    assert SUBMITTED in inbox[0].read_text()

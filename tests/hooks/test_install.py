@@ -75,7 +75,7 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     again = install("claude", project=tmp_path, home=tmp_path / "home")
     assert again.written == []
     assert again.backups == []
-    assert len(again.unchanged) == 3
+    assert len(again.unchanged) == 5  # settings, two skills, .mcp.json, settings.local.json
     assert settings(target) == merged
     # cuecard's own hooks are replaced instead of a second set added
     target.write_text(json.dumps(merge_hooks(FOREIGN, "claude", "/old/cuecard-hook")))
@@ -84,7 +84,9 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     removed = uninstall("claude", project=tmp_path, home=tmp_path / "home")
     assert settings(target) == FOREIGN
     assert not (tmp_path / ".claude/skills/cuecard-save").exists()
-    assert len(removed.removed) == 2
+    # two skills and their folder, .mcp.json, settings.local.json
+    assert len(removed.removed) == 5
+    assert not (tmp_path / ".mcp.json").exists()
 
 
 def test_a_path_of_this_machine_goes_to_the_git_ignored_local_settings(tmp_path: Path) -> None:
@@ -214,9 +216,9 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
     assert (tmp_path / ".opencode/skills/cuecard-review/SKILL.md").is_file()
     for harness in ("codex", "grok", "opencode"):
         uninstall(harness, project=tmp_path, home=tmp_path / "h")
-    assert settings(tmp_path / ".codex/hooks.json") == {}
-    assert not (tmp_path / ".grok/hooks/cuecard.json").exists()
-    assert not (tmp_path / ".opencode/plugins/cuecard.js").exists()
+    # nothing of cuecard's is left behind: not an empty `{}`, not an empty folder
+    for folder in (".codex", ".grok", ".opencode"):
+        assert not (tmp_path / folder).exists(), folder
 
 
 def test_claude_plugin_layout(tmp_path: Path) -> None:
@@ -345,3 +347,57 @@ def test_install_dsh_where_the_dsh_adapter_is_not_installed(tmp_path: Path) -> N
     assert "needs the cuecard-dsh-adapter distribution" in refused.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["p"]
     assert list((tmp_path / "p").iterdir()) == []
+
+
+def _git_status(root: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(done.stdout.splitlines())
+
+
+def test_uninstall_codex_leaves_nothing_behind(tmp_path: Path) -> None:
+    """Its files go, a file it changed is restored, the trust entries it recorded go, and no
+    backup is left in the work tree for a `git add -A` to pick up."""
+    root, codex_home = tmp_path / "repo", tmp_path / "codex-home"
+    root.mkdir()
+    codex_home.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (codex_home / "config.toml").write_text('model = "gpt-5.5"\n')
+    foreign = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./lint.sh"}]}]}}
+    (root / ".codex").mkdir()
+    (root / ".codex/hooks.json").write_text(json.dumps(foreign))
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    before = _git_status(root)
+    env = {"CODEX_HOME": str(codex_home)}
+    done = run_cli("install", "codex", "--json", cwd=root, env=env)
+    assert done.returncode == 0, done.stderr
+    backups = json.loads(done.stdout)["backups"]
+    assert backups
+    assert all("/.git/cuecard/backups/" in b for b in backups), backups
+    config = (codex_home / "config.toml").read_text()
+    assert config.count("[hooks.state.") == 6
+    done = run_cli("uninstall", "codex", cwd=root, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((root / ".codex/hooks.json").read_text()) == foreign
+    assert (codex_home / "config.toml").read_text() == 'model = "gpt-5.5"\n'
+    opted_in = ["?? .cuecard/.gitignore", "?? .cuecard/config.json"]  # the opt-in install made
+    assert _git_status(root) == sorted([*before, *opted_in])
+
+
+def test_uninstall_codex_removes_what_it_alone_made(tmp_path: Path) -> None:
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    root = tmp_path / "repo"
+    env = {"CODEX_HOME": str(codex_home)}
+    assert run_cli("install", "codex", cwd=root, env=env).returncode == 0
+    assert (root / ".codex/hooks.json").is_file()
+    assert run_cli("uninstall", "codex", cwd=root, env=env).returncode == 0
+    assert not (root / ".codex").exists()
+    assert "[hooks.state." not in (codex_home / "config.toml").read_text()
+    assert _git_status(root) == ["?? .cuecard/.gitignore", "?? .cuecard/config.json"]

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuecard.core import validate_memory
-from cuecard.core.review import dry_run, record_event, recorded_sessions
+from cuecard.core import ValidationError, validate_memory
+from cuecard.core.review import dry_run, record_event, recorded_sessions, with_status
 from cuecard.ui._charts import bar_chart
-from cuecard.ui._edits import EditRefused, edited, field_errors, with_status
+from cuecard.ui._edits import EditRefused, edited, field_errors
 from cuecard.ui._usage import deliveries_per_day, fires_by_dimension, usage
 
 NOW = datetime(2026, 11, 20, tzinfo=UTC).isoformat()
@@ -180,8 +180,9 @@ def test_status_moves_follow_the_lifecycle() -> None:
     assert archived.review.reviewed_by == "ana"
     restored = with_status(archived, "candidate", reviewer="ana", now=now)
     assert restored.archived_reason is None
-    with pytest.raises(EditRefused):
+    with pytest.raises(ValidationError) as refused:
         with_status(base, "superseded", reviewer="ana", now=now)
+    assert field_errors(refused.value.refusals)[0].field == "status"
 
 
 LEDGER: list[dict[str, Any]] = [

@@ -110,6 +110,8 @@ def test_no_hooks_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     assert code == 1
     assert _checks(report, "problems") == ["hooks"]
     assert "cuecard install" in report["problems"][0]["hint"]
+    # a core-only install has no `cuecard install`: the hint says where it comes from
+    assert "cuecard-hooks" in report["problems"][0]["hint"]
 
 
 @pytest.mark.parametrize(
@@ -208,6 +210,10 @@ def test_counts_that_need_a_person_are_notes(store: Store, monkeypatch, capsys) 
     for key in ("candidates", "conflicts", "dead_triggers", "stale_evidence", "migrated", "inbox"):
         assert key in noted
     assert code == 0  # waiting for a person is not cuecard failing
+    hints = {n["check"]: n["hint"] for n in report["notes"]}
+    # what core offers first; a command of another distribution says which one
+    assert hints["candidates"].startswith("`cuecard review`")
+    assert "cuecard-ui distribution" in hints["migrated"]
 
 
 def test_hooks_but_no_session_and_no_maintenance_are_notes(store: Store) -> None:

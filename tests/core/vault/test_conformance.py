@@ -363,6 +363,22 @@ def test_each_adjudication_decision(v: V, decision: str, live: set[str]) -> None
     assert len(waiting) == (1 if decision == "defer" else 0)
 
 
+@pytest.mark.parametrize("decision", ["use-new", "keep-old", "keep-both", "defer"])
+def test_a_decided_conflict_settles_its_submission(v: V, decision: str) -> None:
+    v.promote(OLD)
+    v.submit(NEW)
+    v.json("review")
+    assert v.json("status")["pending"] == 1
+    [conflict] = v.json("conflicts")["conflicts"]
+    v.json("adjudicate", conflict["id"], "--decision", decision)
+    # decided, nothing of the submission waits: it is archived, not counted, not seen again
+    assert v.json("status")["pending"] == (1 if decision == "defer" else 0)
+    if decision != "defer":
+        again = v.json("review")
+        assert (again["pending"], again["conflicts"]) == ([], 0)
+        assert v.json("apply")["archived"] == []
+
+
 def test_unknown_or_decided_conflicts_are_refused(v: V) -> None:
     ident = _conflict(v)
     code, _, err = v("adjudicate", "ffffffff", "--decision", "keep-old")

@@ -146,3 +146,23 @@ def assert_left_alone(
     assert after.pop("src/billing/charge.py") != before.pop("src/billing/charge.py")
     assert after == before
     assert not (project.root / ".cuecard").exists()
+
+
+VAULT_FACT = "The staging database listens on port 5433 on host db-staging"
+SUBMITTED = "Deploys to staging need the office VPN since 2026-11"
+
+
+def vault_env(project: Project) -> tuple[Path, dict[str, str]]:
+    """A vault in the project's home holding ``VAULT_FACT`` (promoted), and the project's
+    environment naming it (``CUECARD_VAULT``), for the MCP scenarios."""
+    vault = project.home / "vault"
+    env = {**project.env, "CUECARD_VAULT": str(vault)}
+    for args in (
+        ["vault", "init"],
+        ["vault", "submit", "--agent", "seed", "--", VAULT_FACT],
+        ["vault", "apply", "--auto"],
+    ):
+        done = subprocess.run(["cuecard", *args], cwd=project.root, env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, (args, done.stderr)
+    return vault, env

@@ -44,6 +44,10 @@ KEYS: dict[str, str] = {
         "the DeepSeek Harness set-up once `cuecard dsh install` ran, else null: interpreter, "
         "runs_cuecard, profiles, hooks, vault, last_failure"
     ),
+    "mcp": (
+        "where cuecard's MCP server is registered, else null: {registrations: [{harness, scope, "
+        "file, command, answers, tools}]}; answers: it started and listed the four memory tools"
+    ),
 }
 
 
@@ -83,8 +87,9 @@ def diagnose(
         out.problem(
             "hooks",
             "no harness runs cuecard's hooks for this project",
-            "`cuecard install claude` (or codex, opencode, grok); a Claude Code plugin install "
-            "is not visible here",
+            "`cuecard install claude` (or codex, opencode, grok; the command comes with the "
+            "cuecard-hooks distribution: pip install cuecard-hooks); a Claude Code plugin "
+            "install is not visible here",
         )
     elif hooks and root is not None and not counts.get("sessions"):
         names = ", ".join(sorted({h["harness"] for h in hooks}))
@@ -95,6 +100,9 @@ def diagnose(
         )
     limits = _limits(root, hooks, out) if root is not None else None
     dsh = _dsh(home, out)
+    from cuecard.core._doctor_mcp import mcp_setup
+
+    mcp = mcp_setup(root, home or Path.home(), out)
     return {
         "ok": not out.problems,
         "opted_in": root is not None,
@@ -107,6 +115,7 @@ def diagnose(
         "problems": out.problems,
         "notes": out.notes,
         "dsh": dsh,
+        "mcp": mcp,
     }
 
 

@@ -118,7 +118,8 @@ class Transaction:
                 other = sorted(holders)[0]
                 raise TopicConflict(
                     f'memory {memory.id[:4]}…: topic "{memory.topic}" already has a live memory '
-                    f"{other[:8]}; propose a revision of it instead"
+                    f"{other[:8]}; propose a revision of it instead: `cuecard revise "
+                    f'{other[:8]} --body "…"`'
                 )
 
     def commit(self) -> None:

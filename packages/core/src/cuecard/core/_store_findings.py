@@ -13,6 +13,8 @@ from cuecard.core._findings import Findings, iso
 
 __all__ = ["STALE_MAINTENANCE", "store_checks"]
 
+_UI = "the review UI: `cuecard ui` (from the cuecard-ui distribution: pip install cuecard-ui)"
+
 STALE_MAINTENANCE = 7 * 24 * 3600
 """Seconds after which a project with sessions is told its maintenance has not run."""
 
@@ -98,16 +100,16 @@ def store_checks(
     )
     counts["inbox"] = len(list(store.inbox_dir.glob("*.json"))) if store.inbox_dir.is_dir() else 0
     hints = {
-        "candidates": ("candidates wait for review", "`cuecard ui` (review queue)"),
-        "conflicts": ("memories are contested", "`cuecard ui` (settle each one)"),
+        "candidates": ("candidates wait for review", f"`cuecard review`, or {_UI}"),
+        "conflicts": ("memories are contested", f"`cuecard review` (settle each one), or {_UI}"),
         "dead_triggers": ("trigger clauses match no file", "`cuecard health` names them"),
         "dead_commands": (
             "command triggers can never fire",
             "`cuecard health` names them and says why; `cuecard add --help` has the syntax",
         ),
         "stale_evidence": ("evidence files changed", "`cuecard health` names them"),
-        "migrated": ("migrated memories wait for not_derivable", "`cuecard ui`"),
-        "requests": ("agent requests wait for a person", "`cuecard ui`"),
+        "migrated": ("migrated memories wait for not_derivable", _UI),
+        "requests": ("agent requests wait for a person", f"`cuecard review`, or {_UI}"),
         "inbox": ("proposals wait in .cuecard/inbox/", "`cuecard ingest` or a hook ingests them"),
     }
     for key, (what, hint) in hints.items():

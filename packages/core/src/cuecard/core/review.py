@@ -1,4 +1,9 @@
-"""What reviewing memories needs: dry runs, the health report, similarity, the generic-advice rule.
+"""What reviewing memories needs: a person's decisions, dry runs, the health report, similarity,
+the generic-advice rule.
+
+``Decisions`` holds the rules of every decision a person makes on what waits (a candidate, a
+revision, a batch, an archive request, the vault's inbox and conflicts): the review UI and the
+terminal review commands both call it.
 
 Dry runs replay the sessions' recorded events against a memory's triggers; the health report says
 how the memories fare; the delivery history is every delivery recorded, rolled up by maintenance
@@ -13,6 +18,11 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core._advice import generic_reason as generic_reason
+    from cuecard.core._decisions import JOURNAL_FILE as JOURNAL_FILE
+    from cuecard.core._decisions import TRANSITIONS as TRANSITIONS
+    from cuecard.core._decisions import Decision as Decision
+    from cuecard.core._decisions import Decisions as Decisions
+    from cuecard.core._decisions import with_status as with_status
     from cuecard.core._dryrun import dry_run as dry_run
     from cuecard.core._dryrun import record_event as record_event
     from cuecard.core._dryrun import recorded_sessions as recorded_sessions
@@ -26,6 +36,11 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "DUPLICATE_AT": "cuecard.core._similarity",
+    "Decision": "cuecard.core._decisions",
+    "Decisions": "cuecard.core._decisions",
+    "JOURNAL_FILE": "cuecard.core._decisions",
+    "TRANSITIONS": "cuecard.core._decisions",
+    "with_status": "cuecard.core._decisions",
     "SimilarityIndex": "cuecard.core._similarity",
     "delivery_history": "cuecard.core._telemetry",
     "dry_run": "cuecard.core._dryrun",

@@ -36,7 +36,7 @@ MAX_INPUT = 32 * 1024 * 1024
 _PROMPT_CHARS = 50_000
 INBOX = ".cuecard/inbox/"
 """Where agents write inbox proposals (a write there is ingested at PostToolUse)."""
-_UI_HINT = "open the review UI with `cuecard ui`"
+_UI_HINT = "review what waits with `cuecard review`"
 
 
 class Context:

@@ -15,7 +15,9 @@ grok         ``.grok/hooks/cuecard.json``                  ``.grok/skills/<name>
 
 Merging (``cuecard.hooks._hook_config``) keeps every hook that is not cuecard's and replaces
 cuecard's own (a command that runs ``cuecard-hook``), so installing twice changes nothing. A file
-that changes is first copied to ``<file>.cuecard.bak``.
+that changes is first copied (``backup_path``: in a git work tree, under ``.git/cuecard/backups/``,
+out of the tree; elsewhere ``<file>.cuecard.bak``), and uninstalling puts that copy back when
+nothing else changed; a file only cuecard's entries were in, and a folder it alone made, go.
 
 A project's files are committed and shared, so they hold no path of this machine: the command
 there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
@@ -108,6 +110,32 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value
 
 
+def _git_dir(path: Path) -> tuple[Path, Path] | None:
+    """(the work tree's root, its git folder) for a file inside a git work tree, else None."""
+    for folder in path.parents:
+        dot = folder / ".git"
+        if dot.is_dir():
+            return folder, dot
+        if dot.is_file():  # a linked work tree: "gitdir: <path>"
+            line = dot.read_text(encoding="utf-8", errors="replace").strip()
+            if line.startswith("gitdir:"):
+                found = Path(line.removeprefix("gitdir:").strip())
+                return folder, found if found.is_absolute() else (folder / found).resolve()
+    return None
+
+
+def backup_path(path: Path) -> Path:
+    """Where the copy of ``path`` goes before cuecard changes it: inside a git work tree, in its
+    git folder (``.git/cuecard/backups/<path in the tree>.cuecard.bak``), out of the work tree
+    where no ``git add -A`` picks it up; elsewhere (the person's home) ``<file>.cuecard.bak``."""
+    found = _git_dir(path)
+    if found is None:
+        return path.with_name(path.name + ".cuecard.bak")
+    root, git = found
+    rel = path.resolve().relative_to(root.resolve())
+    return git / "cuecard" / "backups" / rel.parent / (rel.name + ".cuecard.bak")
+
+
 def _write(path: Path, text: str, report: InstallReport) -> None:
     old = path.read_text(encoding="utf-8") if path.exists() else None
     if old == text:
@@ -115,7 +143,8 @@ def _write(path: Path, text: str, report: InstallReport) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if old is not None:
-        backup = path.with_name(path.name + ".cuecard.bak")
+        backup = backup_path(path)
+        backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, backup)
         report.backups.append(str(backup))
     atomic_write(path, text, durable=False)
@@ -172,9 +201,20 @@ def _target(harness: str, base: Path, local: bool) -> Path:
     return base / "plugins" / "cuecard.js"
 
 
-def preflight(harness: str, *, project: Path, user: bool = False, home: Path | None = None) -> None:
+def preflight(
+    harness: str,
+    *,
+    project: Path,
+    user: bool = False,
+    home: Path | None = None,
+    mcp: bool = True,
+) -> None:
     """Raise :class:`InstallError` when a configuration :func:`install` would merge into cannot
     be read, before anything is changed (not even ``cuecard init``)."""
+    if mcp and harness in HARNESS_DIRS:
+        from cuecard.hooks._mcp_config import register
+
+        register(harness, project=project, user=user, home=home or Path.home())
     if harness not in ("claude", "codex"):
         return
     base = _base(harness, user, project, home or Path.home())
@@ -193,6 +233,7 @@ def install(
     trust: bool = True,
     environ: dict[str, str] | None = None,
     trust_folder: bool = False,
+    mcp: bool = True,
 ) -> InstallReport:
     """Write ``harness``'s configuration for cuecard (idempotent).
 
@@ -201,7 +242,8 @@ def install(
     trust for the hooks written; (Grok Build, a project install) trust the project's folder
     when cuecard's are its only hook, MCP and LSP files for Grok, or with ``trust_folder``;
     ``environ`` is where ``CODEX_HOME`` and ``GROK_FOLDER_TRUST`` are read (default: this
-    process's environment)."""
+    process's environment). ``mcp``: register ``cuecard mcp``, the memory tools' server, in the
+    harness's MCP configuration (``cuecard.hooks._mcp_config``)."""
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
@@ -223,6 +265,10 @@ def install(
         _write(target, opencode_plugin(hook_path), report)
     for name in SKILLS:
         _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
+    if mcp:
+        _register_mcp(
+            harness, project=project, user=user, home=home, environ=environ, report=report
+        )
     if local:
         _ignore_locally(project, target, report)
     elif not user and hook_path is None and shutil.which(MARK) is None:
@@ -267,12 +313,121 @@ def install(
     return report
 
 
-def _ignore_locally(project: Path, target: Path, report: InstallReport) -> None:
-    """Keep a file with this machine's path out of commits: ``.git/info/exclude``."""
+def _register_mcp(
+    harness: str,
+    *,
+    project: Path,
+    user: bool,
+    home: Path,
+    environ: dict[str, str] | None,
+    report: InstallReport,
+) -> None:
+    """Register ``cuecard mcp`` in the harness's MCP configuration; for a Claude Code project,
+    also approve it for this person (``.claude/settings.local.json``, git-ignored): the
+    committed ``.mcp.json`` still asks each teammate."""
+    from cuecard.hooks._mcp_config import SERVER, register
+
+    path, text, _ = register(harness, project=project, user=user, home=home, environ=environ)
+    _write(path, text, report)
+    if harness == "claude" and not user:
+        local = project / ".claude" / "settings.local.json"
+        settings = _read_json(local)
+        enabled = settings.get("enabledMcpjsonServers")
+        enabled = list(enabled) if isinstance(enabled, list) else []
+        if SERVER not in enabled:
+            enabled.append(SERVER)
+        # First, so that merging the hooks (which puts "hooks" last) leaves the file unchanged.
+        rest = {k: v for k, v in settings.items() if k != "enabledMcpjsonServers"}
+        _write(local, _dump({"enabledMcpjsonServers": enabled, **rest}), report)
+        _ignore_locally(project, local, report, "approves the cuecard MCP server for you alone")
+    if shutil.which("cuecard") is None and not user:
+        report.notes.append(
+            "cuecard is not on this machine's PATH, so the harness cannot start its MCP server "
+            "here yet: install cuecard as a tool (see the README)"
+        )
+
+
+def _unregister_mcp(harness: str, *, project: Path, user: bool, home: Path,
+                    report: InstallReport) -> None:  # fmt: skip
+    from cuecard.hooks._mcp_config import SERVER, unregister
+
+    found = unregister(harness, project=project, user=user, home=home)
+    if found is not None:
+        path, text = found
+        if text is None:
+            _remove(path, report)
+        else:
+            _write(path, text, report)
+    local = project / ".claude" / "settings.local.json"
+    if harness == "claude" and not user and local.is_file():
+        settings = _read_json(local)
+        enabled = settings.get("enabledMcpjsonServers")
+        if isinstance(enabled, list) and SERVER in enabled:
+            rest = [name for name in enabled if name != SERVER]
+            if rest:
+                settings["enabledMcpjsonServers"] = rest
+            else:
+                settings.pop("enabledMcpjsonServers")
+            if settings:
+                _write(local, _dump(settings), report)
+            else:
+                _remove(local, report)
+
+
+def _forget_trust(
+    target: Path,
+    config: dict[str, Any],
+    home: Path,
+    environ: dict[str, str] | None,
+    report: InstallReport,
+) -> None:
+    """Remove Codex's trust entries (``[hooks.state."<key>"]``) of cuecard's hooks in
+    ``target``, which ``cuecard install codex`` recorded."""
+    from cuecard.core.harnesses import codex_config_path, codex_hooks
+    from cuecard.hooks._trust import forget_codex_trust
+
+    config_path = codex_config_path(home, environ)
+    try:
+        if forget_codex_trust(config_path, codex_hooks(target, config)):
+            report.written.append(str(config_path))
+    except ValueError as exc:
+        report.notes.append(f"Codex's trust entries were left in place: {exc}")
+
+
+def _restore(target: Path, left: dict[str, Any], report: InstallReport) -> bool:
+    """Put back the copy of ``target`` made before cuecard changed it, byte for byte, when
+    what is left without cuecard's hooks is what that copy holds (nobody changed it since);
+    whether it did."""
+    backup = backup_path(target)
+    try:
+        if json.loads(backup.read_text(encoding="utf-8")) != left:
+            return False
+    except (OSError, ValueError):
+        return False
+    atomic_write(target, backup.read_bytes(), durable=False)
+    backup.unlink()
+    report.written.append(str(target))
+    report.notes.append(f"restored {target} as it was before cuecard's install")
+    return True
+
+
+def _remove_empty(folder: Path, report: InstallReport) -> None:
+    """Remove ``folder`` when cuecard's removals left it empty."""
+    try:
+        folder.rmdir()
+    except OSError:
+        return
+    report.removed.append(str(folder))
+
+
+def _ignore_locally(
+    project: Path, target: Path, report: InstallReport, why: str = "holds a path of this machine"
+) -> None:
+    """Keep a file of this machine's out of commits: ``.git/info/exclude``."""
     exclude = project / ".git" / "info" / "exclude"
     rel = "/" + target.relative_to(project).as_posix()
     if not (project / ".git").is_dir():
-        report.notes.append(f"{target} holds a path of this machine: do not commit it")
+        report.notes.append(f"{target} {why}: do not commit it")
         return
     old = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     if rel not in old.splitlines():
@@ -280,9 +435,7 @@ def _ignore_locally(project: Path, target: Path, report: InstallReport) -> None:
         sep = "" if not old or old.endswith("\n") else "\n"
         atomic_write(exclude, f"{old}{sep}{rel}\n", durable=False)
         report.written.append(str(exclude))
-    report.notes.append(
-        f"{target} holds a path of this machine; git ignores it (.git/info/exclude)"
-    )
+    report.notes.append(f"{target} {why}; git ignores it (.git/info/exclude)")
 
 
 def _write_plugin(folder: Path, hook_path: str | None, report: InstallReport) -> None:
@@ -308,8 +461,10 @@ def uninstall(
     user: bool = False,
     home: Path | None = None,
     plugin: Path | None = None,
+    environ: dict[str, str] | None = None,
 ) -> InstallReport:
-    """Remove what :func:`install` wrote; other hooks and settings stay."""
+    """Remove what :func:`install` wrote; other hooks and settings stay. A configuration that
+    held only cuecard's is removed; Codex's trust entries for cuecard's hooks go too."""
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
@@ -322,10 +477,19 @@ def uninstall(
             _remove(path, report)
         return report
     base = _base(harness, user, project, home)
+    _unregister_mcp(harness, project=project, user=user, home=home, report=report)
     if harness in ("claude", "codex"):
         target = base / ("settings.json" if harness == "claude" else "hooks.json")
         if target.exists():
-            _write(target, _dump(unmerge_hooks(_read_json(target))), report)
+            config = _read_json(target)
+            if harness == "codex":
+                _forget_trust(target, config, home, environ, report)
+            left = unmerge_hooks(config)
+            if not _restore(target, left, report):
+                if left:
+                    _write(target, _dump(left), report)
+                else:  # nothing but cuecard's hooks was in it
+                    _remove(target, report)
     elif harness == "grok":
         _remove(base / "hooks" / "cuecard.json", report)
     else:
@@ -337,4 +501,7 @@ def uninstall(
             report.removed.append(str(skill))
             if not any(skill.parent.iterdir()):
                 skill.parent.rmdir()
+    if not user:  # folders cuecard's files alone made (never the person's own harness home)
+        for folder in (base / "hooks", base / "plugins", base / "skills", base):
+            _remove_empty(folder, report)
     return report

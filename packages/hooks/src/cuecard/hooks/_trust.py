@@ -24,7 +24,7 @@ from cuecard.core.harnesses import (
     read_toml,
 )
 
-__all__ = ["record_codex_trust", "trust_installed", "trust_step"]
+__all__ = ["forget_codex_trust", "record_codex_trust", "trust_installed", "trust_step"]
 
 
 def _header(key: str) -> str:
@@ -75,6 +75,39 @@ def record_codex_trust(config_path: Path, hooks: list[CodexHook]) -> list[str]:
     config_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(config_path, text, durable=False)
     return [hook.key for hook in changed]
+
+
+def forget_codex_trust(config_path: Path, hooks: list[CodexHook]) -> bool:
+    """Remove the trust tables of ``hooks`` from ``config_path``; whether it changed.
+    ``ValueError`` when the file cannot be parsed, or the edit would not parse back."""
+    if not config_path.is_file() or not hooks:
+        return False
+    read_toml(config_path)
+    headers = {_header(hook.key) for hook in hooks}
+    lines = config_path.read_text(encoding="utf-8").splitlines()
+    kept: list[str] = []
+    skipping = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("["):
+            skipping = stripped in headers
+        if not skipping:
+            kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    text = "\n".join(kept) + "\n" if kept else ""
+    if text == config_path.read_text(encoding="utf-8"):
+        return False
+    import tomllib
+
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{config_path}: the edit would not parse ({exc}); left alone") from None
+    if any(v == "trusted" for v in codex_trust_state(after, hooks).values()):
+        raise ValueError(f"{config_path}: the trust entries did not go; left alone")
+    atomic_write(config_path, text, durable=False)
+    return True
 
 
 def trust_step(config_path: Path, hooks: list[CodexHook]) -> str:

@@ -29,7 +29,7 @@ from cuecard.core import (
 from cuecard.core.vault import database_error
 from cuecard.ui._body import BadRequest, Work, ok, read_body, text
 from cuecard.ui._decisions import decision_routes
-from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors, with_status
+from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors
 from cuecard.ui._project import Project
 from cuecard.ui._vault_changes import vault_routes
 
@@ -120,38 +120,17 @@ def _edit(project: Project, request: Request, data: dict[str, Any]) -> JSONRespo
 
 
 def _status(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
-    store = project.store
     target = text(data, "status", 20)
     note = text(data, "note", 500)
     memory = _memory(project, request)
-    before = memory.status.value
-    if memory.status == "candidate" and target == "active":
-        saved = store.accept(memory.id, reviewer=project.reviewer)
-    else:
-        with store.transaction() as tx:
-            current = tx.get(memory.id)
-            saved = tx.put(
-                with_status(current, target, reviewer=project.reviewer, now=store.now(), note=note)
-            )
-    project.record(saved.id, "status", before=before, after=saved.status.value)
-    compiled = project.recompile()
-    return ok(f"memory {saved.id[:8]} is now {saved.status.value}", compile=compiled)
+    done = project.decisions.set_status(memory.id, target, note=note)
+    return ok(done.message, compile=done.details["compile"])
 
 
 def _reviewed(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:
-    store = project.store
     note = text(data, "note", 1000)
-    with store.transaction() as tx:
-        memory = tx.get(_memory(project, request).id)
-        update: dict[str, Any] = {"reviewed_by": project.reviewer, "reviewed_at": store.now()}
-        if note:
-            update["note"] = note
-        saved = tx.put(
-            memory.model_copy(update={"review": memory.review.model_copy(update=update)})
-        )
-    project.record(saved.id, "reviewed")
-    compiled = project.recompile()
-    return ok(f"memory {saved.id[:8]} marked reviewed", compile=compiled)
+    done = project.decisions.mark_reviewed(_memory(project, request).id, note=note)
+    return ok(done.message, compile=done.details["compile"])
 
 
 def _dryrun(project: Project, request: Request, data: dict[str, Any]) -> JSONResponse:

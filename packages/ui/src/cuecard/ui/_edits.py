@@ -1,4 +1,5 @@
-"""Edits and status changes a person makes, validated exactly as ingestion validates.
+"""Edits a person makes, validated exactly as ingestion validates (status changes are core's
+``cuecard.core.review.Decisions``).
 
 Pure: ``edited`` merges the changed fields into a memory and runs the store's validation plus
 ingestion's own refusals (generic advice, a duplicate of another live memory); every refusal is
@@ -12,17 +13,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cuecard.core import CuecardError, Memory, Status, ValidationError, validate_memory
+from cuecard.core import CuecardError, Memory, ValidationError, validate_memory
 from cuecard.core.review import generic_reason
 
 __all__ = [
     "EDITABLE",
-    "TRANSITIONS",
     "EditRefused",
     "FieldError",
     "edited",
     "field_errors",
-    "with_status",
 ]
 
 EDITABLE = (
@@ -37,15 +36,6 @@ EDITABLE = (
     "batch",
 )
 """Fields a person may change from the memory's page (status has its own action)."""
-
-TRANSITIONS: dict[str, tuple[str, ...]] = {
-    "candidate": ("active", "archived"),
-    "active": ("contested", "archived"),
-    "contested": ("active", "archived"),
-    "superseded": ("archived",),
-    "archived": ("candidate",),
-}
-"""Status changes offered: accept or reject a candidate, dispute or settle, archive, restore."""
 
 _LABEL = re.compile(r"^memory (?:\(new\)|[0-9a-f-]{1,8}…?): ")
 _FIELD = re.compile(r"^([a-z_]+(?:\[\d+\]|\.[a-z_]+)*)")
@@ -134,34 +124,3 @@ def edited(memory: Memory, changes: Mapping[str, Any], others: Iterable[Memory] 
     if problems:
         raise EditRefused(problems)
     return result
-
-
-def with_status(memory: Memory, status: str, *, reviewer: str, now: Any, note: str = "") -> Memory:
-    """``memory`` moved to ``status`` by a person; ``EditRefused`` for a move not offered."""
-    allowed = TRANSITIONS.get(memory.status.value, ())
-    if status not in allowed:
-        offered = ", ".join(allowed) or "none"
-        raise EditRefused(
-            [
-                FieldError(
-                    "status", f"{memory.status.value} cannot become {status} (offered: {offered})"
-                )
-            ]
-        )
-    update: dict[str, Any] = {
-        "status": Status(status),
-        "review": memory.review.model_copy(
-            update={"reviewed_by": reviewer, "reviewed_at": now, "note": note[:1000]}
-            if note
-            else {"reviewed_by": reviewer, "reviewed_at": now}
-        ),
-    }
-    if status == "archived":
-        update["archived_reason"] = (note or f"archived in review by {reviewer}")[:500]
-    if status == "candidate":
-        update["archived_reason"] = None
-    raw = memory.model_copy(update=update).model_dump(mode="json")
-    try:
-        return validate_memory(raw)
-    except ValidationError as exc:
-        raise EditRefused(field_errors(exc.refusals)) from None

@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from cuecard.core import NotFound, StoreError
+from cuecard.core.review import TRANSITIONS
 from cuecard.ui._charts import bar_chart
-from cuecard.ui._edits import TRANSITIONS
 from cuecard.ui._project import Project, Snapshot
 from cuecard.ui._queues import QUEUES, VAULT_QUEUES, Queue, build_queues
 from cuecard.ui._usage import deliveries_per_day, fires_by_dimension, usage

@@ -16,7 +16,8 @@ from datetime import date
 from typing import Any
 
 from cuecard.core import Memory, ProjectConfig, Store
-from cuecard.core.fs import append_record, atomic_write, locked
+from cuecard.core.fs import atomic_write, locked
+from cuecard.core.review import JOURNAL_FILE, Decisions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,6 +86,15 @@ class Project:
         self.reviewer = reviewer
         self.today = today
         self.forget_days = forget_days
+        self.decisions = Decisions(
+            store,
+            reviewer=reviewer,
+            vault_location=vault_location,
+            notify=notify,
+            today=today,
+            forget_days=forget_days,
+        )
+        """Every change a person makes here goes through core's decisions, as the terminal's do."""
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -103,17 +113,7 @@ class Project:
         return snap
 
     def requests(self, *, resolved: bool = False) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        folder = self.store.requests_dir
-        if not folder.is_dir():
-            return out
-        for path in sorted(folder.glob("*.json")):
-            with contextlib.suppress(OSError, ValueError):
-                raw = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(raw, dict) and (resolved or not raw.get("resolved")):
-                    out.append(raw)
-        out.sort(key=lambda r: str(r.get("created_at", "")))
-        return out
+        return self.decisions.requests(resolved=resolved)
 
     def request(self, ident: str) -> dict[str, Any] | None:
         return next((r for r in self.requests(resolved=True) if r.get("id") == ident), None)
@@ -177,26 +177,8 @@ class Project:
         return stale
 
     def open_vault(self, *, heard: list[str] | None = None) -> Backend:
-        """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none.
-
-        The lines the vault has for the user go to ``notify`` and, when given, onto ``heard``
-        (a change route answers them as warnings)."""
-        from cuecard.core import NotFound
-        from cuecard.core.vault import open_backend
-
-        if self.vault_location is None:
-            raise NotFound(
-                "no vault is configured (pass --vault, set CUECARD_VAULT or config `vault`)"
-            )
-        outer = self.notify
-
-        def notice(line: str) -> None:
-            if heard is not None:
-                heard.append(line)
-            if outer is not None:
-                outer(line)
-
-        return open_backend(self.vault_location, notify=notice)
+        """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none."""
+        return self.decisions.open_vault(heard=heard)
 
     def vault_view(self) -> VaultView | None:
         if self.vault_location is None:
@@ -236,7 +218,7 @@ class Project:
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """This UI's journal of changes to one memory, then the git commits of its file."""
         out = []
-        path = self.store.local_dir / HISTORY_FILE
+        path = self.store.local_dir / JOURNAL_FILE
         with contextlib.suppress(OSError):
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 with contextlib.suppress(ValueError):
@@ -271,17 +253,9 @@ class Project:
     # -- writing --------------------------------------------------------------------------------
 
     def record(self, memory_id: str, action: str, **details: Any) -> None:
-        """Append one line to the UI's change journal (who, when, what; never the text)."""
-        line = {
-            "t": round(time.time(), 3),
-            "id": memory_id,
-            "action": action,
-            "by": self.reviewer,
-            **details,
-        }
-        self.store.local_dir.mkdir(parents=True, exist_ok=True)
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-        append_record(self.store.local_dir / HISTORY_FILE, data)
+        """Append one line to the journal of a person's changes (who, when, what; never the
+        text)."""
+        self.decisions.record(memory_id, action, **details)
 
     def write_config(self, config: ProjectConfig) -> None:
         """Replace ``config.json`` under the store lock (the file other writers also take)."""
@@ -291,12 +265,4 @@ class Project:
 
     def recompile(self) -> dict[str, Any]:
         """Rebuild the trigger index after a change; what the compile reported."""
-        from cuecard.core import compile_index
-
-        report = compile_index(self.store)
-        return {
-            "memories": report.memories,
-            "clauses": report.clauses,
-            "left_out": report.left_out,
-            "problems": report.problems,
-        }
+        return self.decisions.recompile()

@@ -35,6 +35,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = sorted(["BUILTINS", "ENTRY_POINT_GROUP", "Command", "build_parser", "main", *_EXPORTS])
 
+_DECIDE = "cuecard.core.cli._decide"  # accept, reject and archive share one module
+
 # The built-in commands, in the order `cuecard --help` lists them; each module is imported only
 # when its command runs.
 BUILTINS: dict[str, Command] = {
@@ -51,6 +53,19 @@ BUILTINS: dict[str, Command] = {
             "cuecard.core.cli._add",
         ),
         Command("list", "list memories", "cuecard.core.cli._list"),
+        Command(
+            "review",
+            "what waits for a person: candidates, requests, batches, the vault's inbox",
+            "cuecard.core.cli._review",
+        ),
+        Command("accept", "accept a candidate, a request, a batch, a vault item", _DECIDE),
+        Command("reject", "reject a candidate, a request, a batch, a vault item", _DECIDE),
+        Command("archive", "archive a live memory (kept, no longer delivered)", _DECIDE),
+        Command(
+            "revise",
+            "propose a revision of a live memory (a candidate that replaces it)",
+            "cuecard.core.cli._revise",
+        ),
         Command("show", "show one memory", "cuecard.core.cli._show"),
         Command("status", "what cuecard holds for this project", "cuecard.core.cli._status"),
         Command("schema", "print the JSON Schema of a record", "cuecard.core.cli._schema"),
@@ -58,6 +73,11 @@ BUILTINS: dict[str, Command] = {
             "vault",
             "the shared fact vault: submit, search, review, apply, adjudicate, forget",
             "cuecard.core.cli.vault",
+        ),
+        Command(
+            "mcp",
+            "serve the memory tools to any harness over MCP (stdio)",
+            "cuecard.core.cli._mcp",
         ),
         Command(
             "recall",

@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if migrated is not None:
         print(
             f"converted {migrated} memories from the DeltaDictum store in .dd/ (as `cuecard "
-            "migrate` does); each waits for a person to supply not_derivable in `cuecard ui`",
+            "migrate` does); each waits for a person to supply not_derivable in the review UI, "
+            "`cuecard ui` (from the cuecard-ui distribution)",
             file=sys.stderr,
         )
     return 0

@@ -22,6 +22,7 @@ HARNESS_OPTIONS = (
     ("hook_command", "--hook-command"),
     ("no_trust", "--no-trust"),
     ("trust_folder", "--trust-folder"),
+    ("no_mcp", "--no-mcp"),
 )
 
 

@@ -71,9 +71,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Write the harness's hook configuration and the cuecard-save and cuecard-review "
             "skills, merging with what is there (other hooks are kept; cuecard's own are "
-            "replaced), idempotent, with a <file>.cuecard.bak copy of each file it changes. "
+            "replaced), idempotent, with a copy of each file it changes (in a git work tree under "
+            ".git/cuecard/backups/, else <file>.cuecard.bak). "
             "claude: .claude/settings.json; codex: .codex/hooks.json; opencode: "
-            ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. A project that did "
+            ".opencode/plugins/cuecard.js; grok: .grok/hooks/cuecard.json. It also registers "
+            "`cuecard mcp` (the memory tools) as the harness's MCP server cuecard, unless "
+            "--no-mcp. A project that did "
             f"not opt in is initialised first. --json prints keys: {KEYS}."
         ),
     )
@@ -109,6 +112,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "servers for Grok Build (the install lists them; trust runs them too)"
         ),
     )
+    parser.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help=(
+            "leave out the MCP server (the default registers `cuecard mcp`, the vault's memory "
+            "tools, in the harness's MCP configuration: .mcp.json, .codex/config.toml, "
+            "opencode.json, .grok/config.toml)"
+        ),
+    )
     parser.set_defaults(run=partial(run, runners))
 
 
@@ -142,7 +154,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
     if args.plugin is None:
         from cuecard.hooks._install import preflight
 
-        preflight(args.harness, project=root, user=args.user)
+        preflight(args.harness, project=root, user=args.user, mcp=not args.no_mcp)
     if not args.user and args.plugin is None:
         from cuecard.core.engine import locate_root
 
@@ -159,6 +171,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
         plugin=Path(args.plugin).resolve() if args.plugin else None,
         trust=not args.no_trust,
         trust_folder=args.trust_folder,
+        mcp=not args.no_mcp,
     )
     report.notes[:0] = notes
     if not args.user and args.plugin is None:

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "uninstall",
         description=(
             "Remove what `cuecard install` wrote: cuecard's hooks (other hooks and settings "
-            f"stay), its plugin file and its skills. --json prints keys: {KEYS}."
+            "stay), its plugin file, its skills and its MCP server entry. --json prints keys: "
+            f"{KEYS}."
         ),
     )
     add_harness(parser, HARNESS_CHOICES)

@@ -3,7 +3,8 @@
 A queue line is ``- [ ] <tag> {json}`` (the unified-agent-memory format in that layout). Each
 conflict has a short id derived from its content. Decisions: ``use-new`` replaces the old line
 with the new fact, ``keep-old`` drops the new fact, ``keep-both`` adds the new fact beside the
-old, ``defer`` keeps the conflict in the queue. Every decision is logged.
+old, ``defer`` keeps the conflict in the queue. Every decision is logged, and a submission none of
+whose facts waits any more is archived (settled).
 """
 
 from __future__ import annotations
@@ -170,4 +171,22 @@ def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
         _log(vault, conflict, decision)
         if decision != "defer":
             _dequeue(vault, conflict)
+            _settle(vault, Path(conflict.source).name)
     return conflict
+
+
+def _settle(vault: Vault, name: str) -> None:
+    """Archive the inbox submission ``name`` once nothing of it waits any more (no conflict in
+    the queue, no unticked pending item): a decided submission no longer counts as waiting, and
+    a later review does not see it again. The caller holds the vault lock."""
+    from cuecard.core.vault.folder._pending import parse_pending
+    from cuecard.core.vault.folder._promote import _archive
+
+    if not name.endswith(".md") or not (vault.inbox / name).is_file():
+        return
+    if any(Path(c.source).name == name for c in queue(vault)):
+        return
+    entries, _ = parse_pending(vault.layout, _read(vault.path(vault.layout.pending)))
+    if any(Path(p.source).name == name for p in entries):
+        return
+    _archive(vault, [name])

@@ -75,4 +75,20 @@ def adjudicate_pg(vault: PgVault, ident: str, decision: str) -> Conflict:
         )
         if decision != "defer":
             vault.conn.execute("UPDATE cuecard_conflicts SET open = false WHERE id = %s", (key,))
+            _settle(vault, PurePosixPath(source).name)
     return conflict
+
+
+def _settle(vault: PgVault, name: str) -> None:
+    """Archive the reviewed submission ``name`` once nothing of it waits any more (no open
+    conflict, no pending item): decided, it no longer counts as waiting. In the caller's
+    transaction."""
+    from cuecard.core.vault.postgres._promote import _archive
+
+    waiting = vault.conn.execute(
+        "SELECT (SELECT count(*) FROM cuecard_conflicts WHERE open AND source = %s) "
+        "+ (SELECT count(*) FROM cuecard_pending WHERE source = %s)",
+        (name, name),
+    ).fetchone()
+    if waiting is not None and int(waiting[0]) == 0:
+        _archive(vault, [name])

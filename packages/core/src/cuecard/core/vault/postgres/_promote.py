@@ -203,12 +203,20 @@ def apply_pg(vault: PgVault, command: str = "cuecard vault apply") -> Applied:
     return done
 
 
-def _archive(vault: PgVault) -> list[str]:
-    """Mark the reviewed submissions processed, each under a name no processed one holds
-    (``NAME-2.md``, ``NAME-3.md``, ... as the folder's archiving names a taken one)."""
-    rows = vault.conn.execute(
-        "SELECT seq, name FROM cuecard_submissions WHERE status = 'reviewed' ORDER BY name"
-    ).fetchall()
+def _archive(vault: PgVault, names: list[str] | None = None) -> list[str]:
+    """Mark the reviewed submissions (those of ``names`` only, when given) processed, each under
+    a name no processed one holds (``NAME-2.md``, ``NAME-3.md``, ... as the folder's archiving
+    names a taken one)."""
+    if names is None:
+        rows = vault.conn.execute(
+            "SELECT seq, name FROM cuecard_submissions WHERE status = 'reviewed' ORDER BY name"
+        ).fetchall()
+    else:
+        rows = vault.conn.execute(
+            "SELECT seq, name FROM cuecard_submissions WHERE status = 'reviewed' "
+            "AND name = ANY(%s) ORDER BY name",
+            (names,),
+        ).fetchall()
     for seq, name in rows:
         stem = str(name)[:-3] if str(name).endswith(".md") else str(name)
         taken = {
