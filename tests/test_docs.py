@@ -60,6 +60,8 @@ def test_the_wheel_install_the_docs_give_is_the_one_ci_runs() -> None:
     releasing = (ROOT / "docs" / "releasing.md").read_text(encoding="utf-8")
     assert "twine check --strict dist/*" in releasing
     assert "twine check --strict" in check, "CI runs the release procedure's check"
+
+
 def test_the_first_screen_shows_the_vault_tools_outside_dsh_and_terminal_review() -> None:
     first = "\n".join(README.splitlines()[:30])
     assert "memory_search" in first

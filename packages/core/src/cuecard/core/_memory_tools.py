@@ -208,7 +208,8 @@ def parse_request(tool: str, raw: str | bytes) -> dict[str, Any]:
     tool = tool_name(tool)
     if len(raw) > MAX_REQUEST_BYTES:
         raise BadRequest(f"request must be at most {MAX_REQUEST_BYTES} bytes")
-    from cuecard.core._decoding import BadInput, load_json
+    from cuecard.core._decoding import load_json
+    from cuecard.core._errors import BadInput
 
     try:  # UTF-8 without a lone surrogate, bounded nesting: core's one rule for payloads
         request = load_json(raw, "request") if raw.strip() else {}
