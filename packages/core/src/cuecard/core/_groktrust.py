@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,33 @@ def _foreign_hooks(value: Any) -> bool | None:
     return False
 
 
+_OWN_SERVER = re.compile(
+    r"sh -c command -v cuecard >/dev/null 2>&1 \|\| exit 0; "
+    r"exec cuecard mcp --agent [a-z][a-z0-9-]*"
+)
+
+
+def _foreign_servers(servers: Any) -> Any:
+    """``servers`` (an MCP server table) without cuecard's own server: the one named
+    ``cuecard`` whose command is exactly the one ``cuecard install`` commits, with no
+    environment of its own (anything else there could run code under cuecard's name)."""
+    if not isinstance(servers, dict):
+        return servers
+
+    def own(name: str, entry: Any) -> bool:
+        if name != "cuecard" or not isinstance(entry, dict) or entry.get("env"):
+            return False
+        command, args = entry.get("command"), entry.get("args", [])
+        words = (command if isinstance(command, list) else [command]) + (
+            args if isinstance(args, list) else [None]
+        )
+        if not all(isinstance(w, str) for w in words):
+            return False
+        return bool(_OWN_SERVER.fullmatch(" ".join(str(w) for w in words)))
+
+    return {name: entry for name, entry in servers.items() if not own(str(name), entry)}
+
+
 def _names(value: Any) -> str:
     names = sorted(str(k) for k in value)[:5] if isinstance(value, dict) else []
     shown = ", ".join(n if len(n) <= 40 and n.isprintable() else "…" for n in names)
@@ -185,7 +213,8 @@ def _names(value: Any) -> str:
 def grok_folder_grants(root: Path) -> list[str]:
     """Every hook, MCP or LSP file of ``root`` that Grok Build runs once the folder is trusted,
     besides cuecard's own ``.grok/hooks/cuecard.json`` (and hook files whose every hook is
-    cuecard's), each as ``"<path>: <what>"``. Empty when cuecard's are the only ones."""
+    cuecard's, and cuecard's own MCP server), each as ``"<path>: <what>"``. Empty when
+    cuecard's are the only ones."""
     found: list[str] = []
     hooks_dir = root / ".grok" / "hooks"
     try:
@@ -207,7 +236,7 @@ def grok_folder_grants(root: Path) -> list[str]:
         if not os.path.lexists(path):
             continue
         value = _config(path)
-        servers = value.get(key) if isinstance(value, dict) else None
+        servers = _foreign_servers(value.get(key) if isinstance(value, dict) else None)
         if value is None or servers:
             found.append(f"{rel}: MCP servers{_names(servers)}")
     path = root / _LSP_FILE
