@@ -9,6 +9,7 @@ of each request the host sent.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -185,13 +186,18 @@ def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -
     assert "PreToolUse" not in config["hooks"]
 
 
-def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Path) -> None:
-    plain = tmp_path / "plain"
+def plain_repository(plain: Path, env: dict[str, str]) -> Path:
+    """The scenario's files, committed, in a repository that has not opted in."""
     for rel, text in FILES.items():
         (plain / rel).parent.mkdir(parents=True, exist_ok=True)
         (plain / rel).write_text(text, encoding="utf-8")
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "app"]):
-        subprocess.run([*GIT, *args], cwd=plain, check=True, env=setup.env)
+        subprocess.run([*GIT, *args], cwd=plain, check=True, env=env)
+    return plain
+
+
+def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Path) -> None:
+    plain = plain_repository(tmp_path / "plain", setup.env)
 
     def tree() -> dict[str, bytes]:
         return {str(p.relative_to(plain)): p.read_bytes() for p in sorted(plain.rglob("*"))
@@ -218,3 +224,38 @@ def test_a_set_up_problem_is_shown_to_a_headless_user(setup: Setup, tmp_path: Pa
     assert len(lines) == len(set(lines))  # each problem once, though both plugins found it
     setup.turn("What is the provider decision?", [Reply("Done.")])
     assert "cuecard: " not in setup.stderr  # a working set-up says nothing
+
+
+def test_tool_calls_in_a_folder_that_did_not_opt_in_start_no_python(
+    setup: Setup, tmp_path: Path
+) -> None:
+    """The hook bridge hands each event to the plugins' running worker: every Python start in
+    the turn is that worker's, whatever the hooks ran."""
+    plain = plain_repository(tmp_path / "plain", setup.env)
+    config = setup.home / ".config" / "cuecard"
+    record, hooks = config / "dsh.json", config / "dsh-hooks.json"
+    saved = {record: record.read_text(), hooks: hooks.read_text()}
+    real = json.loads(saved[record])["python"]
+    log, shim = tmp_path / "python-starts.log", tmp_path / "python"
+    shim.write_text(  # every start of cuecard's Python, logged, then the real one
+        f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> {shlex.quote(str(log))}\n"
+        f'exec {shlex.quote(real)} "$@"\n'
+    )
+    shim.chmod(0o755)
+    record.write_text(json.dumps({**json.loads(saved[record]), "python": str(shim)}))
+    hooks.write_text(saved[hooks].replace(json.dumps(real)[1:-1], str(shim)))
+    assert str(shim) in hooks.read_text()  # the hooks' own fallback goes through the shim too
+    adr = str(plain / "docs/adr/0001-provider.md")
+    try:
+        setup.turn("Look around.", [
+            read(adr), Reply(tool_calls=[ToolCall("glob", {"pattern": "**/*.py"})]),
+            bash("ls src"), Reply("Done."),
+        ], cwd=plain)  # fmt: skip
+    finally:
+        for path, text in saved.items():
+            path.write_text(text)
+    points = [e["data"]["point"] for e in session_events(setup.home / ".dsh")
+              if e["type"] == "hook/result"]  # fmt: skip
+    assert points.count("PostToolUse") == 3, points  # the hooks ran after each tool call
+    starts = log.read_text().splitlines()
+    assert starts == ["-I -m cuecard.dsh_adapter serve"], starts  # the plugins' one worker

@@ -5,6 +5,9 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { dirname, join } from 'node:path'
 import { once } from 'node:events'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { Context } from '@deepseek-ai/cordis'
@@ -12,7 +15,7 @@ import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime from '@deepseek-ai/dsh-tools'
 import * as memory from '../cuecard-dsh-memory/lib/index.js'
 import * as discipline from '../cuecard-dsh-discipline/lib/index.js'
-import { MAX_PENDING, acquireWorker } from '../cuecard-dsh-memory/lib/runner.js'
+import { HOOK_ENV, MAX_PENDING, acquireWorker } from '../cuecard-dsh-memory/lib/runner.js'
 import { JS_ROOT, fakeCore, fakeRequests, signal, tempHome } from './_helpers.mjs'
 
 const home = tempHome()
@@ -143,4 +146,47 @@ test('a host process that ends takes its worker with it, and an idle worker neve
     try { process.kill(pid, 0); spawnSync('sleep', ['0.025']) } catch { alive = false }
   }
   assert.equal(alive, false, `worker ${pid} outlived its host`)
+})
+
+/** Send one hook request over loopback; resolves what came back before the close. */
+function hookRequest(port, text) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks = []
+    socket.on('data', (c) => chunks.push(c))
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    socket.write(text)
+  })
+}
+
+test('hook events reach the running worker over loopback, only with the secret', async (t) => {
+  const { log } = fakeCore(home, { output: '{"hookSpecificOutput": {"additionalContext": "m"}}\n' })
+  const hooks = join(home.config, 'cuecard', 'dsh-hooks.json')
+  writeFileSync(hooks, '{"hooks": {}}\n')
+  t.after(() => rmSync(hooks, { force: true }))
+  const root = await bootBoth()
+  let disposed = false
+  t.after(() => disposed || root.fiber.dispose())
+  const keep = setInterval(() => {}, 1000)
+  t.after(() => clearInterval(keep))
+  while (!process.env[HOOK_ENV]) await new Promise((r) => setTimeout(r, 10))
+  const file = process.env[HOOK_ENV]
+  assert.equal(dirname(file), join(home.config, 'cuecard', 'dsh-run'))
+  assert.equal(statSync(file).mode & 0o777, 0o600)
+  assert.equal(statSync(dirname(file)).mode & 0o777, 0o700)
+  const [port, secret] = readFileSync(file, 'utf8').trim().split(' ')
+  assert.match(secret, /^[0-9a-f]{48}$/)
+  assert.equal(await hookRequest(Number(port), 'guess PostToolUse\n{"a":1}\n'), '')
+  assert.equal(await hookRequest(Number(port), `${secret} Post;ToolUse\n{"a":1}\n`), '')
+  const payload = '{"tool_name":"read","cwd":"/x"}'
+  const answer = await hookRequest(Number(port), `${secret} PostToolUse\n${payload}\n`)
+  assert.equal(answer, '{"hookSpecificOutput": {"additionalContext": "m"}}\n')
+  const { starts, requests } = fakeRequests(log)
+  assert.equal(starts.length, 1)  // the plugins' worker, nothing started for the event
+  assert.deepEqual(requests, [{ id: requests[0].id, op: 'hook', event: 'PostToolUse', payload }])
+  await root.fiber.dispose()
+  disposed = true
+  assert.equal(process.env[HOOK_ENV], undefined)
+  assert.throws(() => statSync(file))  // the address goes with the plugins
 })

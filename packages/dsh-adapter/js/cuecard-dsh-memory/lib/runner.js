@@ -14,7 +14,9 @@
 // plugin loads without the other; a test asserts the two copies are the same.
 
 import { spawn } from 'node:child_process'
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, parse } from 'node:path'
 
@@ -400,6 +402,7 @@ export function acquireWorker({ python = 'default', env = process.env } = {}) {
     workers.set(key, worker)
   }
   worker.refs += 1
+  serveHooks(worker, env)
   let released = false
   return {
     worker,
@@ -410,9 +413,132 @@ export function acquireWorker({ python = 'default', env = process.env } = {}) {
       if (worker.refs <= 0 && workers.get(key) === worker) {
         workers.delete(key)
         worker.stop()
+        const hooks = globalThis[HOOK_SERVER]
+        if (hooks?.worker === worker) hooks.close()
       }
     },
   }
+}
+
+/**
+ * The hook bridge's way to the worker. The bridge (`@deepseek-ai/dsh-hooks-claude-code`) runs
+ * each hook as `bash -c COMMAND` with the host's environment; the command cuecard writes
+ * (`cuecard dsh install --hooks`) reads the address file named by CUECARD_DSH_HOOK and hands
+ * the event to this host's worker over loopback TCP with bash's own `/dev/tcp` (no interpreter
+ * is started), falling back to `python -I -m cuecard.dsh_adapter hook EVENT` when there is no
+ * address. The address file (`<config>/dsh-run/<pid>.hook`, `PORT SECRET`, in a 0700 folder,
+ * mode 0600) holds a fresh random secret: a connection that does not open with it is closed.
+ *
+ * Request: `SECRET EVENT\n` then the payload (one JSON line); answer: what `cuecard dsh hook
+ * EVENT` prints, then the connection closes. Started only where `cuecard dsh install --hooks`
+ * wrote `dsh-hooks.json`, once per host process, for the first worker acquired.
+ */
+export const HOOK_ENV = 'CUECARD_DSH_HOOK'
+/** The longest hook request read (the secret and event line, and a payload of 4 MiB). */
+export const MAX_HOOK_BYTES = 4 * 1024 * 1024 + 1024
+/** How long one hook event may take in the worker; the bridge's own limit is 30 s. */
+export const HOOK_TIMEOUT_MS = 25000
+const HOOK_SERVER = Symbol.for('cuecard.dsh.hookServer')
+const EVENT_RE = /^[A-Za-z]{1,40}$/
+
+/** The folder of this user's hook address files. */
+export function hookRunDir(env = process.env) {
+  return join(configDir(env), 'dsh-run')
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+function removeStale(folder) {
+  try {
+    for (const name of readdirSync(folder)) {
+      const pid = Number(name.match(/^(\d+)\.hook$/)?.[1])
+      if (pid && pid !== process.pid && !alive(pid)) rmSync(join(folder, name), { force: true })
+    }
+  } catch { /* nothing to tidy */ }
+}
+
+function readRequest(socket, onRequest) {
+  let chunks = []
+  let size = 0
+  let done = false
+  socket.setTimeout(HOOK_TIMEOUT_MS + 5000, () => socket.destroy())
+  socket.on('error', () => { /* the hook command went away */ })
+  socket.on('data', (chunk) => {
+    if (done) return
+    chunks.push(chunk)
+    size += chunk.length
+    const data = Buffer.concat(chunks)
+    chunks = [data]
+    const head = data.indexOf(10)
+    const end = head < 0 ? -1 : data.indexOf(10, head + 1)
+    if (end < 0) {
+      if (size > MAX_HOOK_BYTES) { done = true; socket.destroy() }
+      return
+    }
+    done = true
+    onRequest(data.subarray(0, head).toString('utf8'), data.subarray(head + 1, end).toString('utf8'))
+  })
+}
+
+/**
+ * Listen for the hook bridge's events and answer them through `worker` (see HOOK_ENV). Returns
+ * `{port, file, close()}`, or undefined when the hooks are not installed or a server runs.
+ */
+export function serveHooks(worker, env = process.env) {
+  if (globalThis[HOOK_SERVER] || !existsSync(join(configDir(env), 'dsh-hooks.json'))) return undefined
+  const secret = randomBytes(24).toString('hex')
+  const expected = Buffer.from(secret)
+  const folder = hookRunDir(env)
+  const file = join(folder, `${process.pid}.hook`)
+  const server = createServer((socket) => {
+    socket.setNoDelay(true)
+    readRequest(socket, async (head, payload) => {
+      const [given = '', event = ''] = head.split(' ')
+      const key = Buffer.from(given)
+      if (key.length !== expected.length || !timingSafeEqual(key, expected) || !EVENT_RE.test(event)) {
+        socket.destroy()
+        return
+      }
+      const answer = await worker.request('hook', { event, payload }, { timeoutMs: HOOK_TIMEOUT_MS })
+      const output = typeof answer?.output === 'string' ? answer.output : ''
+      if (answer?.error) worker.noteFailure(`a ${event} hook failed: ${answer.error}`)
+      socket.end(output)
+    })
+  })
+  const held = { server, file, worker, port: undefined, close() {
+    if (globalThis[HOOK_SERVER] === held) globalThis[HOOK_SERVER] = undefined
+    try { server.close() } catch { /* closed */ }
+    try { rmSync(file, { force: true }) } catch { /* gone */ }
+    if (process.env[HOOK_ENV] === file) delete process.env[HOOK_ENV]
+  } }
+  globalThis[HOOK_SERVER] = held
+  server.on('error', () => held.close())
+  server.listen(0, '127.0.0.1', () => {
+    if (globalThis[HOOK_SERVER] !== held) return
+    held.port = server.address().port
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 })
+      chmodSync(folder, 0o700)
+      removeStale(folder)
+      const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+      writeFileSync(temp, `${held.port} ${secret}\n`, { mode: 0o600, flag: 'wx' })
+      renameSync(temp, file)
+      process.env[HOOK_ENV] = file // the bridge's shells inherit it
+    } catch (err) {
+      worker.noteFailure(`the hook bridge cannot reach the worker (${err.message}); hooks start Python instead`)
+      held.close()
+    }
+  })
+  server.unref()
+  process.once('exit', () => { try { rmSync(file, { force: true }) } catch { /* gone */ } })
+  return held
 }
 
 /** Run `fn` with a worker: the one given, or one held for this call only. */

@@ -13,6 +13,9 @@ the request's ``id``:
   -> ``{"id", "output", "topics", "searched"}``: what ``cuecard dsh recall`` prints; with the
   DSH ``session``, project memories already delivered this epoch are left out and those
   recalled are recorded in the project's delivery ledger.
+- ``{"id", "op": "hook", "event", "payload"}`` -> ``{"id", "output"}``: what ``cuecard dsh hook
+  EVENT`` prints for the hook bridge's JSON ``payload`` (a string), "" for nothing; a folder that
+  has not opted in answers "" at once.
 
 A request that fails answers ``{"id", "error"}`` and the worker goes on; end of input ends it.
 ``project`` is the session folder (data: it becomes ``CUECARD_PROJECT_DIR`` for that request,
@@ -99,10 +102,19 @@ def _recall(request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
     return {"output": result.output, "topics": list(result.topics), "searched": result.searched}
 
 
+def _hook(request: Mapping[str, Any], _vault: str | None) -> dict[str, Any]:
+    from cuecard.dsh_adapter._hookevent import answer
+
+    payload = request.get("payload")
+    data = payload.encode("utf-8", "replace") if isinstance(payload, str) else b""
+    return {"output": answer(str(request.get("event", "")), data)}
+
+
 _OPS: dict[str, Callable[[Mapping[str, Any], str | None], dict[str, Any]]] = {
     "hello": _hello,
     "call": _call,
     "recall": _recall,
+    "hook": _hook,
 }
 
 
