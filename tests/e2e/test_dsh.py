@@ -63,13 +63,19 @@ class Setup:
         return done.stdout
 
     def turn(
-        self, prompt: str, script: list[Reply], cwd: Path | None = None, **env_extra: str
+        self,
+        prompt: str,
+        script: list[Reply],
+        cwd: Path | None = None,
+        patches: tuple[Path, ...] = (),
+        **env_extra: str,
     ) -> ModelServer:
         with ModelServer(script) as server:
             env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test",
                    **env_extra}  # fmt: skip
             done = subprocess.run(
-                [str(DSH), "--profile", "headless", "--patch", str(self.patch), prompt],
+                [str(DSH), "--profile", "headless", "--patch", str(self.patch),
+                 *(a for p in patches for a in ("--patch", str(p))), prompt],
                 cwd=cwd or self.root, env=env, capture_output=True, text=True, timeout=300,
                 stdin=subprocess.DEVNULL,
             )  # fmt: skip
@@ -259,3 +265,23 @@ def test_tool_calls_in_a_folder_that_did_not_opt_in_start_no_python(
     assert points.count("PostToolUse") == 3, points  # the hooks ran after each tool call
     starts = log.read_text().splitlines()
     assert starts == ["-I -m cuecard.dsh_adapter serve"], starts  # the plugins' one worker
+
+
+def test_a_refused_plugin_setting_leaves_the_host_and_the_plugin_running(
+    setup: Setup, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad-setting.yml"
+    bad.write_text("- id: cuecard-dsh-memory\n  config:\n    python: /usr/bin/python3\n")
+    server = setup.turn("What does the vault hold?", [
+        Reply(tool_calls=[ToolCall("memory_status", {})]), Reply("Done."),
+    ], patches=(bad,))  # fmt: skip
+    refused = [line for line in setup.stderr.splitlines() if "is refused" in line]
+    assert refused == [
+        'cuecard: cuecard-dsh-memory: setting `python: "/usr/bin/python3"` is refused '
+        '(expected "default" | "uv312" but got "/usr/bin/python3"); using the default '
+        '`"default"` (run `cuecard doctor` for the DSH set-up)'
+    ], setup.stderr[-2000:]
+    # the plugin runs with its default interpreter: the tool answers from the vault
+    assert "layout" in server.main_requests[1].text(), server.main_requests[1].text()[-2000:]
+    status = json.loads((setup.home / ".config" / "cuecard" / "dsh-status.json").read_text())
+    assert "python" in status["last_failure"]["message"]  # what doctor and the panel show

@@ -144,9 +144,13 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
 })
 
 test('configuration: allowlisted interpreter only, missing core warned at startup, disabled does nothing', async (t) => {
-  await assert.rejects(async () => { await boot(plugin, { python: '/tmp/evil' }) }, /invalid config/)
-  await assert.rejects(async () => { await boot(plugin, { mode: 'sometimes' }) }, /invalid config/)
-  await assert.rejects(async () => { await boot(plugin, { limit: 0 }) }, /invalid config/)
+  // A refused setting does not stop the plugin (nor the host): it takes its default, said aloud.
+  const bad = await boot(plugin, { python: '/tmp/evil', mode: 'sometimes', limit: 0, maxChars: 900 })
+  assert.deepEqual({ ...bad.fiber.config }, { ...bad.fiber.config, python: 'default', mode: 'auto', limit: 5, maxChars: 900 })
+  const refused = logText(bad.logs, 'error')
+  for (const key of ['python: "/tmp/evil"', 'mode: "sometimes"', 'limit: 0']) assert.ok(refused.includes(`\`${key}\` is refused`), refused)
+  assert.doesNotMatch(refused, /maxChars/)
+  await bad.root.fiber.dispose()
 
   process.env.XDG_CONFIG_HOME = `${fake.dir}/nowhere`
   const missing = await boot(plugin)

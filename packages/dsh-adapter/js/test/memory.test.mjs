@@ -203,10 +203,14 @@ test('a call that hangs is stopped at the timeout', async (t) => {
 })
 
 test('the interpreter comes only from the allowlist', async (t) => {
-  await assert.rejects(async () => {
-    const { root } = await boot(plugin, { python: '/usr/bin/python3' })
-    root.fiber.dispose()
-  }, /invalid config/)
+  {
+    // refused, not obeyed, and the host is not taken down: the plugin runs with `default`
+    const { root, fiber, logs } = await boot(plugin, { python: '/usr/bin/python3' })
+    assert.equal(fiber.config.python, 'default')
+    assert.match(logText(logs, 'error'), /cuecard-dsh-memory: setting `python: "\/usr\/bin\/python3"` is refused .*using the default `"default"`/)
+    assert.ok(root.tools.get('memory_search'))
+    await root.fiber.dispose()
+  }
   assert.match(resolveInterpreter('/bin/sh').error, /not allowed/)
   assert.match(resolveInterpreter('python3 -c evil').error, /not allowed/)
   assert.match(resolveInterpreter('uv312', { PATH: '/nonexistent' }).error, /needs uv on PATH/)

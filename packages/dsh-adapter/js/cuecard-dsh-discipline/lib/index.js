@@ -7,13 +7,13 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureWrapped, hello, recallText, redact } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureWrapped, forgiving, hello, recallText, redact, reportSettings } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
 const RELAY_PREFIX = /^\s*\[[^\]\n]{0,80}agent-relay[^\]\n]{0,40}\]/i
 
-export const Config = z.object({
+export const Config = forgiving(z.object({
   enabled: z.boolean().default(true)
     .description('Turn automatic recall on or off; off registers nothing.'),
   mode: z.union(['auto', 'always']).default('auto')
@@ -28,7 +28,7 @@ export const Config = z.object({
     .description('Most characters injected per turn, closing tag included.'),
   timeoutMs: z.natural().min(500).max(60000).default(15000)
     .description('How long recall may take before the turn goes on without it.'),
-})
+}))
 
 /** The text of a message's text blocks. */
 export function messageText(message) {
@@ -56,6 +56,7 @@ export function apply(ctx, config) {
     return () => held.release()
   }, 'cuecard worker')
   const worker = held.worker
+  reportSettings(name, config, worker, log)
   // Checked at startup: a missing interpreter, one without cuecard, or no vault is logged as an
   // error (the host drops `warn`) and kept as the worker's last failure for the status route.
   hello({ worker, timeoutMs: config.timeoutMs }).then((answer) => {

@@ -360,6 +360,68 @@ export class Worker {
   }
 }
 
+const SETTING_PROBLEMS = Symbol.for('cuecard.dsh.settingProblems')
+
+/**
+ * Make a plugin's `Config` (a schemastery object) forgiving: the host validates a plugin's
+ * settings before it starts the plugin, and one refused setting would fail the whole host's
+ * boot. Each setting is checked against its own rule; one that breaks it is replaced by its
+ * default and named in `settingProblems(config)`, which the plugin reports. The schema itself
+ * (types, defaults, descriptions) is unchanged for the host's settings page.
+ */
+export function forgiving(schema) {
+  Object.defineProperty(schema, '~standard', {
+    configurable: true,
+    get: () => ({ version: 1, vendor: 'cuecard', validate: (input) => ({ value: settle(schema, input) }) }),
+  })
+  return schema
+}
+
+function shown(value) {
+  let text
+  try { text = JSON.stringify(value) } catch { text = undefined }
+  return redact(String(text ?? value)).slice(0, 80)
+}
+
+function settle(schema, input) {
+  const problems = []
+  let given = input ?? {}
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    problems.push(`the settings must be a mapping of keys to values, not ${shown(given)}; all settings take their defaults`)
+    given = {}
+  }
+  const value = {}
+  for (const [key, field] of Object.entries(schema.dict ?? {})) {
+    let result = field['~standard'].validate(given[key])
+    if (result.issues) {
+      const why = String(result.issues[0]?.message ?? 'invalid').replace(/\s+/g, ' ').slice(0, 160)
+      result = field['~standard'].validate(undefined)
+      problems.push(`setting \`${key}: ${shown(given[key])}\` is refused (${why}); using the default \`${shown(result.value)}\``)
+    }
+    if (result.value !== undefined) value[key] = result.value
+  }
+  Object.defineProperty(value, SETTING_PROBLEMS, { value: Object.freeze(problems) })
+  return value
+}
+
+/** What `forgiving` refused in `config` (one line each), or an empty list. */
+export function settingProblems(config) {
+  return config?.[SETTING_PROBLEMS] ?? []
+}
+
+/**
+ * Say which settings were refused (see `forgiving`): on the host's standard error, in the log,
+ * and as the worker's last failure (the status route, the sidebar panel, `cuecard doctor`).
+ */
+export function reportSettings(plugin, config, worker, log) {
+  for (const problem of settingProblems(config)) {
+    const message = `${plugin}: ${problem}`
+    worker.noteFailure(message)
+    log.error('%s', message)
+    announce(message)
+  }
+}
+
 const ANNOUNCED = Symbol.for('cuecard.dsh.announced')
 
 /**
