@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests._support.cli import run_cli
+from tests._support.dsh import isolate, seed_vault
 
 
 def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they_belong(
@@ -30,3 +33,54 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     assert refused.returncode == 2
     assert "only for `cuecard install dsh`" in refused.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def _dsh_only(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A project whose only harness is DSH: `cuecard dsh install --hooks` into a profile that
+    `dsh plugin add` made (its package.json, the bridge mounted in its cordis.patch.yml)."""
+    (tmp_path / "user").mkdir()
+    isolate(tmp_path / "user", monkeypatch)
+    seed_vault()
+    env = {"DSH_HOME": str(tmp_path / "dsh")}
+    profile = tmp_path / "dsh" / "profiles" / "headless"
+    profile.mkdir(parents=True)
+    deps = {"cuecard-dsh-memory": "file:m.tgz", "cuecard-dsh-discipline": "file:d.tgz"}
+    (profile / "package.json").write_text(json.dumps({"dependencies": deps}))
+    (profile / "cordis.patch.yml").write_text("[]\n")
+    done = run_cli("install", "dsh", "--no-add", "--profile", "headless", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "cuecard:begin" in (profile / "cordis.patch.yml").read_text()
+    return env
+
+
+def test_doctor_counts_dsh_as_the_harness_running_cuecards_hooks(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _dsh_only(tmp_path, project, monkeypatch)
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, report["problems"]
+    hooks_file = str(tmp_path / "user" / "config" / "cuecard" / "dsh-hooks.json")
+    assert report["hooks"] == [{"harness": "dsh", "scope": "user", "file": hooks_file}]
+    assert report["dsh"]["hooks"] == hooks_file
+    # mounted nowhere: DSH does not run them, so no harness does
+    patch = tmp_path / "dsh" / "profiles" / "headless" / "cordis.patch.yml"
+    patch.write_text("[]\n")
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    assert done.returncode == 1
+    assert "no harness runs cuecard's hooks" in done.stdout
+
+
+def test_doctor_checks_the_vault_as_the_plugins_do(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _dsh_only(tmp_path, project, monkeypatch)
+    notes = tmp_path / "user" / "vault" / "notes"
+    notes.rename(notes.with_name("elsewhere"))  # a folder, but no longer a vault
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [p["message"] for p in report["problems"]] == [
+        f"the DSH memory tools have no vault: {tmp_path / 'user' / 'vault'} is not a vault "
+        "(no notes/ and inbox/): `cuecard vault init --vault PATH`"
+    ]

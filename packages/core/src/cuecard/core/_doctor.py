@@ -26,7 +26,10 @@ KEYS: dict[str, str] = {
     "opted_in": "whether the project opted in (.cuecard/config.json, or a first memory file)",
     "root": "the project root, or null",
     "python": "the Python version running cuecard",
-    "hooks": "[{harness, scope, file}] harness configurations that run cuecard-hook",
+    "hooks": (
+        "[{harness, scope, file}] harness configurations that run cuecard's hooks (dsh: the "
+        "DSH hook bridge's dsh-hooks.json, mounted in a DSH profile)"
+    ),
     "counts": (
         "what needs a person: candidates, conflicts (contested), dead_triggers, dead_commands, "
         "stale_evidence, "
@@ -79,12 +82,13 @@ def diagnose(
     for file, reason in broken:
         out.problem("hooks", f"{file} {reason}", "fix the file; the harness may ignore it")
     _hook_findings(hooks, root, home, out)
+    hooks += _dsh_hooks(home)
     if root is not None and not hooks:
         out.problem(
             "hooks",
             "no harness runs cuecard's hooks for this project",
-            "`cuecard install claude` (or codex, opencode, grok); a Claude Code plugin install "
-            "is not visible here",
+            "`cuecard install claude` (or codex, opencode, grok, dsh); a Claude Code plugin "
+            "install is not visible here",
         )
     elif hooks and root is not None and not counts.get("sessions"):
         names = ", ".join(sorted({h["harness"] for h in hooks}))
@@ -124,6 +128,13 @@ def _opt_in_problem(where: Path, out: Findings) -> None:
         "memory in .cuecard/memories/)",
         "run `cuecard init` at the project root; doctor created nothing",
     )
+
+
+def _dsh_hooks(home: Path | None) -> list[dict[str, str]]:
+    """DSH's hook bridge when it runs cuecard's hooks (``_doctor_dsh``): DSH is a harness too."""
+    from cuecard.core._doctor_dsh import dsh_hooks
+
+    return dsh_hooks(home or Path.home())
 
 
 def _dsh(home: Path | None, out: Findings) -> dict[str, Any] | None:

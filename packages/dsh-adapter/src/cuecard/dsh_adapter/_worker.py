@@ -48,13 +48,14 @@ def _int(value: object, default: int, low: int, high: int) -> int:
 
 
 def _hello(_request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
+    from cuecard.core.vault import vault_problem
     from cuecard.dsh_adapter.__about__ import __version__
     from cuecard.dsh_adapter._errors import VaultNotConfigured
     from cuecard.dsh_adapter._vault import vault_location
 
     try:
         where: str | None = vault_location(vault)
-        problem = None if where is None else _vault_problem(where)
+        problem = None if where is None else vault_problem(where)
     except VaultNotConfigured as exc:
         where, problem = None, str(exc)
     return {
@@ -64,19 +65,6 @@ def _hello(_request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
         "vault": where,
         "vault_problem": problem,
     }
-
-
-def _vault_problem(where: str) -> str | None:
-    """Why the vault folder ``where`` cannot serve the tools, or ``None`` (URLs pass)."""
-    if "://" in where:
-        return None
-    from cuecard.core.vault import detect_layout
-
-    if not os.path.isdir(where):
-        return f"the vault {where} does not exist: create it with `cuecard vault init --vault PATH`"
-    if detect_layout(where) is None:
-        return f"{where} is not a vault (no notes/ and inbox/): `cuecard vault init --vault PATH`"
-    return None
 
 
 def _call(request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
