@@ -87,6 +87,21 @@ export function ensureWrapped(text) {
   return `<memory-data>\n${defuse(s)}\n${CLOSE}`
 }
 
+/**
+ * A delivery as the worker composes it: one `<memory-data>` block followed by plain lines (the
+ * discipline instructions and the advisory line every delivery ends with). Anything else,
+ * including a tag after the block, is wrapped whole as data.
+ */
+export function ensureDelivery(text) {
+  const s = String(text).trim()
+  const end = s.indexOf(`${CLOSE}\n`)
+  if (end < 0) return ensureWrapped(s)
+  const block = s.slice(0, end + CLOSE.length)
+  const after = s.slice(end + CLOSE.length)
+  if (isOneBlock(block) && !new RegExp(OPEN_TAG.source, 'i').test(after)) return s
+  return ensureWrapped(s)
+}
+
 function isOneBlock(s) {
   if (!/^<memory-data(?:\s[^>\n]*)?>\n/.test(s) || !s.endsWith(CLOSE)) return false
   const inner = s.slice(s.indexOf('>') + 1, s.length - CLOSE.length)
