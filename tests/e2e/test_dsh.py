@@ -285,3 +285,22 @@ def test_a_refused_plugin_setting_leaves_the_host_and_the_plugin_running(
     assert "layout" in server.main_requests[1].text(), server.main_requests[1].text()[-2000:]
     status = json.loads((setup.home / ".config" / "cuecard" / "dsh-status.json").read_text())
     assert "python" in status["last_failure"]["message"]  # what doctor and the panel show
+
+
+def test_an_unreadable_recall_index_is_rebuilt_and_the_tools_answer(setup: Setup) -> None:
+    status = json.loads(setup.cuecard("vault", "status", "--json"))
+    index = Path(status["index"]["path"])
+    index.write_bytes(b"overwritten, not a database" * 300)
+    server = setup.turn("Search the vault.", [
+        Reply(tool_calls=[ToolCall("memory_search", {"query": "payment provider"})]),
+        Reply("Done."),
+    ])  # fmt: skip
+    answer = server.main_requests[1].text()
+    assert "failed unexpectedly" not in answer, answer[-2000:]
+    assert "<memory-data" in answer, answer[-2000:]
+    rebuilt = [line for line in setup.stderr.splitlines() if "could not be read" in line]
+    assert rebuilt == [
+        f"cuecard: the recall index {index} could not be read (file is not a database); "
+        f"rebuilding it from {setup.home / 'vault'}"
+    ], setup.stderr[-2000:]
+    assert "Traceback" not in setup.stderr

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cuecard.core.__about__ import __version__ as __version__
     from cuecard.core._compiler import compile_index as compile_index
     from cuecard.core._config import ProjectConfig as ProjectConfig
+    from cuecard.core._errors import CacheError as CacheError
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError
     from cuecard.core._errors import NotFound as NotFound
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 # __version__ too: the hook never reads it, and a module costs a hook process ≈ 0.1 ms.
 _EXPORTS: dict[str, str] = {
     "Check": "cuecard.core._memory",
+    "CacheError": "cuecard.core._errors",
     "ConfigError": "cuecard.core._errors",
     "CuecardError": "cuecard.core._errors",
     "Evidence": "cuecard.core._memory",

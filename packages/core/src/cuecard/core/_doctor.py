@@ -98,6 +98,9 @@ def diagnose(
             "restart the harness; Codex and Grok need their hooks trusted",
         )
     limits = _limits(root, hooks, out) if root is not None else None
+    from cuecard.core._doctor_caches import cache_findings
+
+    cache_findings(root, home or Path.home(), out.problem)
     dsh = _dsh(home, out)
     return {
         "ok": not out.problems,

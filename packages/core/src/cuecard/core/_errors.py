@@ -4,6 +4,7 @@ CuecardError
 ├── UsageError(ValueError)        bad command-line use (exit 2)
 ├── ConfigError(ValueError)       an unreadable or invalid configuration
 ├── ValidationError(ValueError)   a record refused before anything was written
+├── CacheError                    a derived cache unreadable even after a rebuild from its source
 └── StoreError                    the project store could not do what was asked
     ├── NotOptedIn                no ``.cuecard/`` here: nothing is created
     ├── StoreBusy(TimeoutError)   another process held the lock too long
@@ -14,6 +15,7 @@ CuecardError
 from __future__ import annotations
 
 __all__ = [
+    "CacheError",
     "ConfigError",
     "CuecardError",
     "NotFound",
@@ -44,6 +46,11 @@ class ValidationError(CuecardError, ValueError):
     def __init__(self, refusals: list[str]) -> None:
         self.refusals = list(refusals)
         super().__init__("\n".join(self.refusals))
+
+
+class CacheError(CuecardError):
+    """A derived cache (a recall index) cannot be read even after it was rebuilt from its
+    source; the message names the file and the fix."""
 
 
 class StoreError(CuecardError):

@@ -269,6 +269,8 @@ export class Worker {
       let answer
       try { answer = JSON.parse(line) } catch { answer = undefined }
       const waiting = answer && typeof answer === 'object' ? this.pending.get(answer.id) : undefined
+      // What cuecard had to tell the user while answering (a cache rebuilt): the host's stderr.
+      if (Array.isArray(answer?.notices)) for (const notice of answer.notices.slice(0, 5)) announce(String(notice), process.stderr, false)
       if (waiting) waiting.finish(answer)
       else if (!answer) {
         this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(line), 1)}`, 'protocol')
@@ -441,11 +443,13 @@ const ANNOUNCED = Symbol.for('cuecard.dsh.announced')
 
 /**
  * Print a set-up problem once per host process on the standard error, the one place a headless
- * user sees (the host keeps plugin logs only in memory, and drops `warn`).
+ * user sees (the host keeps plugin logs only in memory, and drops `warn`). With `setUp` false it
+ * is a notice (a cache rebuilt, …), printed without the pointer to `cuecard doctor`.
  */
-export function announce(problem, stream = process.stderr) {
+export function announce(problem, stream = process.stderr, setUp = true) {
   const seen = (globalThis[ANNOUNCED] ??= new Set())
-  const line = `cuecard: ${lastLines(redact(problem), 2).replace(/\n/g, ' ')} (run \`cuecard doctor\` for the DSH set-up)`
+  const text = lastLines(redact(problem), 2).replace(/\n/g, ' ').replace(/^cuecard: /, '')
+  const line = setUp ? `cuecard: ${text} (run \`cuecard doctor\` for the DSH set-up)` : `cuecard: ${text}`
   if (seen.has(line)) return
   seen.add(line)
   try { stream.write(line + '\n') } catch { /* nowhere to say it */ }

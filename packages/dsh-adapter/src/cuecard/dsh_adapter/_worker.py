@@ -18,6 +18,8 @@ the request's ``id``:
   has not opted in answers "" at once.
 
 A request that fails answers ``{"id", "error"}`` and the worker goes on; end of input ends it.
+Lines cuecard has for the user while a request runs (a recall index rebuilt because it could not
+be read) come back in the answer, as ``notices``, so that the plugins can show them.
 ``project`` is the session folder (data: it becomes ``CUECARD_PROJECT_DIR`` for that request,
 never a place to import from). Anything else that writes to the standard output while a request
 runs goes to the standard error instead, so it cannot break the protocol.
@@ -106,6 +108,19 @@ _OPS: dict[str, Callable[[Mapping[str, Any], str | None], dict[str, Any]]] = {
 }
 
 
+def _noticed(
+    op: Callable[[Mapping[str, Any], str | None], dict[str, Any]],
+    request: Mapping[str, Any],
+    vault: str | None,
+) -> dict[str, Any]:
+    """``op``'s answer, with ``notices``: the lines cuecard had for the user while it ran."""
+    from cuecard.core.recall import collect_notices
+
+    with collect_notices() as lines:
+        answer = op(request, vault)
+    return {**answer, "notices": lines[-5:]} if lines else answer
+
+
 def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
     """The answer to one request line (never raises)."""
     ident: object = None
@@ -122,7 +137,7 @@ def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
         if isinstance(project, str) and os.path.isabs(project):
             os.environ["CUECARD_PROJECT_DIR"] = project
         try:
-            return {"id": ident, **op(request, vault)}
+            return {"id": ident, **_noticed(op, request, vault)}
         finally:
             os.environ.pop("CUECARD_PROJECT_DIR", None)
             if saved is not None:
