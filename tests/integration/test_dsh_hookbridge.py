@@ -228,6 +228,8 @@ def test_a_bash_result_gives_its_exit_code_as_dsh_marks_it(
                "tool_response": response}  # fmt: skip
     assert translate(payload).get("exit_code") == code
     assert "exit_code" not in translate({**payload, "tool_name": "read"})
+    # the tool's own code, which the plugins add from the bash call's value, wins over the text
+    assert translate({**payload, "exit_code": 0})["exit_code"] == 0
 
 
 def test_a_prompt_of_only_handed_contexts_is_cuecards_own() -> None:

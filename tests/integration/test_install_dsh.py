@@ -10,6 +10,7 @@ import pytest
 
 from tests._support.cli import run_cli
 from tests._support.dsh import isolate, seed_vault
+from tests._support.hooks import MEMORIES
 
 
 def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they_belong(
@@ -63,6 +64,15 @@ def test_doctor_counts_dsh_as_the_harness_running_cuecards_hooks(
     hooks_file = str(tmp_path / "user" / "config" / "cuecard" / "dsh-hooks.json")
     assert report["hooks"] == [{"harness": "dsh", "scope": "user", "file": hooks_file}]
     assert report["dsh"]["hooks"] == hooks_file
+    assert not [n for n in report["notes"] if "edit checks" in n["message"]]
+    # an edit check never reports in DSH (it runs cuecard after the call): doctor says so
+    [scripts] = [m for m in MEMORIES if m.get("check", {}).get("when") == "edit"]
+    memories = project / ".cuecard" / "memories"
+    (memories / f"{scripts['id']}.json").write_text(json.dumps(scripts))
+    report = json.loads(run_cli("doctor", "--json", cwd=project, env=env).stdout)
+    [note] = [n for n in report["notes"] if "edit checks" in n["message"]]
+    assert note["message"].startswith("1 live memory has edit checks (`when: edit`: 66666666)")
+    assert "when: turn" in note["hint"]
     # mounted nowhere: DSH does not run them, so no harness does
     patch = tmp_path / "dsh" / "profiles" / "headless" / "cordis.patch.yml"
     patch.write_text("[]\n")

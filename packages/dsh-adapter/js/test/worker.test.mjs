@@ -190,3 +190,41 @@ test('hook events reach the running worker over loopback, only with the secret',
   assert.equal(process.env[HOOK_ENV], undefined)
   assert.throws(() => statSync(file))  // the address goes with the plugins
 })
+
+test('a worker killed in the middle of a call says so, not that cuecard is missing', async (t) => {
+  fakeCore(home, { output: JSON.stringify({ ok: true, output: 'found' }), sleep: 5 })
+  const root = await bootBoth()
+  t.after(() => root.fiber.dispose())
+  const pending = search(root, 'slow')
+  let child
+  while (!(child = currentWorker().child)?.answered) await new Promise((r) => setTimeout(r, 10)) // hello answered
+  process.kill(child.pid, 'SIGKILL')
+  const result = await pending
+  assert.equal(result.isError, true)
+  assert.match(result.error.message, /cuecard exited \(SIGKILL\)\. The worker stopped during the call; it is started again at the next one\./)
+  assert.doesNotMatch(result.error.message, /cuecard dsh install/)
+})
+
+test('a bash call\'s own exit code reaches its PostToolUse hook event', async (t) => {
+  const { log } = fakeCore(home, { output: '' })
+  const hooks = join(home.config, 'cuecard', 'dsh-hooks.json')
+  writeFileSync(hooks, '{"hooks": {}}\n')
+  t.after(() => rmSync(hooks, { force: true }))
+  const root = await bootBoth()
+  t.after(() => root.fiber.dispose())
+  const keep = setInterval(() => {}, 1000)
+  t.after(() => clearInterval(keep))
+  while (!process.env[HOOK_ENV]) await new Promise((r) => setTimeout(r, 10))
+  const [port, secret] = readFileSync(process.env[HOOK_ENV], 'utf8').trim().split(' ')
+  // the command printed DSH's own failure marker itself, and exited 0
+  const value = { kind: 'foreground', exitCode: 0, signal: null, timedOut: false, aborted: false }
+  const exec = { name: 'bash', callId: 'call-7', arguments: { command: 'echo "[exit code: 3]"' } }
+  await root.waterfall('tools/post-execute', exec, { isError: false, value, content: [] },
+    () => Promise.resolve({ kind: 'accept' }))
+  const payload = { tool_name: 'bash', tool_use_id: 'call-7', tool_response: '[exit code: 3]' }
+  await hookRequest(Number(port), `${secret} PostToolUse\n${JSON.stringify(payload)}\n`)
+  const other = { ...payload, tool_use_id: 'call-8' }  // nothing kept: the text decides
+  await hookRequest(Number(port), `${secret} PostToolUse\n${JSON.stringify(other)}\n`)
+  const sent = fakeRequests(log).requests.filter((r) => r.op === 'hook').map((r) => JSON.parse(r.payload))
+  assert.deepEqual(sent, [{ ...payload, exit_code: 0 }, other])
+})

@@ -83,6 +83,8 @@ def diagnose(
         out.problem("hooks", f"{file} {reason}", "fix the file; the harness may ignore it")
     _hook_findings(hooks, root, home, out)
     hooks += _dsh_hooks(home)
+    if root is not None and any(h["harness"] == "dsh" for h in hooks):
+        _dsh_edit_checks(root, out)
     if root is not None and not hooks:
         out.problem(
             "hooks",
@@ -138,6 +140,29 @@ def _dsh_hooks(home: Path | None) -> list[dict[str, str]]:
     from cuecard.core._doctor_dsh import dsh_hooks
 
     return dsh_hooks(home or Path.home())
+
+
+def _dsh_edit_checks(root: Path, out: Findings) -> None:
+    """DSH runs cuecard only after a tool call, when the file already holds the change: an edit
+    check (``when: edit``) has no "before" to compare with there and never reports."""
+    from cuecard.core._errors import CuecardError
+    from cuecard.core._store import Store
+
+    try:
+        memories, _ = Store(root).load()
+    except CuecardError:
+        return  # reported by the store checks
+    edit = sorted(m.id[:8] for m in memories if m.live and m.check and m.check.when == "edit")
+    if edit:
+        out.note(
+            "dsh",
+            f"{len(edit)} live {'memory has' if len(edit) == 1 else 'memories have'} edit "
+            f"checks (`when: edit`: {', '.join(edit[:5])}), "
+            "which never report in DSH: cuecard sees a DSH tool call only after it ran, when the "
+            "file already holds the change",
+            "make them `when: turn` checks (judged at Stop, in every harness) if DSH users need "
+            "them",
+        )
 
 
 def _dsh(home: Path | None, out: Findings) -> dict[str, Any] | None:

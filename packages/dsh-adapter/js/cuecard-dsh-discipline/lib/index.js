@@ -7,7 +7,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, recallText, redact, reportSettings } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, recallText, redact, reportSettings, watchExitCodes } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
@@ -57,6 +57,7 @@ export function apply(ctx, config) {
   }, 'cuecard worker')
   const worker = held.worker
   reportSettings(name, config, worker, log)
+  watchExitCodes(ctx)
   // Checked at startup: a missing interpreter, one without cuecard, or no vault is logged as an
   // error (the host drops `warn`) and kept as the worker's last failure for the status route.
   hello({ worker, timeoutMs: config.timeoutMs }).then((answer) => {
@@ -65,7 +66,7 @@ export function apply(ctx, config) {
     if (problem) {
       worker.noteFailure(problem)
       log.error('%s', problem)
-      announce(problem)
+      announce(answer.error ?? problem) // the cause, as the memory plugin prints it: once
     }
   })
 

@@ -4,7 +4,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { INTERPRETER_KEYS, acquireWorker, announce, callTool, forgiving, hello, reportSettings, settingProblems } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, callTool, forgiving, hello, reportSettings, settingProblems, watchExitCodes } from './runner.js'
 
 export const name = 'cuecard-dsh-memory'
 export const inject = ['tools']
@@ -93,6 +93,7 @@ export function apply(ctx, config) {
   }, 'cuecard worker')
   const worker = held.worker
   reportSettings(name, config, worker, log)
+  watchExitCodes(ctx)
   const ready = startupCheck(worker, config, log)
   const failed = (value) => {
     if (value.kind) {
@@ -189,7 +190,7 @@ export async function startupCheck(worker, config, log) {
     const message = `cuecard is not usable: ${answer.error}`
     worker.noteFailure(message)
     log.error('%s', message)
-    announce(message)
+    announce(answer.error) // the cause, worded as the discipline plugin words it: printed once
   } else if (answer.vault_problem) {
     worker.noteFailure(answer.vault_problem)
     log.error('cuecard: %s', answer.vault_problem)

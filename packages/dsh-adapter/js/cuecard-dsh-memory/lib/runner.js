@@ -252,8 +252,12 @@ export class Worker {
       : `could not run cuecard: ${e.message}`, e.code === 'ENOENT' ? 'missing' : 'spawn'))
     child.on('close', (code, sig) => {
       const detail = lastLines(redact(this.stderr))
-      this.onExit(child, `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. ` +
-        'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).', 'exit')
+      const how = `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. `
+      // A worker that answered before ran fine: it was stopped (killed, out of memory), not
+      // installed wrongly; the next call starts it again.
+      this.onExit(child, child.answered
+        ? `${how}The worker stopped during the call; it is started again at the next one.`
+        : `${how}Check that the recorded interpreter has cuecard-dsh-adapter installed (\`cuecard dsh install\`).`, 'exit')
     })
     return undefined
   }
@@ -271,6 +275,7 @@ export class Worker {
       const waiting = answer && typeof answer === 'object' ? this.pending.get(answer.id) : undefined
       // What cuecard had to tell the user while answering (a cache rebuilt): the host's stderr.
       if (Array.isArray(answer?.notices)) for (const notice of answer.notices.slice(0, 5)) announce(String(notice), process.stderr, false)
+      if (answer) child.answered = true
       if (waiting) waiting.finish(answer)
       else if (!answer) {
         this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(line), 1)}`, 'protocol')
@@ -522,6 +527,45 @@ export const HOOK_TIMEOUT_MS = 25000
 const HOOK_SERVER = Symbol.for('cuecard.dsh.hookServer')
 const EVENT_RE = /^[A-Za-z]{1,40}$/
 
+const EXIT_CODES = Symbol.for('cuecard.dsh.exitCodes')
+/** How many bash exit codes are kept for the PostToolUse hook that follows each call. */
+export const EXIT_CODES_KEPT = 256
+
+/**
+ * Keep the exit code of each finished `bash` call (the tool's own value, by call id) for the
+ * PostToolUse hook event of that call: the bridge hands the hook only the result text, where
+ * DSH marks a failure with a last line `[exit code: N]` that a command can print itself. The
+ * listener runs first (`prepend`) and changes nothing.
+ */
+export function watchExitCodes(ctx) {
+  const codes = (globalThis[EXIT_CODES] ??= new Map())
+  ctx.on('tools/post-execute', (exec, result, next) => {
+    const value = result?.value
+    if (exec?.name === 'bash' && exec.callId && value?.kind === 'foreground' && Number.isInteger(value.exitCode) &&
+        value.signal === null && !value.timedOut && !value.aborted && !value.sandbox?.denied) {
+      codes.set(String(exec.callId), value.exitCode)
+      while (codes.size > EXIT_CODES_KEPT) codes.delete(codes.keys().next().value)
+    }
+    return next()
+  }, { prepend: true })
+}
+
+/** The hook payload (a JSON line) with the bash call's own exit code, when one was kept. */
+function withExitCode(event, payload) {
+  const codes = globalThis[EXIT_CODES]
+  if (event !== 'PostToolUse' || !codes?.size) return payload
+  try {
+    const value = JSON.parse(payload)
+    const id = String(value?.tool_use_id ?? '')
+    if (value?.tool_name !== 'bash' || !codes.has(id)) return payload
+    const code = codes.get(id)
+    codes.delete(id)
+    return JSON.stringify({ ...value, exit_code: code })
+  } catch {
+    return payload
+  }
+}
+
 /** The folder of this user's hook address files. */
 export function hookRunDir(env = process.env) {
   return join(configDir(env), 'dsh-run')
@@ -587,7 +631,7 @@ export function serveHooks(worker, env = process.env) {
         socket.destroy()
         return
       }
-      const answer = await worker.request('hook', { event, payload }, { timeoutMs: HOOK_TIMEOUT_MS })
+      const answer = await worker.request('hook', { event, payload: withExitCode(event, payload) }, { timeoutMs: HOOK_TIMEOUT_MS })
       const output = typeof answer?.output === 'string' ? answer.output : ''
       if (answer?.error) worker.noteFailure(`a ${event} hook failed: ${answer.error}`)
       socket.end(output)
