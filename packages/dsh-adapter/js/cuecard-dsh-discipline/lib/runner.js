@@ -253,9 +253,9 @@ export class Worker {
     child.on('close', (code, sig) => {
       const detail = lastLines(redact(this.stderr))
       const how = `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. `
-      // A worker that answered before ran fine: it was stopped (killed, out of memory), not
-      // installed wrongly; the next call starts it again.
-      this.onExit(child, child.answered
+      // A worker that answered before and then died of a signal was stopped (killed, out of
+      // memory), not installed wrongly; the next call starts it again.
+      this.onExit(child, child.answered && sig
         ? `${how}The worker stopped during the call; it is started again at the next one.`
         : `${how}Check that the recorded interpreter has cuecard-dsh-adapter installed (\`cuecard dsh install\`).`, 'exit')
     })
