@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cuecard.core.engine import ADVISORY
+from cuecard.dsh_adapter._recall import INSTRUCTIONS
 from tests._support.cli import run_cli
 from tests._support.dsh_host import DSH, HOST, NODE22, require_host, session_events, text_of
 
@@ -91,7 +93,7 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
 
     recall = by_plugin["cuecard-dsh-discipline"]
     assert recall.startswith('<memory-data source="cuecard recall"')
-    assert recall.endswith("</memory-data>")
+    assert recall.endswith(f"</memory-data>\n{INSTRUCTIONS}\n{ADVISORY}")  # a delivery
     assert "listens on port 8443" in recall
 
     # The project memory arrives once: through the hook bridge (UserPromptSubmit) or through the
