@@ -228,7 +228,6 @@ class RecallIndex:
     ) -> None:
         self.db_path = os.fspath(db_path)
         self.notify = notify or _say
-        self._healed = False
         self.root = os.fspath(root)
         self._list_files = list_files
         self._extract = extract
@@ -311,9 +310,6 @@ class RecallIndex:
     def _heal(self, exc: sqlite3.DatabaseError) -> None:
         """Delete the unreadable database (the link itself if it is one, never what it names)
         and say so; the caller builds it again from the folder."""
-        if self._healed:
-            raise self._unfixable(exc) from None
-        self._healed = True
         self.close()
         try:
             self._remove()
@@ -495,8 +491,10 @@ class RecallIndex:
         read-only: it changes nothing."""
         if not os.path.isfile(self.db_path):
             return None
+        from urllib.parse import quote
+
         try:
-            conn = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0)
+            conn = sqlite3.connect(f"file:{quote(self.db_path)}?mode=ro", uri=True, timeout=5.0)
             try:
                 row = conn.execute("PRAGMA quick_check").fetchone()
             finally:
