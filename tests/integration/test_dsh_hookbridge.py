@@ -83,7 +83,9 @@ def test_a_write_result_says_whether_the_file_was_new(text: str, shape: str | No
 
 
 def test_hooks_config_anchors_matchers_and_runs_nothing_at_pre_tool_use() -> None:
-    config = hooks_config(Path("/opt/my env/bin/python"))
+    # the discipline plugin gives a prompt's memories itself: the bridge does only without it
+    assert set(hooks_config(Path("/p"))["hooks"]) == {"SessionStart", "PostToolUse", "Stop"}
+    config = hooks_config(Path("/opt/my env/bin/python"), prompt=True)
     hooks = config["hooks"]
     # the bridge drops PreToolUse context: a delivery there would be claimed and lost
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
@@ -297,7 +299,7 @@ def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> 
     (project / "cuecard" / "dsh_adapter" / "__init__.py").write_text(evil)
     (project / "cuecard" / "dsh_adapter" / "__main__.py").write_text(evil)
     (project / "sitecustomize.py").write_text(evil)
-    config = hooks_config(Path(sys.executable))
+    config = hooks_config(Path(sys.executable), prompt=True)
     commands = {
         hook["command"]
         for groups in config["hooks"].values()

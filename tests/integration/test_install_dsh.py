@@ -26,7 +26,7 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     assert report["added"] is False
     hooks = json.loads(Path(report["hooks"]).read_text())
     assert "-m cuecard.dsh_adapter hook PostToolUse" in json.dumps(hooks)
-    assert "UserPromptSubmit" in hooks["hooks"]
+    assert "UserPromptSubmit" not in hooks["hooks"]  # the discipline plugin gives those
     refused = run_cli("install", "dsh", "--user", cwd=tmp_path, env=env)
     assert refused.returncode == 2
     assert "cuecard dsh install --hooks" in refused.stderr

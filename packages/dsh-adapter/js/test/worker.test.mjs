@@ -228,3 +228,34 @@ test('a bash call\'s own exit code reaches its PostToolUse hook event', async (t
   const sent = fakeRequests(log).requests.filter((r) => r.op === 'hook').map((r) => JSON.parse(r.payload))
   assert.deepEqual(sent, [{ ...payload, exit_code: 0 }, other])
 })
+
+test('with the hooks installed, a typed message gets its project memories through the worker; cuecard\'s own deliveries cost nothing', async (t) => {
+  const context = '<memory-data source="cuecard">\nDeploy with make deploy-staging.\n</memory-data>'
+  const { log } = fakeCore(home, { output: JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: context } }) })
+  const hooks = join(home.config, 'cuecard', 'dsh-hooks.json')
+  writeFileSync(hooks, '{"hooks": {}}\n')
+  t.after(() => rmSync(hooks, { force: true }))
+  const root = new Context()
+  await root.plugin(SystemPrompt, {})
+  await root.plugin(ToolRuntime, {})
+  await root.plugin(discipline, { enabled: false }) // no recall: the prompt's memories only
+  t.after(() => root.fiber.dispose())
+  const decision = await turn(root, 'how do we deploy?')
+  const [delivered] = decision.messages.filter((m) => m.source.plugin === discipline.name)
+  assert.equal(delivered.content[0].text, context)
+  assert.deepEqual(delivered.source, { kind: 'plugin', plugin: discipline.name, form: 'notice', summary: 'cuecard project memories' })
+  assert.ok(Object.isFrozen(delivered))
+  // DSH's message made of a PostToolUse delivery, and a tool loop's empty batch: no request
+  const own = createUserMessage({ content: [{ type: 'text', text: context }], source: { kind: 'plugin', plugin: 'hooks-claude-code' } })
+  const agent = { id: 's', session: { header: { id: 's', cwd: home.dir } } }
+  for (const messages of [[own], []]) {
+    const d = await root.waterfall('agent/pre-step', { agent, messages, turn: 1, step: 2, signal: signal() },
+      () => Promise.resolve({ kind: 'enter', messages }))
+    assert.equal(d.messages.length, messages.length)
+  }
+  const hookRequests = fakeRequests(log).requests.filter((r) => r.op === 'hook')
+  assert.equal(hookRequests.length, 1)
+  assert.equal(hookRequests[0].event, 'UserPromptSubmit')
+  assert.deepEqual(JSON.parse(hookRequests[0].payload), { session_id: 's', transcript_path: '', cwd: home.dir, hook_event_name: 'UserPromptSubmit', prompt: 'how do we deploy?' })
+  assert.equal(fakeRequests(log).requests.filter((r) => r.op === 'recall').length, 0)
+})

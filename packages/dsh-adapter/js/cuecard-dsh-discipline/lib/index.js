@@ -7,10 +7,12 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, recallText, redact, reportSettings, watchExitCodes } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, hooksInstalled, promptContext, recallText, redact, reportSettings, watchExitCodes } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
+/** Most characters of a step's typed messages handed to cuecard's prompt hook. */
+export const MAX_PROMPT_CHARS = 50000
 const RELAY_PREFIX = /^\s*\[[^\]\n]{0,80}agent-relay[^\]\n]{0,40}\]/i
 
 export const Config = forgiving(z.object({
@@ -45,11 +47,14 @@ export function isGenuineUserMessage(message) {
 
 export function apply(ctx, config) {
   const log = ctx.logger(name)
-  if (!config.enabled) {
+  const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
+  // With cuecard's hooks installed, this listener also gives the project memories a person's
+  // message triggers (cuecard's UserPromptSubmit), in place of the hook bridge.
+  const prompts = hooksInstalled(env)
+  if (!config.enabled && !prompts) {
     log.info('disabled by configuration')
     return
   }
-  const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
   let held
   ctx.effect(() => {
     held = acquireWorker({ python: config.python, env })
@@ -70,11 +75,37 @@ export function apply(ctx, config) {
     }
   })
 
+  /** The project memories the step's typed messages trigger, as a message, or undefined. */
+  async function promptMemories(payload, messages) {
+    const typed = messages.filter(isGenuineUserMessage).map(messageText).join('\n').slice(0, MAX_PROMPT_CHARS)
+    if (!typed.trim()) return undefined // a tool loop, a relayed or plugin message: nothing to do
+    const header = payload.agent?.session?.header
+    const run = await promptContext({ worker, text: typed, session: header?.id, cwd: header?.cwd, signal: payload.signal })
+    if (run.error) {
+      if (run.kind !== 'aborted') {
+        worker.noteFailure(`the project memories of a prompt were not delivered: ${run.error}`)
+        log.error('the project memories of a prompt were not delivered: %s', run.error)
+      }
+      return undefined
+    }
+    if (!run.text) return undefined
+    return createUserMessage({
+      content: [{ type: 'text', text: run.text }],
+      source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard project memories' },
+    })
+  }
+
   ctx.on('agent/pre-step', async (payload, next) => {
-    const decision = await next()
-    if (!decision || decision.kind !== 'enter' || payload?.step !== 1) return decision
-    if (payload.signal?.aborted || !Array.isArray(decision.messages)) return decision
-    const first = decision.messages.find(isGenuineUserMessage)
+    let decision = await next()
+    if (!decision || decision.kind !== 'enter' || !Array.isArray(decision.messages)) return decision
+    if (payload?.signal?.aborted) return decision
+    const claimed = decision.messages
+    if (prompts) {
+      const delivered = await promptMemories(payload, claimed)
+      if (delivered) decision = { ...decision, messages: [...decision.messages, delivered] }
+    }
+    if (!config.enabled || payload?.step !== 1) return decision
+    const first = claimed.find(isGenuineUserMessage)
     if (!first) return decision
     const text = messageText(first).slice(0, MAX_TEXT_CHARS)
     if (!text.trim()) return decision

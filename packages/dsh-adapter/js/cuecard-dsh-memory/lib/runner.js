@@ -566,6 +566,33 @@ function withExitCode(event, payload) {
   }
 }
 
+/** Whether `cuecard dsh install --hooks` wrote the hook bridge's configuration. */
+export function hooksInstalled(env = process.env) {
+  return existsSync(join(configDir(env), 'dsh-hooks.json'))
+}
+
+/**
+ * The project memories cuecard's UserPromptSubmit hook gives for `text` (the user's message),
+ * through the worker: `{text}` (the hook's additionalContext, redacted again; "" for none) or
+ * `{error, kind}`. The discipline plugin asks this at each step that claims a message a person
+ * typed, instead of the bridge, which would start a shell for every claimed message, its own
+ * PostToolUse deliveries included.
+ */
+export async function promptContext({ worker, text, session, cwd, timeoutMs = HOOK_TIMEOUT_MS, signal }) {
+  const payload = JSON.stringify({
+    session_id: typeof session === 'string' ? session : '', transcript_path: '',
+    cwd: projectOf(cwd) ?? '', hook_event_name: 'UserPromptSubmit', prompt: String(text),
+  })
+  const answer = await worker.request('hook', { event: 'UserPromptSubmit', payload }, { timeoutMs, signal })
+  if (answer?.kind) return { error: answer.error, kind: answer.kind }
+  if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }
+  let context
+  try { context = JSON.parse(answer?.output || 'null')?.hookSpecificOutput?.additionalContext } catch { context = undefined }
+  return { text: typeof context === 'string' ? bound(redact(context.trim()), 2 * MAX_HOOK_TEXT) : '' }
+}
+/** About what a hook may deliver at one event (the delivery limit's ceiling). */
+const MAX_HOOK_TEXT = 10000
+
 /** The folder of this user's hook address files. */
 export function hookRunDir(env = process.env) {
   return join(configDir(env), 'dsh-run')
@@ -617,7 +644,7 @@ function readRequest(socket, onRequest) {
  * `{port, file, close()}`, or undefined when the hooks are not installed or a server runs.
  */
 export function serveHooks(worker, env = process.env) {
-  if (globalThis[HOOK_SERVER] || !existsSync(join(configDir(env), 'dsh-hooks.json'))) return undefined
+  if (globalThis[HOOK_SERVER] || !hooksInstalled(env)) return undefined
   const secret = randomBytes(24).toString('hex')
   const expected = Buffer.from(secret)
   const folder = hookRunDir(env)

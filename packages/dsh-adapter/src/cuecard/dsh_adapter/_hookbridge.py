@@ -147,11 +147,17 @@ def hook_command(python: Path, event: str) -> str:
     )
 
 
-def hooks_config(python: Path) -> dict[str, Any]:
+def hooks_config(python: Path, *, prompt: bool = False) -> dict[str, Any]:
     """A Claude Code ``hooks.json`` for the bridge: every event through ``hook_command`` (which
-    answers as ``cuecard dsh hook EVENT`` does: UserPromptSubmit skips a step whose messages are
-    only cuecard's own, see ``own_prompt``; PostToolUse delivers the tool's memories too);
+    answers as ``cuecard dsh hook EVENT`` does: PostToolUse delivers the tool's memories too);
     nothing at PreToolUse (see the module).
+
+    UserPromptSubmit only with ``prompt``: the discipline plugin gives a prompt's memories
+    itself, at the steps that claim a message a person typed, through the running worker. The
+    bridge would run a shell at every step that claims any message, the one DSH makes of each
+    PostToolUse delivery included (``cuecard dsh hook`` then skips a step whose messages are
+    only cuecard's own, see ``own_prompt``). So ``prompt`` is for a profile without the
+    discipline plugin.
 
     The bridge runs each command through a shell in the session folder, a repository the agent
     works in: Python, when it starts, starts in isolated mode (``-I``), so nothing there is
@@ -160,14 +166,12 @@ def hooks_config(python: Path) -> dict[str, Any]:
     def entry(event: str) -> dict[str, Any]:
         return {"type": "command", "command": hook_command(python, event), "timeout": TIMEOUT_S}
 
-    return {
-        "hooks": {
-            "SessionStart": [{"hooks": [entry("SessionStart")]}],
-            "UserPromptSubmit": [{"hooks": [entry("UserPromptSubmit")]}],
-            "PostToolUse": [{"matcher": TOOLS, "hooks": [entry("PostToolUse")]}],
-            "Stop": [{"hooks": [entry("Stop")]}],
-        }
-    }
+    hooks: dict[str, Any] = {"SessionStart": [{"hooks": [entry("SessionStart")]}]}
+    if prompt:
+        hooks["UserPromptSubmit"] = [{"hooks": [entry("UserPromptSubmit")]}]
+    hooks["PostToolUse"] = [{"matcher": TOOLS, "hooks": [entry("PostToolUse")]}]
+    hooks["Stop"] = [{"hooks": [entry("Stop")]}]
+    return {"hooks": hooks}
 
 
 def merge(*answers: str) -> dict[str, Any] | None:

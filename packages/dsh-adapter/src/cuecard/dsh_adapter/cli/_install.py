@@ -87,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
                 "`pip install cuecard-hooks` into that environment"
             )
         hooks_file = config_dir() / "dsh-hooks.json"
-        atomic_write(hooks_file, json.dumps(hooks_config(Path(sys.executable)), indent=2) + "\n")
+        # the discipline plugin gives a prompt's memories itself; without it, the bridge does
+        prompt = "discipline" not in (args.plugin or list(PLUGINS))
+        config = hooks_config(Path(sys.executable), prompt=prompt)
+        atomic_write(hooks_file, json.dumps(config, indent=2) + "\n")
     added = False
     if not args.no_add:
         if dsh is None:
