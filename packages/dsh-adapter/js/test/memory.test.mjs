@@ -286,7 +286,11 @@ test('status route: loopback-only, no-store, removed on unload', async (t) => {
   assert.ok(lines.some((l) => /^pending inbox files: \d+$/.test(l)))
   assert.match(panel.statusLines(undefined)[0], /status route unavailable/)
   assert.deepEqual([...panel.statusLines({ ok: false, error: 'no vault is configured' })], ['cuecard: not configured', 'no vault is configured'])
+  const refused = 'setting `python: "/usr/bin/python3"` is refused (…); using the default `"default"`'
+  assert.deepEqual([...panel.statusLines({ ok: false, error: 'x', settings_refused: [refused] })],
+    ['cuecard: not configured', 'x', `setting refused: ${refused}`])
   assert.equal(body.last_failure, null, 'nothing failed yet')
+  assert.deepEqual(body.settings_refused, [], 'every setting kept')
   const failure = { at: '2026-12-01T10:00:00.000Z', message: 'recall failed: cuecard exited (status 1)' }
   assert.deepEqual([...panel.statusLines({ ok: false, error: 'x', last_failure: failure })].slice(-1),
     ['last failure (2026-12-01T10:00:00.000Z): recall failed: cuecard exited (status 1)'])
