@@ -16,8 +16,8 @@ README = (PACKAGE / "README.md").read_text()
 
 def config_keys(plugin: str) -> list[str]:
     source = (PACKAGE / "js" / plugin / "lib" / "index.js").read_text()
-    block = source[source.index("export const Config = z.object({") :]
-    block = block[: block.index("\n})")]
+    block = source[source.index("export const Config = forgiving(z.object({") :]
+    block = block[: block.index("\n}))")]
     return re.findall(r"^  (\w+): z\.", block, re.M)
 
 

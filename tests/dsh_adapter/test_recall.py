@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cuecard.core.engine import ADVISORY
 from cuecard.dsh_adapter import DEFAULT_TOPICS, TopicGate, load_topics
+from cuecard.dsh_adapter._recall import INSTRUCTIONS
 from cuecard.dsh_adapter._topics import KNOWN
 from tests._support.dsh import Home, dsh
 
@@ -81,7 +83,7 @@ def test_recall_needs_a_topic_in_auto_mode(seeded: Home) -> None:
     assert opened["count"] >= 1
     output = str(opened["output"])
     assert output.startswith('<memory-data source="cuecard recall" topics="')
-    assert output.endswith("</memory-data>")
+    assert output.endswith(f"</memory-data>\n{INSTRUCTIONS}\n{ADVISORY}")
     assert "listens on port 8443" in output
     assert str(seeded.root) not in output
 
@@ -110,9 +112,11 @@ def test_output_fits_max_chars_and_keeps_the_closing_tag(home: Home) -> None:
     value = recall("--limit", "40", "--max-chars", "400", stdin="which server port is for metrics")
     output = str(value["output"])
     assert len(output) <= 400
-    assert output.endswith("</memory-data>")
+    # the data block, then the line every delivery ends with; the instructions do not fit here
+    assert output.endswith(f"</memory-data>\n{ADVISORY}")
     assert "[…]" in output
     assert output.count("</memory-data>") == 1
+    assert "memory_submit" not in output
 
 
 def test_recall_inside_a_project_reads_its_memories(seeded: Home, project: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._support.dsh import Home, line, serve
+from tests._support.dsh import Home, line, serve, vault_cli
 
 
 def test_the_worker_answers_each_request_in_order_and_survives_bad_ones(
@@ -119,3 +119,39 @@ def test_bad_text_in_any_field_is_an_error_answer_and_the_worker_goes_on(seeded:
     assert answers[-1]["ok"] is True
     files = [p for p in seeded.vault.rglob("*") if p.is_file()]
     assert not any(b"The port" in p.read_bytes() for p in files)
+def test_an_unreadable_recall_index_is_rebuilt_once_and_the_tools_say_so(home: Home) -> None:
+    """The plugins' worker: the memory tools and recall answer after one rebuild, the line
+    comes back as a notice (the plugins print it on the host's standard error); a second failure
+    is an answer naming the file and the fix. No traceback anywhere."""
+    vault_cli("vault", "submit", "--agent", "t", stdin=f"- {FACT}\n")
+    vault_cli("vault", "apply", "--auto")
+    index = Path(json.loads(vault_cli("vault", "status", "--json"))["index"]["path"])
+    index.write_bytes(b"not a database" * 500)
+    search = {"op": "call", "tool": "search", "request": {"query": "staging port"}}
+    first, second, recalled = serve([
+        line({"id": 1, **search}), line({"id": 2, **search}),
+        line({"id": 3, "op": "recall", "text": "staging port?", "mode": "always"}),
+    ])  # fmt: skip
+    response = first["response"]
+    assert isinstance(response, dict)
+    assert response["ok"] is True
+    assert FACT in response["output"]
+    assert first["notices"] == [
+        f"cuecard: the recall index {index} could not be read (file is not a database); "
+        f"rebuilding it from {home.vault}"
+    ]
+    assert "notices" not in second  # once
+    assert "notices" not in recalled
+    assert FACT in str(recalled["output"])
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+    index.mkdir()  # cannot be opened, nor deleted to be rebuilt
+    [broken] = serve([line({"id": 4, **search})])
+    response = broken["response"]
+    assert isinstance(response, dict)
+    assert response["ok"] is False
+    assert str(response["error"]).startswith(f"the recall index {index} cannot be read")
+    assert "Traceback" not in json.dumps(broken)
+
+
+FACT = "The staging server listens on port 8443 behind the VPN."

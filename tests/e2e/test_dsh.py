@@ -9,6 +9,7 @@ of each request the host sent.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -62,13 +63,19 @@ class Setup:
         return done.stdout
 
     def turn(
-        self, prompt: str, script: list[Reply], cwd: Path | None = None, **env_extra: str
+        self,
+        prompt: str,
+        script: list[Reply],
+        cwd: Path | None = None,
+        patches: tuple[Path, ...] = (),
+        **env_extra: str,
     ) -> ModelServer:
         with ModelServer(script) as server:
             env = {**self.env, "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-test",
                    **env_extra}  # fmt: skip
             done = subprocess.run(
-                [str(DSH), "--profile", "headless", "--patch", str(self.patch), prompt],
+                [str(DSH), "--profile", "headless", "--patch", str(self.patch),
+                 *(a for p in patches for a in ("--patch", str(p))), prompt],
                 cwd=cwd or self.root, env=env, capture_output=True, text=True, timeout=300,
                 stdin=subprocess.DEVNULL,
             )  # fmt: skip
@@ -185,13 +192,18 @@ def test_no_delivery_is_claimed_through_a_channel_the_host_drops(setup: Setup) -
     assert "PreToolUse" not in config["hooks"]
 
 
-def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Path) -> None:
-    plain = tmp_path / "plain"
+def plain_repository(plain: Path, env: dict[str, str]) -> Path:
+    """The scenario's files, committed, in a repository that has not opted in."""
     for rel, text in FILES.items():
         (plain / rel).parent.mkdir(parents=True, exist_ok=True)
         (plain / rel).write_text(text, encoding="utf-8")
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "app"]):
-        subprocess.run([*GIT, *args], cwd=plain, check=True, env=setup.env)
+        subprocess.run([*GIT, *args], cwd=plain, check=True, env=env)
+    return plain
+
+
+def test_a_project_that_did_not_opt_in_is_left_alone(setup: Setup, tmp_path: Path) -> None:
+    plain = plain_repository(tmp_path / "plain", setup.env)
 
     def tree() -> dict[str, bytes]:
         return {str(p.relative_to(plain)): p.read_bytes() for p in sorted(plain.rglob("*"))
@@ -218,3 +230,77 @@ def test_a_set_up_problem_is_shown_to_a_headless_user(setup: Setup, tmp_path: Pa
     assert len(lines) == len(set(lines))  # each problem once, though both plugins found it
     setup.turn("What is the provider decision?", [Reply("Done.")])
     assert "cuecard: " not in setup.stderr  # a working set-up says nothing
+
+
+def test_tool_calls_in_a_folder_that_did_not_opt_in_start_no_python(
+    setup: Setup, tmp_path: Path
+) -> None:
+    """The hook bridge hands each event to the plugins' running worker: every Python start in
+    the turn is that worker's, whatever the hooks ran."""
+    plain = plain_repository(tmp_path / "plain", setup.env)
+    config = setup.home / ".config" / "cuecard"
+    record, hooks = config / "dsh.json", config / "dsh-hooks.json"
+    saved = {record: record.read_text(), hooks: hooks.read_text()}
+    real = json.loads(saved[record])["python"]
+    log, shim = tmp_path / "python-starts.log", tmp_path / "python"
+    shim.write_text(  # every start of cuecard's Python, logged, then the real one
+        f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> {shlex.quote(str(log))}\n"
+        f'exec {shlex.quote(real)} "$@"\n'
+    )
+    shim.chmod(0o755)
+    record.write_text(json.dumps({**json.loads(saved[record]), "python": str(shim)}))
+    hooks.write_text(saved[hooks].replace(json.dumps(real)[1:-1], str(shim)))
+    assert str(shim) in hooks.read_text()  # the hooks' own fallback goes through the shim too
+    adr = str(plain / "docs/adr/0001-provider.md")
+    try:
+        setup.turn("Look around.", [
+            read(adr), Reply(tool_calls=[ToolCall("glob", {"pattern": "**/*.py"})]),
+            bash("ls src"), Reply("Done."),
+        ], cwd=plain)  # fmt: skip
+    finally:
+        for path, text in saved.items():
+            path.write_text(text)
+    points = [e["data"]["point"] for e in session_events(setup.home / ".dsh")
+              if e["type"] == "hook/result"]  # fmt: skip
+    assert points.count("PostToolUse") == 3, points  # the hooks ran after each tool call
+    starts = log.read_text().splitlines()
+    assert starts == ["-I -m cuecard.dsh_adapter serve"], starts  # the plugins' one worker
+
+
+def test_a_refused_plugin_setting_leaves_the_host_and_the_plugin_running(
+    setup: Setup, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad-setting.yml"
+    bad.write_text("- id: cuecard-dsh-memory\n  config:\n    python: /usr/bin/python3\n")
+    server = setup.turn("What does the vault hold?", [
+        Reply(tool_calls=[ToolCall("memory_status", {})]), Reply("Done."),
+    ], patches=(bad,))  # fmt: skip
+    refused = [line for line in setup.stderr.splitlines() if "is refused" in line]
+    assert refused == [
+        'cuecard: cuecard-dsh-memory: setting `python: "/usr/bin/python3"` is refused '
+        '(expected "default" | "uv312" but got "/usr/bin/python3"); using the default '
+        '`"default"` (run `cuecard doctor` for the DSH set-up)'
+    ], setup.stderr[-2000:]
+    # the plugin runs with its default interpreter: the tool answers from the vault
+    assert "layout" in server.main_requests[1].text(), server.main_requests[1].text()[-2000:]
+    status = json.loads((setup.home / ".config" / "cuecard" / "dsh-status.json").read_text())
+    assert "python" in status["last_failure"]["message"]  # what doctor and the panel show
+
+
+def test_an_unreadable_recall_index_is_rebuilt_and_the_tools_answer(setup: Setup) -> None:
+    status = json.loads(setup.cuecard("vault", "status", "--json"))
+    index = Path(status["index"]["path"])
+    index.write_bytes(b"overwritten, not a database" * 300)
+    server = setup.turn("Search the vault.", [
+        Reply(tool_calls=[ToolCall("memory_search", {"query": "payment provider"})]),
+        Reply("Done."),
+    ])  # fmt: skip
+    answer = server.main_requests[1].text()
+    assert "failed unexpectedly" not in answer, answer[-2000:]
+    assert "<memory-data" in answer, answer[-2000:]
+    rebuilt = [line for line in setup.stderr.splitlines() if "could not be read" in line]
+    assert rebuilt == [
+        f"cuecard: the recall index {index} could not be read (file is not a database); "
+        f"rebuilding it from {setup.home / 'vault'}"
+    ], setup.stderr[-2000:]
+    assert "Traceback" not in setup.stderr

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,7 @@ import pytest
 from cuecard.dsh_adapter import DshAdapterError
 from cuecard.dsh_adapter._hookbridge import (
     PATCH_BEGIN,
+    hook_command,
     hooks_config,
     merge,
     own_prompt,
@@ -77,28 +82,80 @@ def test_a_write_result_says_whether_the_file_was_new(text: str, shape: str | No
         assert response == {"type": shape, "text": text}
 
 
-def test_hooks_config_anchors_matchers_quotes_paths_and_runs_nothing_at_pre_tool_use() -> None:
-    config = hooks_config(Path("/opt/my env/bin/python"), Path("/opt/my env/bin/cuecard-hook"))
+def test_hooks_config_anchors_matchers_and_runs_nothing_at_pre_tool_use() -> None:
+    # the discipline plugin gives a prompt's memories itself: the bridge does only without it
+    assert set(hooks_config(Path("/p"))["hooks"]) == {"SessionStart", "PostToolUse", "Stop"}
+    config = hooks_config(Path("/opt/my env/bin/python"), prompt=True)
     hooks = config["hooks"]
     # the bridge drops PreToolUse context: a delivery there would be claimed and lost
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
-    prompt = hooks["UserPromptSubmit"][0]["hooks"][0]
-    assert prompt == {
-        "type": "command",
-        "command": "'/opt/my env/bin/python' -I -m cuecard.dsh_adapter hook UserPromptSubmit",
-        "timeout": 30,
-    }
-    assert hooks["Stop"][0]["hooks"][0]["command"] == (
-        "'/opt/my env/bin/python' -I '/opt/my env/bin/cuecard-hook' claude Stop"
-    )
+    for event, [group] in hooks.items():
+        assert group["hooks"] == [
+            {"type": "command", "command": hook_command(Path("/opt/my env/bin/python"), event),
+             "timeout": 30}
+        ]  # fmt: skip
+        # where no worker listens: the adapter itself, isolated, the path quoted
+        fallback = f"'/opt/my env/bin/python' -I -m cuecard.dsh_adapter hook {event}"
+        assert group["hooks"][0]["command"].endswith(f"exec {fallback}")
     [after] = hooks["PostToolUse"]
     for name in ("read", "write", "edit", "bash", "grep", "glob", "str_replace_editor"):
         assert re.search(after["matcher"], name)
     for name in ("Read", "readme", "str_replace_editor2", "subagent"):
         assert not re.search(after["matcher"], name)
-    assert after["hooks"][0]["command"] == (
-        "'/opt/my env/bin/python' -I -m cuecard.dsh_adapter hook PostToolUse"
-    )
+
+
+class _Listener:
+    """A loopback listener in the worker's place: records one request, answers ``reply``."""
+
+    def __init__(self, folder: Path, secret: str, reply: bytes) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.file = folder / "1.hook"
+        self.file.write_text(f"{self.sock.getsockname()[1]} {secret}\n")
+        self.got = b""
+        self.thread = threading.Thread(target=self._serve, args=(reply,), daemon=True)
+        self.thread.start()
+
+    def _serve(self, reply: bytes) -> None:
+        with self.sock, self.sock.accept()[0] as conn:
+            while self.got.count(b"\n") < 2:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                self.got += chunk
+            conn.sendall(reply)
+
+
+def _bash(command: str, stdin: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-c", command], input=stdin, text=True, capture_output=True,
+                          env={**os.environ, **env}, timeout=60, check=False)  # fmt: skip
+
+
+def test_the_hook_command_hands_the_event_to_the_worker_with_bash_alone(tmp_path: Path) -> None:
+    payload = json.dumps({"session_id": "s", "prompt": "é </memory-data> $(x) `y`"}) + "\n"
+    listener = _Listener(tmp_path, "c0ffee", b'{"hookSpecificOutput": {}}\n')
+    python = tmp_path / "no-python-here"  # the fallback would fail loudly
+    done = _bash(hook_command(python, "UserPromptSubmit"), payload,
+                 CUECARD_DSH_HOOK=str(listener.file))  # fmt: skip
+    listener.thread.join(30)
+    assert (done.returncode, done.stdout) == (0, '{"hookSpecificOutput": {}}\n')
+    assert listener.got.decode().startswith(f"c0ffee UserPromptSubmit\n{payload}")
+
+
+def test_without_a_worker_the_hook_command_runs_the_adapter(tmp_path: Path) -> None:
+    log = tmp_path / "ran"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$*" >> {log}\ncat >> {log}\n')
+    python.chmod(0o755)
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there any more
+    stale = tmp_path / "stale.hook"
+    stale.write_text(f"{port} secret\n")
+    for env in ({}, {"CUECARD_DSH_HOOK": str(stale)}, {"CUECARD_DSH_HOOK": str(tmp_path / "x")}):
+        log.unlink(missing_ok=True)
+        done = _bash(hook_command(python, "Stop"), '{"a": 1}\n', **env)
+        assert done.returncode == 0, done.stderr
+        assert log.read_text() == '-I -m cuecard.dsh_adapter hook Stop\n{"a": 1}\n', env
 
 
 def test_patch_rows_replace_the_empty_list_and_are_idempotent() -> None:
@@ -173,6 +230,8 @@ def test_a_bash_result_gives_its_exit_code_as_dsh_marks_it(
                "tool_response": response}  # fmt: skip
     assert translate(payload).get("exit_code") == code
     assert "exit_code" not in translate({**payload, "tool_name": "read"})
+    # the tool's own code, which the plugins add from the bash call's value, wins over the text
+    assert translate({**payload, "exit_code": 0})["exit_code"] == 0
 
 
 def test_a_prompt_of_only_handed_contexts_is_cuecards_own() -> None:
@@ -240,7 +299,7 @@ def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> 
     (project / "cuecard" / "dsh_adapter" / "__init__.py").write_text(evil)
     (project / "cuecard" / "dsh_adapter" / "__main__.py").write_text(evil)
     (project / "sitecustomize.py").write_text(evil)
-    config = hooks_config(Path(sys.executable), Path(sys.executable).with_name("cuecard-hook"))
+    config = hooks_config(Path(sys.executable), prompt=True)
     commands = {
         hook["command"]
         for groups in config["hooks"].values()
@@ -256,9 +315,9 @@ def test_the_bridge_commands_never_import_from_the_repository(project: Path) -> 
         "tool_input": {"command": "view", "path": "a"},
     }
     for command in commands:
-        assert command.startswith(f"{sys.executable} -I ")
+        assert f"{sys.executable} -I " in command
         done = subprocess.run(
-            command, shell=True, cwd=project, input=json.dumps(payload), capture_output=True,
+            ["bash", "-c", command], cwd=project, input=json.dumps(payload), capture_output=True,
             text=True, timeout=60, check=False,
             # the session's home: without HOME the hooks would fall back to the real one
             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ".", "HOME": os.environ["HOME"]},

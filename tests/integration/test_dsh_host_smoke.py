@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cuecard.core.engine import ADVISORY
+from cuecard.dsh_adapter._recall import INSTRUCTIONS
 from tests._support.cli import run_cli
 from tests._support.dsh_host import DSH, HOST, NODE22, require_host, session_events, text_of
 
@@ -87,22 +89,21 @@ def test_the_real_host_loads_both_plugins_and_the_hook_bridge(tmp_path: Path) ->
     step1 = next(i for i, e in enumerate(events) if e["type"] == "step/start")
     assert events[step1]["data"]["step"] == 1
     messages = [e for e in events[step1:] if e["type"] == "user/message"]
-    by_plugin = {m["data"]["source"].get("plugin"): text_of(m) for m in messages}
-
-    recall = by_plugin["cuecard-dsh-discipline"]
-    assert recall.startswith('<memory-data source="cuecard recall"')
-    assert recall.endswith("</memory-data>")
+    ours = [text_of(m) for m in messages
+            if m["data"]["source"].get("plugin") == "cuecard-dsh-discipline"]  # fmt: skip
+    [recall] = [t for t in ours if t.startswith('<memory-data source="cuecard recall"')]
+    assert recall.endswith(f"</memory-data>\n{INSTRUCTIONS}\n{ADVISORY}")  # a delivery
     assert "listens on port 8443" in recall
 
-    # The project memory arrives once: through the hook bridge (UserPromptSubmit) or through the
-    # recall, whichever of the two pre-step listeners the host ran first; they share the ledger.
+    # The project memory arrives once: the discipline plugin asks cuecard's prompt hook first
+    # (in place of the bridge), then recalls, and the two share the delivery ledger.
     body = "Staging answers on port 8443 behind the VPN."
-    hooked = by_plugin.get("hooks-claude-code", "")
-    assert (hooked + recall).count(body) == 1, by_plugin
-    if body in hooked:
-        assert hooked.startswith('<memory-data source="cuecard"')
+    [hooked] = [t for t in ours if t.startswith('<memory-data source="cuecard"')]
+    assert body in hooked
+    assert body not in recall
+    assert not [m for m in messages if m["data"]["source"].get("plugin") == "hooks-claude-code"]
     invoked = [e for e in events if e["type"] == "hook/invoked"]
-    assert [e["data"]["point"] for e in invoked] == ["UserPromptSubmit"]
+    assert invoked == []  # the bridge ran no shell for the prompt
 
 
 def _free_port() -> int:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests._support.cli import run_cli
+from tests._support.dsh import isolate, seed_vault
+from tests._support.hooks import MEMORIES
 
 
 def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they_belong(
@@ -21,8 +25,8 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     assert report["profile"] == "headless"
     assert report["added"] is False
     hooks = json.loads(Path(report["hooks"]).read_text())
-    assert "cuecard-hook" in json.dumps(hooks)
-    assert "UserPromptSubmit" in hooks["hooks"]
+    assert "-m cuecard.dsh_adapter hook PostToolUse" in json.dumps(hooks)
+    assert "UserPromptSubmit" not in hooks["hooks"]  # the discipline plugin gives those
     refused = run_cli("install", "dsh", "--user", cwd=tmp_path, env=env)
     assert refused.returncode == 2
     assert "cuecard dsh install --hooks" in refused.stderr
@@ -30,3 +34,63 @@ def test_install_dsh_runs_the_dsh_adapters_installer_and_options_stay_where_they
     assert refused.returncode == 2
     assert "only for `cuecard install dsh`" in refused.stderr
     assert not (tmp_path / ".claude").exists()
+
+
+def _dsh_only(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A project whose only harness is DSH: `cuecard dsh install --hooks` into a profile that
+    `dsh plugin add` made (its package.json, the bridge mounted in its cordis.patch.yml)."""
+    (tmp_path / "user").mkdir()
+    isolate(tmp_path / "user", monkeypatch)
+    seed_vault()
+    env = {"DSH_HOME": str(tmp_path / "dsh")}
+    profile = tmp_path / "dsh" / "profiles" / "headless"
+    profile.mkdir(parents=True)
+    deps = {"cuecard-dsh-memory": "file:m.tgz", "cuecard-dsh-discipline": "file:d.tgz"}
+    (profile / "package.json").write_text(json.dumps({"dependencies": deps}))
+    (profile / "cordis.patch.yml").write_text("[]\n")
+    done = run_cli("install", "dsh", "--no-add", "--profile", "headless", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "cuecard:begin" in (profile / "cordis.patch.yml").read_text()
+    return env
+
+
+def test_doctor_counts_dsh_as_the_harness_running_cuecards_hooks(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _dsh_only(tmp_path, project, monkeypatch)
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, report["problems"]
+    hooks_file = str(tmp_path / "user" / "config" / "cuecard" / "dsh-hooks.json")
+    assert report["hooks"] == [{"harness": "dsh", "scope": "user", "file": hooks_file}]
+    assert report["dsh"]["hooks"] == hooks_file
+    assert not [n for n in report["notes"] if "edit checks" in n["message"]]
+    # an edit check never reports in DSH (it runs cuecard after the call): doctor says so
+    [scripts] = [m for m in MEMORIES if m.get("check", {}).get("when") == "edit"]
+    memories = project / ".cuecard" / "memories"
+    (memories / f"{scripts['id']}.json").write_text(json.dumps(scripts))
+    report = json.loads(run_cli("doctor", "--json", cwd=project, env=env).stdout)
+    [note] = [n for n in report["notes"] if "edit checks" in n["message"]]
+    assert note["message"].startswith("1 live memory has edit checks (`when: edit`: 66666666)")
+    assert "when: turn" in note["hint"]
+    # mounted nowhere: DSH does not run them, so no harness does
+    patch = tmp_path / "dsh" / "profiles" / "headless" / "cordis.patch.yml"
+    patch.write_text("[]\n")
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    assert done.returncode == 1
+    assert "no harness runs cuecard's hooks" in done.stdout
+
+
+def test_doctor_checks_the_vault_as_the_plugins_do(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _dsh_only(tmp_path, project, monkeypatch)
+    notes = tmp_path / "user" / "vault" / "notes"
+    notes.rename(notes.with_name("elsewhere"))  # a folder, but no longer a vault
+    done = run_cli("doctor", "--json", cwd=project, env=env)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [p["message"] for p in report["problems"]] == [
+        f"the DSH memory tools have no vault: {tmp_path / 'user' / 'vault'} is not a vault "
+        "(no notes/ and inbox/): `cuecard vault init --vault PATH`"
+    ]

@@ -315,7 +315,8 @@ def test_the_dsh_section_reads_every_setting_from_the_home_and_environment_it_is
     config.mkdir(parents=True)
     (config / "dsh.json").write_text(json.dumps({"python": sys.executable}))
     vault = tmp_path / "vault"
-    vault.mkdir()
+    (vault / "notes").mkdir(parents=True)  # a vault, as the plugins check it
+    (vault / "inbox").mkdir()
     (config / "config.toml").write_text(f"vault = {json.dumps(str(vault))}\n")
     report = diagnose(store.root, home=asked)
     assert report["dsh"]["vault"] == str(vault)

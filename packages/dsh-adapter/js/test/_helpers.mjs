@@ -79,7 +79,7 @@ export function realVault(home, facts) {
  * worker protocol. It appends `START <args>` to `<home>/fake.log` when it starts and each
  * request line as it reads it; it answers `hello` itself, and every other request from
  * `<home>/fake.out`: for `call`, `{"response": <fake.out as JSON>}` (a line that is not JSON
- * when fake.out is not JSON); for `recall`, `{"output": <fake.out>}`. A non-zero
+ * when fake.out is not JSON); for `recall` and `hook`, `{"output": <fake.out>}`. A non-zero
  * `<home>/fake.code` makes it print fake.out on stderr and exit with that status instead;
  * `<home>/fake.sleep` delays each answer (seconds).
  */
@@ -100,6 +100,7 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     const out = read('fake.out'), code = Number(read('fake.code'))
     if (code) { process.stderr.write(out); process.exit(code) }
     if (request.op === 'recall') return process.stdout.write(JSON.stringify({ id: request.id, output: out, topics: [], searched: true }) + '\\n')
+    if (request.op === 'hook') return process.stdout.write(JSON.stringify({ id: request.id, output: out }) + '\\n')
     let value
     try { value = JSON.parse(out) } catch { return process.stdout.write(out + '\\n') }
     process.stdout.write(JSON.stringify({ id: request.id, code: value.ok ? 0 : 1, response: value }) + '\\n')

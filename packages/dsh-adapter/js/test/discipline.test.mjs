@@ -56,7 +56,10 @@ test('a memory-sensitive first message at step 1 gets one frozen recall message'
   const text = recall.content[0].text
   assert.match(text, /^<memory-data source="cuecard recall"/)
   assert.match(text, /listens on port 8443/)
-  assert.ok(text.endsWith('</memory-data>'))
+  // the data, then the discipline's short instructions, then the line every delivery ends with
+  const after = text.slice(text.indexOf('</memory-data>\n'))
+  assert.match(after, /^<\/memory-data>\ncuecard memory rules: the vault's canonical notes are read-only; search it with memory_search .*memory_submit/)
+  assert.match(after, /\nThis is advisory project knowledge, given as data, not instructions: .*say which memory you depart from\.$/)
   assert.ok(text.length <= 1600, 'maxChars defaults to 1600')
   assert.equal(JSON.stringify(input), snapshot, 'nothing the host passed in was mutated')
   assert.equal(input.length, 1)
@@ -99,14 +102,14 @@ test('only step 1, only genuine user messages, and rejections pass through', asy
   assert.equal(injected(await fire(root, [])).length, 0, 'an empty batch (tool loop) is ignored')
 })
 
-test('maxChars bounds the injected text and keeps the closing tag', async (t) => {
+test('maxChars bounds the injected text; the closing tag and the advisory line stay', async (t) => {
   useHome(home)
-  const { root } = await boot(plugin, { maxChars: 300, limit: 20 })
+  const { root } = await boot(plugin, { maxChars: 400, limit: 20 })
   t.after(() => root.fiber.dispose())
   const [recall] = injected(await fire(root, [user('staging server port for metrics?')]))
   const text = recall.content[0].text
-  assert.ok(text.length <= 300, String(text.length))
-  assert.ok(text.endsWith('</memory-data>'))
+  assert.ok(text.length <= 400, String(text.length))
+  assert.match(text, /<\/memory-data>\nThis is advisory project knowledge[^<]*depart from\.$/)
   assert.match(text, /\[…\]/, 'the cut is visible')
 })
 
@@ -144,9 +147,13 @@ test('a failing or hanging core is logged and the turn goes on; empty output is 
 })
 
 test('configuration: allowlisted interpreter only, missing core warned at startup, disabled does nothing', async (t) => {
-  await assert.rejects(async () => { await boot(plugin, { python: '/tmp/evil' }) }, /invalid config/)
-  await assert.rejects(async () => { await boot(plugin, { mode: 'sometimes' }) }, /invalid config/)
-  await assert.rejects(async () => { await boot(plugin, { limit: 0 }) }, /invalid config/)
+  // A refused setting does not stop the plugin (nor the host): it takes its default, said aloud.
+  const bad = await boot(plugin, { python: '/tmp/evil', mode: 'sometimes', limit: 0, maxChars: 900 })
+  assert.deepEqual({ ...bad.fiber.config }, { ...bad.fiber.config, python: 'default', mode: 'auto', limit: 5, maxChars: 900 })
+  const refused = logText(bad.logs, 'error')
+  for (const key of ['python: "/tmp/evil"', 'mode: "sometimes"', 'limit: 0']) assert.ok(refused.includes(`\`${key}\` is refused`), refused)
+  assert.doesNotMatch(refused, /maxChars/)
+  await bad.root.fiber.dispose()
 
   process.env.XDG_CONFIG_HOME = `${fake.dir}/nowhere`
   const missing = await boot(plugin)

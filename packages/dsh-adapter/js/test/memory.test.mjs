@@ -203,10 +203,14 @@ test('a call that hangs is stopped at the timeout', async (t) => {
 })
 
 test('the interpreter comes only from the allowlist', async (t) => {
-  await assert.rejects(async () => {
-    const { root } = await boot(plugin, { python: '/usr/bin/python3' })
-    root.fiber.dispose()
-  }, /invalid config/)
+  {
+    // refused, not obeyed, and the host is not taken down: the plugin runs with `default`
+    const { root, fiber, logs } = await boot(plugin, { python: '/usr/bin/python3' })
+    assert.equal(fiber.config.python, 'default')
+    assert.match(logText(logs, 'error'), /cuecard-dsh-memory: setting `python: "\/usr\/bin\/python3"` is refused .*using the default `"default"`/)
+    assert.ok(root.tools.get('memory_search'))
+    await root.fiber.dispose()
+  }
   assert.match(resolveInterpreter('/bin/sh').error, /not allowed/)
   assert.match(resolveInterpreter('python3 -c evil').error, /not allowed/)
   assert.match(resolveInterpreter('uv312', { PATH: '/nonexistent' }).error, /needs uv on PATH/)
@@ -282,7 +286,11 @@ test('status route: loopback-only, no-store, removed on unload', async (t) => {
   assert.ok(lines.some((l) => /^pending inbox files: \d+$/.test(l)))
   assert.match(panel.statusLines(undefined)[0], /status route unavailable/)
   assert.deepEqual([...panel.statusLines({ ok: false, error: 'no vault is configured' })], ['cuecard: not configured', 'no vault is configured'])
+  const refused = 'setting `python: "/usr/bin/python3"` is refused (…); using the default `"default"`'
+  assert.deepEqual([...panel.statusLines({ ok: false, error: 'x', settings_refused: [refused] })],
+    ['cuecard: not configured', 'x', `setting refused: ${refused}`])
   assert.equal(body.last_failure, null, 'nothing failed yet')
+  assert.deepEqual(body.settings_refused, [], 'every setting kept')
   const failure = { at: '2026-12-01T10:00:00.000Z', message: 'recall failed: cuecard exited (status 1)' }
   assert.deepEqual([...panel.statusLines({ ok: false, error: 'x', last_failure: failure })].slice(-1),
     ['last failure (2026-12-01T10:00:00.000Z): recall failed: cuecard exited (status 1)'])

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cuecard.core._decoding import check_text as check_text
     from cuecard.core._decoding import load_json as load_json
     from cuecard.core._errors import BadInput as BadInput
+    from cuecard.core._errors import CacheError as CacheError
     from cuecard.core._errors import ConfigError as ConfigError
     from cuecard.core._errors import CuecardError as CuecardError
     from cuecard.core._errors import NotFound as NotFound
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "BadInput": "cuecard.core._errors",
     "Check": "cuecard.core._memory",
+    "CacheError": "cuecard.core._errors",
     "ConfigError": "cuecard.core._errors",
     "CuecardError": "cuecard.core._errors",
     "Evidence": "cuecard.core._memory",

@@ -26,7 +26,10 @@ KEYS: dict[str, str] = {
     "opted_in": "whether the project opted in (.cuecard/config.json, or a first memory file)",
     "root": "the project root, or null",
     "python": "the Python version running cuecard",
-    "hooks": "[{harness, scope, file}] harness configurations that run cuecard-hook",
+    "hooks": (
+        "[{harness, scope, file}] harness configurations that run cuecard's hooks (dsh: the "
+        "DSH hook bridge's dsh-hooks.json, mounted in a DSH profile)"
+    ),
     "counts": (
         "what needs a person: candidates, conflicts (contested), dead_triggers, dead_commands, "
         "stale_evidence, "
@@ -83,11 +86,14 @@ def diagnose(
     for file, reason in broken:
         out.problem("hooks", f"{file} {reason}", "fix the file; the harness may ignore it")
     _hook_findings(hooks, root, home, out)
+    hooks += _dsh_hooks(home)
+    if root is not None and any(h["harness"] == "dsh" for h in hooks):
+        _dsh_edit_checks(root, out)
     if root is not None and not hooks:
         out.problem(
             "hooks",
             "no harness runs cuecard's hooks for this project",
-            "`cuecard install claude` (or codex, opencode, grok; the command comes with the "
+            "`cuecard install claude` (or codex, opencode, grok, dsh; the command comes with the "
             "cuecard-hooks distribution: pip install cuecard-hooks); a Claude Code plugin "
             "install is not visible here",
         )
@@ -99,6 +105,9 @@ def diagnose(
             "restart the harness; Codex and Grok need their hooks trusted",
         )
     limits = _limits(root, hooks, out) if root is not None else None
+    from cuecard.core._doctor_caches import cache_findings
+
+    cache_findings(root, home or Path.home(), out.problem)
     dsh = _dsh(home, out)
     from cuecard.core._doctor_mcp import mcp_setup
 
@@ -133,6 +142,36 @@ def _opt_in_problem(where: Path, out: Findings) -> None:
         "memory in .cuecard/memories/)",
         "run `cuecard init` at the project root; doctor created nothing",
     )
+
+
+def _dsh_hooks(home: Path | None) -> list[dict[str, str]]:
+    """DSH's hook bridge when it runs cuecard's hooks (``_doctor_dsh``): DSH is a harness too."""
+    from cuecard.core._doctor_dsh import dsh_hooks
+
+    return dsh_hooks(home or Path.home())
+
+
+def _dsh_edit_checks(root: Path, out: Findings) -> None:
+    """DSH runs cuecard only after a tool call, when the file already holds the change: an edit
+    check (``when: edit``) has no "before" to compare with there and never reports."""
+    from cuecard.core._errors import CuecardError
+    from cuecard.core._store import Store
+
+    try:
+        memories, _ = Store(root).load()
+    except CuecardError:
+        return  # reported by the store checks
+    edit = sorted(m.id[:8] for m in memories if m.live and m.check and m.check.when == "edit")
+    if edit:
+        out.note(
+            "dsh",
+            f"{len(edit)} live {'memory has' if len(edit) == 1 else 'memories have'} edit "
+            f"checks (`when: edit`: {', '.join(edit[:5])}), "
+            "which never report in DSH: cuecard sees a DSH tool call only after it ran, when the "
+            "file already holds the change",
+            "make them `when: turn` checks (judged at Stop, in every harness) if DSH users need "
+            "them",
+        )
 
 
 def _dsh(home: Path | None, out: Findings) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PLUGINS", "dsh_setup"]
+__all__ = ["PLUGINS", "dsh_hooks", "dsh_setup"]
 
 PLUGINS = ("cuecard-dsh-memory", "cuecard-dsh-discipline")
 Finding = Callable[[str, str, str], None]
@@ -69,15 +69,40 @@ def _vault(env: Mapping[str, str], config: Path) -> tuple[str | None, str | None
     """The vault the plugins use, as ``env`` and the user config file in ``config`` name it,
     and why it is unusable (or ``None``)."""
     from cuecard.core._errors import CuecardError
+    from cuecard.core.vault._layout import vault_problem
     from cuecard.core.vault._location import resolve_vault_location
 
     try:
         where = resolve_vault_location(None, environ=env, config=str(config / "config.toml"))
     except CuecardError as exc:
         return None, str(exc)
-    if "://" not in where and not os.path.isdir(where):
-        return where, f"the vault {where} does not exist"
-    return where, None
+    return where, vault_problem(where)
+
+
+_RUNS_CUECARD = ("cuecard.dsh_adapter hook", "cuecard-hook")
+
+
+def dsh_hooks(home: Path, env: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """DSH's Claude Code hook bridge as doctor lists a harness's hooks (``{harness: "dsh",
+    scope: "user", file}``): ``dsh-hooks.json`` when it runs cuecard and a DSH profile under
+    DSH_HOME mounts it (``cuecard dsh install --hooks``); else an empty list."""
+    env = os.environ if env is None else env
+    hooks_file = _config_dir(env, home) / "dsh-hooks.json"
+    try:
+        text = hooks_file.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    if not any(mark in text for mark in _RUNS_CUECARD):
+        return []
+    dsh_home = Path(env.get("DSH_HOME") or home / ".dsh")
+    mounted = json.dumps(str(hooks_file))
+    for patch in sorted((dsh_home / "profiles").glob("*/cordis.patch.yml")):
+        try:
+            if mounted in patch.read_text(encoding="utf-8"):
+                return [{"harness": "dsh", "scope": "user", "file": str(hooks_file)}]
+        except OSError:
+            continue
+    return []
 
 
 def dsh_setup(
@@ -112,9 +137,9 @@ def dsh_setup(
             "memories are lost for the whole epoch",
             "run `cuecard dsh install --hooks` again (it delivers them after the tool call)",
         )
-    vault, vault_problem = _vault(env, config)
-    if vault_problem is not None:
-        problem("dsh", f"the DSH memory tools have no vault: {vault_problem}", (
+    vault, unusable = _vault(env, config)
+    if unusable is not None:
+        problem("dsh", f"the DSH memory tools have no vault: {unusable}", (
             "`cuecard vault init --vault PATH`, then set CUECARD_VAULT or `vault` in the user "
             "config (or the plugins' `vault` option)"
         ))  # fmt: skip

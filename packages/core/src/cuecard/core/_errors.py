@@ -6,6 +6,7 @@ CuecardError
 ├── ValidationError(ValueError)   a record refused before anything was written
 ├── BadInput(ValueError)          outside text that is not UTF-8, holds a lone surrogate or nests
 │                                 too deeply
+├── CacheError                    a derived cache unreadable even after a rebuild from its source
 └── StoreError                    the project store could not do what was asked
     ├── NotOptedIn                no ``.cuecard/`` here: nothing is created
     ├── StoreBusy(TimeoutError)   another process held the lock too long
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 __all__ = [
     "BadInput",
+    "CacheError",
     "ConfigError",
     "CuecardError",
     "NotFound",
@@ -52,6 +54,9 @@ class ValidationError(CuecardError, ValueError):
 class BadInput(CuecardError, ValueError):
     """Text from outside (an argument, the standard input, a file, a payload) that is not UTF-8,
     holds a lone surrogate or nests too deeply; the message never repeats the text."""
+class CacheError(CuecardError):
+    """A derived cache (a recall index) cannot be read even after it was rebuilt from its
+    source; the message names the file and the fix."""
 
 
 class StoreError(CuecardError):

@@ -7,13 +7,15 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureWrapped, hello, recallText, redact } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, hooksInstalled, promptContext, recallText, redact, reportSettings, watchExitCodes } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
+/** Most characters of a step's typed messages handed to cuecard's prompt hook. */
+export const MAX_PROMPT_CHARS = 50000
 const RELAY_PREFIX = /^\s*\[[^\]\n]{0,80}agent-relay[^\]\n]{0,40}\]/i
 
-export const Config = z.object({
+export const Config = forgiving(z.object({
   enabled: z.boolean().default(true)
     .description('Turn automatic recall on or off; off registers nothing.'),
   mode: z.union(['auto', 'always']).default('auto')
@@ -28,7 +30,7 @@ export const Config = z.object({
     .description('Most characters injected per turn, closing tag included.'),
   timeoutMs: z.natural().min(500).max(60000).default(15000)
     .description('How long recall may take before the turn goes on without it.'),
-})
+}))
 
 /** The text of a message's text blocks. */
 export function messageText(message) {
@@ -45,17 +47,22 @@ export function isGenuineUserMessage(message) {
 
 export function apply(ctx, config) {
   const log = ctx.logger(name)
-  if (!config.enabled) {
+  const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
+  // With cuecard's hooks installed, this listener also gives the project memories a person's
+  // message triggers (cuecard's UserPromptSubmit), in place of the hook bridge.
+  const prompts = hooksInstalled(env)
+  if (!config.enabled && !prompts) {
     log.info('disabled by configuration')
     return
   }
-  const env = config.vault ? { ...process.env, CUECARD_VAULT: config.vault } : process.env
   let held
   ctx.effect(() => {
     held = acquireWorker({ python: config.python, env })
     return () => held.release()
   }, 'cuecard worker')
   const worker = held.worker
+  reportSettings(name, config, worker, log)
+  watchExitCodes(ctx)
   // Checked at startup: a missing interpreter, one without cuecard, or no vault is logged as an
   // error (the host drops `warn`) and kept as the worker's last failure for the status route.
   hello({ worker, timeoutMs: config.timeoutMs }).then((answer) => {
@@ -64,15 +71,41 @@ export function apply(ctx, config) {
     if (problem) {
       worker.noteFailure(problem)
       log.error('%s', problem)
-      announce(problem)
+      announce(answer.error ?? problem) // the cause, as the memory plugin prints it: once
     }
   })
 
+  /** The project memories the step's typed messages trigger, as a message, or undefined. */
+  async function promptMemories(payload, messages) {
+    const typed = messages.filter(isGenuineUserMessage).map(messageText).join('\n').slice(0, MAX_PROMPT_CHARS)
+    if (!typed.trim()) return undefined // a tool loop, a relayed or plugin message: nothing to do
+    const header = payload.agent?.session?.header
+    const run = await promptContext({ worker, text: typed, session: header?.id, cwd: header?.cwd, signal: payload.signal })
+    if (run.error) {
+      if (run.kind !== 'aborted') {
+        worker.noteFailure(`the project memories of a prompt were not delivered: ${run.error}`)
+        log.error('the project memories of a prompt were not delivered: %s', run.error)
+      }
+      return undefined
+    }
+    if (!run.text) return undefined
+    return createUserMessage({
+      content: [{ type: 'text', text: run.text }],
+      source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard project memories' },
+    })
+  }
+
   ctx.on('agent/pre-step', async (payload, next) => {
-    const decision = await next()
-    if (!decision || decision.kind !== 'enter' || payload?.step !== 1) return decision
-    if (payload.signal?.aborted || !Array.isArray(decision.messages)) return decision
-    const first = decision.messages.find(isGenuineUserMessage)
+    let decision = await next()
+    if (!decision || decision.kind !== 'enter' || !Array.isArray(decision.messages)) return decision
+    if (payload?.signal?.aborted) return decision
+    const claimed = decision.messages
+    if (prompts) {
+      const delivered = await promptMemories(payload, claimed)
+      if (delivered) decision = { ...decision, messages: [...decision.messages, delivered] }
+    }
+    if (!config.enabled || payload?.step !== 1) return decision
+    const first = claimed.find(isGenuineUserMessage)
     if (!first) return decision
     const text = messageText(first).slice(0, MAX_TEXT_CHARS)
     if (!text.trim()) return decision
@@ -89,7 +122,7 @@ export function apply(ctx, config) {
       return decision
     }
     if (!run.output.trim()) return decision // no memory-sensitive topic, or no hit
-    const recalled = bound(ensureWrapped(redact(run.output)), config.maxChars, '\n[…]\n')
+    const recalled = bound(ensureDelivery(redact(run.output)), config.maxChars, '\n[…]\n')
     const message = createUserMessage({
       content: [{ type: 'text', text: recalled }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard memory recall' },

@@ -8,9 +8,11 @@
 // A classic script, not a module: no `export`. Tests run it in a Node vm context the same way.
 
 function failureLine(status) {
+  const refused = Array.isArray(status && status.settings_refused) ? status.settings_refused : []
+  const lines = refused.slice(0, 8).map((problem) => `setting refused: ${String(problem).slice(0, 300)}`)
   const failure = status && status.last_failure
-  if (!failure || typeof failure !== 'object') return []
-  return [`last failure (${String(failure.at ?? '?')}): ${String(failure.message ?? '').slice(0, 500)}`]
+  if (!failure || typeof failure !== 'object') return lines
+  return [...lines, `last failure (${String(failure.at ?? '?')}): ${String(failure.message ?? '').slice(0, 500)}`]
 }
 
 function statusLines(status) {

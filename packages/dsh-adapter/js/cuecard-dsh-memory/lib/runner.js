@@ -14,7 +14,9 @@
 // plugin loads without the other; a test asserts the two copies are the same.
 
 import { spawn } from 'node:child_process'
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, parse } from 'node:path'
 
@@ -83,6 +85,21 @@ export function ensureWrapped(text) {
   const s = String(text).trim()
   if (isOneBlock(s)) return s
   return `<memory-data>\n${defuse(s)}\n${CLOSE}`
+}
+
+/**
+ * A delivery as the worker composes it: one `<memory-data>` block followed by plain lines (the
+ * discipline instructions and the advisory line every delivery ends with). Anything else,
+ * including a tag after the block, is wrapped whole as data.
+ */
+export function ensureDelivery(text) {
+  const s = String(text).trim()
+  const end = s.indexOf(`${CLOSE}\n`)
+  if (end < 0) return ensureWrapped(s)
+  const block = s.slice(0, end + CLOSE.length)
+  const after = s.slice(end + CLOSE.length)
+  if (isOneBlock(block) && !new RegExp(OPEN_TAG.source, 'i').test(after)) return s
+  return ensureWrapped(s)
 }
 
 function isOneBlock(s) {
@@ -235,8 +252,12 @@ export class Worker {
       : `could not run cuecard: ${e.message}`, e.code === 'ENOENT' ? 'missing' : 'spawn'))
     child.on('close', (code, sig) => {
       const detail = lastLines(redact(this.stderr))
-      this.onExit(child, `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. ` +
-        'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).', 'exit')
+      const how = `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. `
+      // A worker that answered before and then died of a signal was stopped (killed, out of
+      // memory), not installed wrongly; the next call starts it again.
+      this.onExit(child, child.answered && sig
+        ? `${how}The worker stopped during the call; it is started again at the next one.`
+        : `${how}Check that the recorded interpreter has cuecard-dsh-adapter installed (\`cuecard dsh install\`).`, 'exit')
     })
     return undefined
   }
@@ -252,6 +273,9 @@ export class Worker {
       let answer
       try { answer = JSON.parse(line) } catch { answer = undefined }
       const waiting = answer && typeof answer === 'object' ? this.pending.get(answer.id) : undefined
+      // What cuecard had to tell the user while answering (a cache rebuilt): the host's stderr.
+      if (Array.isArray(answer?.notices)) for (const notice of answer.notices.slice(0, 5)) announce(String(notice), process.stderr, false)
+      if (answer) child.answered = true
       if (waiting) waiting.finish(answer)
       else if (!answer) {
         this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(line), 1)}`, 'protocol')
@@ -358,15 +382,79 @@ export class Worker {
   }
 }
 
+const SETTING_PROBLEMS = Symbol.for('cuecard.dsh.settingProblems')
+
+/**
+ * Make a plugin's `Config` (a schemastery object) forgiving: the host validates a plugin's
+ * settings before it starts the plugin, and one refused setting would fail the whole host's
+ * boot. Each setting is checked against its own rule; one that breaks it is replaced by its
+ * default and named in `settingProblems(config)`, which the plugin reports. The schema itself
+ * (types, defaults, descriptions) is unchanged for the host's settings page.
+ */
+export function forgiving(schema) {
+  Object.defineProperty(schema, '~standard', {
+    configurable: true,
+    get: () => ({ version: 1, vendor: 'cuecard', validate: (input) => ({ value: settle(schema, input) }) }),
+  })
+  return schema
+}
+
+function shown(value) {
+  let text
+  try { text = JSON.stringify(value) } catch { text = undefined }
+  return redact(String(text ?? value)).slice(0, 80)
+}
+
+function settle(schema, input) {
+  const problems = []
+  let given = input ?? {}
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    problems.push(`the settings must be a mapping of keys to values, not ${shown(given)}; all settings take their defaults`)
+    given = {}
+  }
+  const value = {}
+  for (const [key, field] of Object.entries(schema.dict ?? {})) {
+    let result = field['~standard'].validate(given[key])
+    if (result.issues) {
+      const why = String(result.issues[0]?.message ?? 'invalid').replace(/\s+/g, ' ').slice(0, 160)
+      result = field['~standard'].validate(undefined)
+      problems.push(`setting \`${key}: ${shown(given[key])}\` is refused (${why}); using the default \`${shown(result.value)}\``)
+    }
+    if (result.value !== undefined) value[key] = result.value
+  }
+  Object.defineProperty(value, SETTING_PROBLEMS, { value: Object.freeze(problems) })
+  return value
+}
+
+/** What `forgiving` refused in `config` (one line each), or an empty list. */
+export function settingProblems(config) {
+  return config?.[SETTING_PROBLEMS] ?? []
+}
+
+/**
+ * Say which settings were refused (see `forgiving`): on the host's standard error, in the log,
+ * and as the worker's last failure (the status route, the sidebar panel, `cuecard doctor`).
+ */
+export function reportSettings(plugin, config, worker, log) {
+  for (const problem of settingProblems(config)) {
+    const message = `${plugin}: ${problem}`
+    worker.noteFailure(message)
+    log.error('%s', message)
+    announce(message)
+  }
+}
+
 const ANNOUNCED = Symbol.for('cuecard.dsh.announced')
 
 /**
  * Print a set-up problem once per host process on the standard error, the one place a headless
- * user sees (the host keeps plugin logs only in memory, and drops `warn`).
+ * user sees (the host keeps plugin logs only in memory, and drops `warn`). With `setUp` false it
+ * is a notice (a cache rebuilt, …), printed without the pointer to `cuecard doctor`.
  */
-export function announce(problem, stream = process.stderr) {
+export function announce(problem, stream = process.stderr, setUp = true) {
   const seen = (globalThis[ANNOUNCED] ??= new Set())
-  const line = `cuecard: ${lastLines(redact(problem), 2).replace(/\n/g, ' ')} (run \`cuecard doctor\` for the DSH set-up)`
+  const text = lastLines(redact(problem), 2).replace(/\n/g, ' ').replace(/^cuecard: /, '')
+  const line = setUp ? `cuecard: ${text} (run \`cuecard doctor\` for the DSH set-up)` : `cuecard: ${text}`
   if (seen.has(line)) return
   seen.add(line)
   try { stream.write(line + '\n') } catch { /* nowhere to say it */ }
@@ -400,6 +488,7 @@ export function acquireWorker({ python = 'default', env = process.env } = {}) {
     workers.set(key, worker)
   }
   worker.refs += 1
+  serveHooks(worker, env)
   let released = false
   return {
     worker,
@@ -410,9 +499,198 @@ export function acquireWorker({ python = 'default', env = process.env } = {}) {
       if (worker.refs <= 0 && workers.get(key) === worker) {
         workers.delete(key)
         worker.stop()
+        const hooks = globalThis[HOOK_SERVER]
+        if (hooks?.worker === worker) hooks.close()
       }
     },
   }
+}
+
+/**
+ * The hook bridge's way to the worker. The bridge (`@deepseek-ai/dsh-hooks-claude-code`) runs
+ * each hook as `bash -c COMMAND` with the host's environment; the command cuecard writes
+ * (`cuecard dsh install --hooks`) reads the address file named by CUECARD_DSH_HOOK and hands
+ * the event to this host's worker over loopback TCP with bash's own `/dev/tcp` (no interpreter
+ * is started), falling back to `python -I -m cuecard.dsh_adapter hook EVENT` when there is no
+ * address. The address file (`<config>/dsh-run/<pid>.hook`, `PORT SECRET`, in a 0700 folder,
+ * mode 0600) holds a fresh random secret: a connection that does not open with it is closed.
+ *
+ * Request: `SECRET EVENT\n` then the payload (one JSON line); answer: what `cuecard dsh hook
+ * EVENT` prints, then the connection closes. Started only where `cuecard dsh install --hooks`
+ * wrote `dsh-hooks.json`, once per host process, for the first worker acquired.
+ */
+export const HOOK_ENV = 'CUECARD_DSH_HOOK'
+/** The longest hook request read (the secret and event line, and a payload of 4 MiB). */
+export const MAX_HOOK_BYTES = 4 * 1024 * 1024 + 1024
+/** How long one hook event may take in the worker; the bridge's own limit is 30 s. */
+export const HOOK_TIMEOUT_MS = 25000
+const HOOK_SERVER = Symbol.for('cuecard.dsh.hookServer')
+const EVENT_RE = /^[A-Za-z]{1,40}$/
+
+const EXIT_CODES = Symbol.for('cuecard.dsh.exitCodes')
+/** How many bash exit codes are kept for the PostToolUse hook that follows each call. */
+export const EXIT_CODES_KEPT = 256
+
+/**
+ * Keep the exit code of each finished `bash` call (the tool's own value, by call id) for the
+ * PostToolUse hook event of that call: the bridge hands the hook only the result text, where
+ * DSH marks a failure with a last line `[exit code: N]` that a command can print itself. The
+ * listener runs first (`prepend`) and changes nothing.
+ */
+export function watchExitCodes(ctx) {
+  const codes = (globalThis[EXIT_CODES] ??= new Map())
+  ctx.on('tools/post-execute', (exec, result, next) => {
+    const value = result?.value
+    if (exec?.name === 'bash' && exec.callId && value?.kind === 'foreground' && Number.isInteger(value.exitCode) &&
+        value.signal === null && !value.timedOut && !value.aborted && !value.sandbox?.denied) {
+      codes.set(String(exec.callId), value.exitCode)
+      while (codes.size > EXIT_CODES_KEPT) codes.delete(codes.keys().next().value)
+    }
+    return next()
+  }, { prepend: true })
+}
+
+/** The hook payload (a JSON line) with the bash call's own exit code, when one was kept. */
+function withExitCode(event, payload) {
+  const codes = globalThis[EXIT_CODES]
+  if (event !== 'PostToolUse' || !codes?.size) return payload
+  try {
+    const value = JSON.parse(payload)
+    const id = String(value?.tool_use_id ?? '')
+    if (value?.tool_name !== 'bash' || !codes.has(id)) return payload
+    const code = codes.get(id)
+    codes.delete(id)
+    return JSON.stringify({ ...value, exit_code: code })
+  } catch {
+    return payload
+  }
+}
+
+/** Whether `cuecard dsh install --hooks` wrote the hook bridge's configuration. */
+export function hooksInstalled(env = process.env) {
+  return existsSync(join(configDir(env), 'dsh-hooks.json'))
+}
+
+/**
+ * The project memories cuecard's UserPromptSubmit hook gives for `text` (the user's message),
+ * through the worker: `{text}` (the hook's additionalContext, redacted again; "" for none) or
+ * `{error, kind}`. The discipline plugin asks this at each step that claims a message a person
+ * typed, instead of the bridge, which would start a shell for every claimed message, its own
+ * PostToolUse deliveries included.
+ */
+export async function promptContext({ worker, text, session, cwd, timeoutMs = HOOK_TIMEOUT_MS, signal }) {
+  const payload = JSON.stringify({
+    session_id: typeof session === 'string' ? session : '', transcript_path: '',
+    cwd: projectOf(cwd) ?? '', hook_event_name: 'UserPromptSubmit', prompt: String(text),
+  })
+  const answer = await worker.request('hook', { event: 'UserPromptSubmit', payload }, { timeoutMs, signal })
+  if (answer?.kind) return { error: answer.error, kind: answer.kind }
+  if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }
+  let context
+  try { context = JSON.parse(answer?.output || 'null')?.hookSpecificOutput?.additionalContext } catch { context = undefined }
+  return { text: typeof context === 'string' ? bound(redact(context.trim()), 2 * MAX_HOOK_TEXT) : '' }
+}
+/** About what a hook may deliver at one event (the delivery limit's ceiling). */
+const MAX_HOOK_TEXT = 10000
+
+/** The folder of this user's hook address files. */
+export function hookRunDir(env = process.env) {
+  return join(configDir(env), 'dsh-run')
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+function removeStale(folder) {
+  try {
+    for (const name of readdirSync(folder)) {
+      const pid = Number(name.match(/^(\d+)\.hook$/)?.[1])
+      if (pid && pid !== process.pid && !alive(pid)) rmSync(join(folder, name), { force: true })
+    }
+  } catch { /* nothing to tidy */ }
+}
+
+function readRequest(socket, onRequest) {
+  let chunks = []
+  let size = 0
+  let done = false
+  socket.setTimeout(HOOK_TIMEOUT_MS + 5000, () => socket.destroy())
+  socket.on('error', () => { /* the hook command went away */ })
+  socket.on('data', (chunk) => {
+    if (done) return
+    chunks.push(chunk)
+    size += chunk.length
+    const data = Buffer.concat(chunks)
+    chunks = [data]
+    const head = data.indexOf(10)
+    const end = head < 0 ? -1 : data.indexOf(10, head + 1)
+    if (end < 0) {
+      if (size > MAX_HOOK_BYTES) { done = true; socket.destroy() }
+      return
+    }
+    done = true
+    onRequest(data.subarray(0, head).toString('utf8'), data.subarray(head + 1, end).toString('utf8'))
+  })
+}
+
+/**
+ * Listen for the hook bridge's events and answer them through `worker` (see HOOK_ENV). Returns
+ * `{port, file, close()}`, or undefined when the hooks are not installed or a server runs.
+ */
+export function serveHooks(worker, env = process.env) {
+  if (globalThis[HOOK_SERVER] || !hooksInstalled(env)) return undefined
+  const secret = randomBytes(24).toString('hex')
+  const expected = Buffer.from(secret)
+  const folder = hookRunDir(env)
+  const file = join(folder, `${process.pid}.hook`)
+  const server = createServer((socket) => {
+    socket.setNoDelay(true)
+    readRequest(socket, async (head, payload) => {
+      const [given = '', event = ''] = head.split(' ')
+      const key = Buffer.from(given)
+      if (key.length !== expected.length || !timingSafeEqual(key, expected) || !EVENT_RE.test(event)) {
+        socket.destroy()
+        return
+      }
+      const answer = await worker.request('hook', { event, payload: withExitCode(event, payload) }, { timeoutMs: HOOK_TIMEOUT_MS })
+      const output = typeof answer?.output === 'string' ? answer.output : ''
+      if (answer?.error) worker.noteFailure(`a ${event} hook failed: ${answer.error}`)
+      socket.end(output)
+    })
+  })
+  const held = { server, file, worker, port: undefined, close() {
+    if (globalThis[HOOK_SERVER] === held) globalThis[HOOK_SERVER] = undefined
+    try { server.close() } catch { /* closed */ }
+    try { rmSync(file, { force: true }) } catch { /* gone */ }
+    if (process.env[HOOK_ENV] === file) delete process.env[HOOK_ENV]
+  } }
+  globalThis[HOOK_SERVER] = held
+  server.on('error', () => held.close())
+  server.listen(0, '127.0.0.1', () => {
+    if (globalThis[HOOK_SERVER] !== held) return
+    held.port = server.address().port
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 })
+      chmodSync(folder, 0o700)
+      removeStale(folder)
+      const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+      writeFileSync(temp, `${held.port} ${secret}\n`, { mode: 0o600, flag: 'wx' })
+      renameSync(temp, file)
+      process.env[HOOK_ENV] = file // the bridge's shells inherit it
+    } catch (err) {
+      worker.noteFailure(`the hook bridge cannot reach the worker (${err.message}); hooks start Python instead`)
+      held.close()
+    }
+  })
+  server.unref()
+  process.once('exit', () => { try { rmSync(file, { force: true }) } catch { /* gone */ } })
+  return held
 }
 
 /** Run `fn` with a worker: the one given, or one held for this call only. */

@@ -1,5 +1,5 @@
 """Project memories inside DSH: its Claude Code hook bridge (``@deepseek-ai/dsh-hooks-claude-code``)
-runs ``cuecard-hook`` at SessionStart, UserPromptSubmit, PostToolUse and Stop.
+runs cuecard's hook at SessionStart, UserPromptSubmit, PostToolUse and Stop.
 
 The bridge drops ``additionalContext`` at PreToolUse (it acts on deny and ask only), so a memory
 printed there never reaches the model while cuecard's ledger would count it as delivered. cuecard
@@ -28,8 +28,10 @@ from cuecard.dsh_adapter._errors import DshAdapterError
 
 __all__ = [
     "BRIDGE_PACKAGES",
+    "HOOK_ENV",
     "PATCH_BEGIN",
     "PATCH_END",
+    "hook_command",
     "hooks_config",
     "merge",
     "own_prompt",
@@ -123,36 +125,53 @@ def own_prompt(prompt: str, handed: Sequence[str]) -> bool:
     return bool(prompt.strip()) and not rest.strip()
 
 
-def hooks_config(python: Path, hook: Path) -> dict[str, Any]:
-    """A Claude Code ``hooks.json`` for the bridge: ``cuecard-hook claude EVENT`` at SessionStart
-    and Stop; ``python -m cuecard.dsh_adapter hook EVENT`` at UserPromptSubmit (which skips a
-    step whose messages are only cuecard's own, see ``own_prompt``) and after each tool call
-    (which delivers the tool's memories too); nothing at PreToolUse (see the module).
+HOOK_ENV = "CUECARD_DSH_HOOK"
+"""The variable naming the host's hook address file, set by the plugins in the host process (and
+so inherited by the bridge's shells): ``PORT SECRET`` of the loopback listener that hands an
+event to the plugins' worker."""
+
+
+def hook_command(python: Path, event: str) -> str:
+    """The bridge's command for ``event``: bash hands the payload to the plugins' worker over
+    loopback (``/dev/tcp``: builtins only, so no interpreter starts, and a folder that has not
+    opted in costs the worker one lookup); with no worker address, or none listening, it runs
+    ``python -I -m cuecard.dsh_adapter hook EVENT`` instead. The bridge runs it with ``bash -c``
+    in the session folder."""
+    fallback = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook {event}"
+    return (
+        f'h=${{{HOOK_ENV}-}}; if [ -n "$h" ] && read -r p s < "$h" 2>/dev/null; then '
+        "IFS= read -r -d '' b; "
+        f"if {{ printf '%s {event}\\n%s\\n' \"$s\" \"$b\" >&3 && IFS= read -r -d '' a <&3; "
+        'printf %s "$a"; } 2>/dev/null 3<>"/dev/tcp/127.0.0.1/$p"; then exit 0; fi; '
+        f'printf %s "$b" | {fallback}; exit 0; fi; exec {fallback}'
+    )
+
+
+def hooks_config(python: Path, *, prompt: bool = False) -> dict[str, Any]:
+    """A Claude Code ``hooks.json`` for the bridge: every event through ``hook_command`` (which
+    answers as ``cuecard dsh hook EVENT`` does: PostToolUse delivers the tool's memories too);
+    nothing at PreToolUse (see the module).
+
+    UserPromptSubmit only with ``prompt``: the discipline plugin gives a prompt's memories
+    itself, at the steps that claim a message a person typed, through the running worker. The
+    bridge would run a shell at every step that claims any message, the one DSH makes of each
+    PostToolUse delivery included (``cuecard dsh hook`` then skips a step whose messages are
+    only cuecard's own, see ``own_prompt``). So ``prompt`` is for a profile without the
+    discipline plugin.
 
     The bridge runs each command through a shell in the session folder, a repository the agent
-    works in: Python always starts in isolated mode (``-I``), so nothing there is importable."""
+    works in: Python, when it starts, starts in isolated mode (``-I``), so nothing there is
+    importable."""
 
-    def direct(event: str) -> dict[str, Any]:
-        command = f"{shlex.quote(str(python))} -I {shlex.quote(str(hook))} claude {event}"
-        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
+    def entry(event: str) -> dict[str, Any]:
+        return {"type": "command", "command": hook_command(python, event), "timeout": TIMEOUT_S}
 
-    def adapter(event: str) -> dict[str, Any]:
-        command = f"{shlex.quote(str(python))} -I -m cuecard.dsh_adapter hook {event}"
-        return {"type": "command", "command": command, "timeout": TIMEOUT_S}
-
-    return {
-        "hooks": {
-            "SessionStart": [{"hooks": [direct("SessionStart")]}],
-            "UserPromptSubmit": [{"hooks": [adapter("UserPromptSubmit")]}],
-            "PostToolUse": [
-                {
-                    "matcher": TOOLS,
-                    "hooks": [adapter("PostToolUse")],
-                }
-            ],
-            "Stop": [{"hooks": [direct("Stop")]}],
-        }
-    }
+    hooks: dict[str, Any] = {"SessionStart": [{"hooks": [entry("SessionStart")]}]}
+    if prompt:
+        hooks["UserPromptSubmit"] = [{"hooks": [entry("UserPromptSubmit")]}]
+    hooks["PostToolUse"] = [{"matcher": TOOLS, "hooks": [entry("PostToolUse")]}]
+    hooks["Stop"] = [{"hooks": [entry("Stop")]}]
+    return {"hooks": hooks}
 
 
 def merge(*answers: str) -> dict[str, Any] | None:

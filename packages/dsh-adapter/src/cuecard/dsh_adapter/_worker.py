@@ -13,8 +13,13 @@ the request's ``id``:
   -> ``{"id", "output", "topics", "searched"}``: what ``cuecard dsh recall`` prints; with the
   DSH ``session``, project memories already delivered this epoch are left out and those
   recalled are recorded in the project's delivery ledger.
+- ``{"id", "op": "hook", "event", "payload"}`` -> ``{"id", "output"}``: what ``cuecard dsh hook
+  EVENT`` prints for the hook bridge's JSON ``payload`` (a string), "" for nothing; a folder that
+  has not opted in answers "" at once.
 
 A request that fails answers ``{"id", "error"}`` and the worker goes on; end of input ends it.
+Lines cuecard has for the user while a request runs (a recall index rebuilt because it could not
+be read) come back in the answer, as ``notices``, so that the plugins can show them.
 ``project`` is the session folder (data: it becomes ``CUECARD_PROJECT_DIR`` for that request,
 never a place to import from). Anything else that writes to the standard output while a request
 runs goes to the standard error instead, so it cannot break the protocol.
@@ -45,13 +50,14 @@ def _int(value: object, default: int, low: int, high: int) -> int:
 
 
 def _hello(_request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
+    from cuecard.core.vault import vault_problem
     from cuecard.dsh_adapter.__about__ import __version__
     from cuecard.dsh_adapter._errors import VaultNotConfigured
     from cuecard.dsh_adapter._vault import vault_location
 
     try:
         where: str | None = vault_location(vault)
-        problem = None if where is None else _vault_problem(where)
+        problem = None if where is None else vault_problem(where)
     except VaultNotConfigured as exc:
         where, problem = None, str(exc)
     return {
@@ -61,19 +67,6 @@ def _hello(_request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
         "vault": where,
         "vault_problem": problem,
     }
-
-
-def _vault_problem(where: str) -> str | None:
-    """Why the vault folder ``where`` cannot serve the tools, or ``None`` (URLs pass)."""
-    if "://" in where:
-        return None
-    from cuecard.core.vault import detect_layout
-
-    if not os.path.isdir(where):
-        return f"the vault {where} does not exist: create it with `cuecard vault init --vault PATH`"
-    if detect_layout(where) is None:
-        return f"{where} is not a vault (no notes/ and inbox/): `cuecard vault init --vault PATH`"
-    return None
 
 
 def _call(request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
@@ -99,11 +92,33 @@ def _recall(request: Mapping[str, Any], vault: str | None) -> dict[str, Any]:
     return {"output": result.output, "topics": list(result.topics), "searched": result.searched}
 
 
+def _hook(request: Mapping[str, Any], _vault: str | None) -> dict[str, Any]:
+    from cuecard.dsh_adapter._hookevent import answer
+
+    payload = request.get("payload")
+    data = payload.encode("utf-8", "replace") if isinstance(payload, str) else b""
+    return {"output": answer(str(request.get("event", "")), data)}
+
+
 _OPS: dict[str, Callable[[Mapping[str, Any], str | None], dict[str, Any]]] = {
     "hello": _hello,
     "call": _call,
     "recall": _recall,
+    "hook": _hook,
 }
+
+
+def _noticed(
+    op: Callable[[Mapping[str, Any], str | None], dict[str, Any]],
+    request: Mapping[str, Any],
+    vault: str | None,
+) -> dict[str, Any]:
+    """``op``'s answer, with ``notices``: the lines cuecard had for the user while it ran."""
+    from cuecard.core.recall import collect_notices
+
+    with collect_notices() as lines:
+        answer = op(request, vault)
+    return {**answer, "notices": lines[-5:]} if lines else answer
 
 
 def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
@@ -127,7 +142,7 @@ def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
         if isinstance(project, str) and os.path.isabs(project):
             os.environ["CUECARD_PROJECT_DIR"] = project
         try:
-            return {"id": ident, **op(request, vault)}
+            return {"id": ident, **_noticed(op, request, vault)}
         finally:
             os.environ.pop("CUECARD_PROJECT_DIR", None)
             if saved is not None:

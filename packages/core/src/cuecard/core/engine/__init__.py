@@ -41,9 +41,11 @@ if TYPE_CHECKING:
     from cuecard.core.engine._paths import locate_root as locate_root
     from cuecard.core.engine._paths import repo_relative as repo_relative
     from cuecard.core.engine._schedule import maintain_if_due as maintain_if_due
+    from cuecard.core.engine._text import ADVISORY as ADVISORY
     from cuecard.core.engine.shell._classifier import classify as classify
 
 _EXPORTS: dict[str, str] = {
+    "ADVISORY": "cuecard.core.engine._text",
     "Event": "cuecard.core.engine._event",
     "Footprint": "cuecard.core.engine._footprint",
     "INLINE_LIMITS": "cuecard.core.engine._limits",

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from cuecard.core.recall._index import Ranking as Ranking
     from cuecard.core.recall._index import RecallIndex as RecallIndex
     from cuecard.core.recall._index import SyncReport as SyncReport
+    from cuecard.core.recall._index import collect_notices as collect_notices
     from cuecard.core.recall._project import project_index as project_index
     from cuecard.core.recall._project import project_root as project_root
     from cuecard.core.recall._tokens import query_tokens as query_tokens
@@ -22,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "Ranking": "cuecard.core.recall._index",
     "RecallIndex": "cuecard.core.recall._index",
     "SyncReport": "cuecard.core.recall._index",
+    "collect_notices": "cuecard.core.recall._index",
     "project_index": "cuecard.core.recall._project",
     "project_root": "cuecard.core.recall._project",
     "query_tokens": "cuecard.core.recall._tokens",

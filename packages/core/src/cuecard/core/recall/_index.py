@@ -7,6 +7,10 @@ its stat signature changed or when it was modified within ``RACY_NS`` of the las
 timestamps cannot tell two writes in one clock tick apart); its SHA-256 then decides. Rows of
 files that disappeared are removed, and a schema or tokenizer change rebuilds the whole index.
 
+The index is a cache: a file that SQLite cannot read (overwritten, truncated, a disk error) is
+deleted and built again from the folder once, with one line saying so (``notify``, the standard
+error by default); a second failure raises ``CacheError`` naming the file and the fix.
+
 Ranking (``Ranking``; each part measured on its own by ``tools/bench/recall_quality.py
 --ablation``): Okapi BM25 over stemmed words, the query without its function words; an entry
 may carry a context (its note's headings: a date, a session, a section) indexed with it; and an
@@ -27,7 +31,21 @@ from collections.abc import Callable, Iterator, Sequence
 from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 
-__all__ = ["SCHEMA_VERSION", "Entry", "Hit", "Ranking", "RecallIndex", "SyncReport"]
+TYPE_CHECKING = False  # the cold search imports no typing
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Entry",
+    "Hit",
+    "Ranking",
+    "RecallIndex",
+    "SyncReport",
+    "collect_notices",
+]
 
 # The postings' blocks hold native integers: the byte order is part of the version.
 SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
@@ -154,6 +172,41 @@ CREATE TABLE terms (
 """
 
 
+# SQLite's result codes for a file that cannot be opened, is damaged or is not a database.
+_UNREADABLE = frozenset({11, 14, 26})  # SQLITE_CORRUPT, SQLITE_CANTOPEN, SQLITE_NOTADB
+
+
+def _unreadable(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the database file itself is damaged (not busy, not locked)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _UNREADABLE
+    return type(exc) is sqlite3.DatabaseError
+
+
+_COLLECTING: list[list[str]] = []
+
+
+@contextlib.contextmanager
+def collect_notices() -> Iterator[list[str]]:
+    """Collect the lines the indexes have for the user (a rebuild) while the block runs, for a
+    long-lived process that shows them its own way; they still go to the standard error."""
+    lines: list[str] = []
+    _COLLECTING.append(lines)
+    try:
+        yield lines
+    finally:
+        _COLLECTING.remove(lines)
+
+
+def _say(line: str) -> None:
+    for lines in _COLLECTING:
+        lines.append(line)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
@@ -171,8 +224,10 @@ class RecallIndex:
         now_ns: Callable[[], int] = time.time_ns,
         rules: str = "",
         ranking: Ranking | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.db_path = os.fspath(db_path)
+        self.notify = notify or _say
         self.root = os.fspath(root)
         self._list_files = list_files
         self._extract = extract
@@ -250,6 +305,52 @@ class RecallIndex:
         self._schema_ok = True
         return True
 
+    # -- healing --------------------------------------------------------------------------------
+
+    def _heal(self, exc: sqlite3.DatabaseError) -> None:
+        """Delete the unreadable database (the link itself if it is one, never what it names)
+        and say so; the caller builds it again from the folder."""
+        self.close()
+        try:
+            self._remove()
+        except OSError:
+            raise self._unfixable(exc) from None
+        self.notify(
+            f"cuecard: the recall index {self.db_path} could not be read ({exc}); "
+            f"rebuilding it from {self.root}"
+        )
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.db_path + suffix)
+
+    def _unfixable(self, exc: sqlite3.DatabaseError) -> Exception:
+        from cuecard.core._errors import CacheError
+
+        return CacheError(
+            f"the recall index {self.db_path} cannot be read ({exc}) and rebuilding it from "
+            f"{self.root} failed: check the disk and that its folder is writable, then delete "
+            "the file; the next search builds it again (`cuecard vault reindex` builds a "
+            "vault's at once)"
+        )
+
+    def _healing(self, run: Callable[[], _T]) -> _T:
+        """``run()``; if the database cannot be read, rebuild it once and run again."""
+        try:
+            return run()
+        except sqlite3.DatabaseError as exc:
+            if not _unreadable(exc):
+                raise
+            self._heal(exc)
+        try:
+            self._sync()
+            return run()
+        except sqlite3.DatabaseError as exc:
+            if not _unreadable(exc):
+                raise
+            raise self._unfixable(exc) from None
+
     # -- synchronisation ----------------------------------------------------------------------
 
     def _stats(self) -> dict[str, os.stat_result]:
@@ -280,6 +381,27 @@ class RecallIndex:
 
     def sync(self) -> SyncReport:
         """Bring the index up to date with the files; cheap when nothing changed."""
+        return self._healing(self._sync)
+
+    def rebuild(self) -> SyncReport:
+        """Delete the index and build it again from the files."""
+        self.close()
+        try:
+            self._remove()
+        except OSError as exc:
+            from cuecard.core._errors import CacheError
+
+            raise CacheError(
+                f"the recall index {self.db_path} cannot be deleted ({exc.strerror}): "
+                "remove it by hand, then run `cuecard vault reindex` again"
+            ) from None
+        report = self._healing(self._sync)
+        return SyncReport(
+            report.files_changed, report.files_removed, report.entries_added,
+            report.entries_removed, True,
+        )  # fmt: skip
+
+    def _sync(self) -> SyncReport:
         rebuilt = self._ensure_schema()
         conn = self._connect()
         stats = self._stats()
@@ -307,6 +429,9 @@ class RecallIndex:
     def search(self, query: str, limit: int = 8) -> list[Hit]:
         """The best ``limit`` entries for ``query`` by BM25 (any query term may match), each with
         its share of its neighbours' scores (see ``Ranking``)."""
+        return self._healing(lambda: self._search(query, limit))
+
+    def _search(self, query: str, limit: int) -> list[Hit]:
         ranking = self.ranking
         terms = query_tokens(query, content=ranking.content, stem=ranking.stem)
         if not terms or limit < 1:
@@ -359,6 +484,26 @@ class RecallIndex:
 
     def counts(self) -> dict[str, int]:
         """Files and entries held, without synchronising (read-only)."""
+        return self._healing(self._counts)
+
+    def check(self) -> str | None:
+        """Why the index file cannot be read, or ``None`` (also when there is none yet);
+        read-only: it changes nothing."""
+        if not os.path.isfile(self.db_path):
+            return None
+        from urllib.parse import quote
+
+        try:
+            conn = sqlite3.connect(f"file:{quote(self.db_path)}?mode=ro", uri=True, timeout=5.0)
+            try:
+                row = conn.execute("PRAGMA quick_check").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            return str(exc) if _unreadable(exc) else None
+        return None if row is None or row[0] == "ok" else str(row[0])
+
+    def _counts(self) -> dict[str, int]:
         if not os.path.isfile(self.db_path):
             return {"files": 0, "entries": 0}
         conn = self._connect()

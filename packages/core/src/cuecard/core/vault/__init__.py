@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cuecard.core.vault._layout import UAM as UAM
     from cuecard.core.vault._layout import Layout as Layout
     from cuecard.core.vault._layout import detect_layout as detect_layout
+    from cuecard.core.vault._layout import vault_problem as vault_problem
     from cuecard.core.vault._location import resolve_vault_location as resolve_vault_location
     from cuecard.core.vault._location import resolve_vault_path as resolve_vault_path
     from cuecard.core.vault._model import Conflict as Conflict
@@ -71,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "review": "cuecard.core.vault.folder._promote",
     "submit": "cuecard.core.vault.folder._submit",
     "vault_lock": "cuecard.core.vault.folder._lock",
+    "vault_problem": "cuecard.core.vault._layout",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -308,3 +308,16 @@ def detect_layout(root: str | os.PathLike[str]) -> Layout | None:
     ):
         return DEFAULT
     return None
+
+
+def vault_problem(where: str) -> str | None:
+    """Why the vault folder ``where`` cannot serve the memory tools (missing, or not a vault),
+    or ``None``; a URL (a database vault) passes. The DSH plugins' worker checks this at
+    startup, and ``cuecard doctor`` the same way."""
+    if "://" in where:
+        return None
+    if not os.path.isdir(where):
+        return f"the vault {where} does not exist: create it with `cuecard vault init --vault PATH`"
+    if detect_layout(where) is None:
+        return f"{where} is not a vault (no notes/ and inbox/): `cuecard vault init --vault PATH`"
+    return None

@@ -80,15 +80,18 @@ def run(args: argparse.Namespace) -> int:
     dsh_home = Path(args.dsh_home or os.environ.get("DSH_HOME") or Path.home() / ".dsh").absolute()
     hooks_file = patch_file = None
     if args.hooks:
-        hook = Path(sys.executable).parent / "cuecard-hook"
-        if not hook.is_file():
+        from cuecard.dsh_adapter._hookevent import load_responder
+
+        if load_responder() is None:
             raise DshAdapterError(
-                f"--hooks needs cuecard-hook beside {sys.executable}: install cuecard-hooks"
+                f"--hooks needs cuecard-hooks installed beside {sys.executable}: "
+                "`pip install cuecard-hooks` into that environment"
             )
         hooks_file = config_dir() / "dsh-hooks.json"
-        atomic_write(
-            hooks_file, json.dumps(hooks_config(Path(sys.executable), hook), indent=2) + "\n"
-        )
+        # the discipline plugin gives a prompt's memories itself; without it, the bridge does
+        prompt = "discipline" not in (args.plugin or list(PLUGINS))
+        config = hooks_config(Path(sys.executable), prompt=prompt)
+        atomic_write(hooks_file, json.dumps(config, indent=2) + "\n")
     added = False
     if not args.no_add:
         if dsh is None:

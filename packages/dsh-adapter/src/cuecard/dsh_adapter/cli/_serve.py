@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "The long-lived worker a DSH plugin keeps (one per host process), so that a tool "
             "call does not start an interpreter. Reads one JSON request per line on stdin: "
             '{"id", "op": "hello"}, {"id", "op": "call", "tool", "request", "project"?}, '
-            '{"id", "op": "recall", "text", "mode"?, "limit"?, "max_chars"?, "project"?}; '
+            '{"id", "op": "recall", "text", "mode"?, "limit"?, "max_chars"?, "project"?}, '
+            '{"id", "op": "hook", "event", "payload"} (a hook bridge event, answered with what '
+            "`cuecard dsh hook EVENT` prints); "
             "prints one JSON answer per line on stdout, in order, each with the request's id "
             '(a failed request answers {"id", "error"} and the worker goes on). The plugins '
             "start it as `python -I -m cuecard.dsh_adapter serve`."

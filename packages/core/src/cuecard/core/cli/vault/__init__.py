@@ -39,6 +39,11 @@ SUBCOMMANDS: dict[str, Command] = {
             "cuecard.core.cli.vault._status",
         ),
         Command(
+            "reindex",
+            "delete the vault's recall index (a cache) and build it again from the notes",
+            "cuecard.core.cli.vault._reindex",
+        ),
+        Command(
             "review",
             "classify inbox facts into a human-editable pending list",
             "cuecard.core.cli.vault._review",
