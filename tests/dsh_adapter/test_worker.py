@@ -119,6 +119,8 @@ def test_bad_text_in_any_field_is_an_error_answer_and_the_worker_goes_on(seeded:
     assert answers[-1]["ok"] is True
     files = [p for p in seeded.vault.rglob("*") if p.is_file()]
     assert not any(b"The port" in p.read_bytes() for p in files)
+
+
 def test_an_unreadable_recall_index_is_rebuilt_once_and_the_tools_say_so(home: Home) -> None:
     """The plugins' worker: the memory tools and recall answer after one rebuild, the line
     comes back as a notice (the plugins print it on the host's standard error); a second failure

@@ -54,6 +54,8 @@ class ValidationError(CuecardError, ValueError):
 class BadInput(CuecardError, ValueError):
     """Text from outside (an argument, the standard input, a file, a payload) that is not UTF-8,
     holds a lone surrogate or nests too deeply; the message never repeats the text."""
+
+
 class CacheError(CuecardError):
     """A derived cache (a recall index) cannot be read even after it was rebuilt from its
     source; the message names the file and the fix."""
