@@ -11,7 +11,7 @@ from typing import Any
 
 from cuecard.core._findings import Findings, iso
 
-__all__ = ["STALE_MAINTENANCE", "store_checks"]
+__all__ = ["STALE_MAINTENANCE", "store_checks", "unsafe_store_entries"]
 
 STALE_MAINTENANCE = 7 * 24 * 3600
 """Seconds after which a project with sessions is told its maintenance has not run."""
@@ -22,6 +22,15 @@ def _dead_command_count(live: list[Any]) -> int:
     from cuecard.core._health import dead_commands
 
     return sum(len(dead_commands(m)) for m in live)
+
+
+def unsafe_store_entries(root: Path) -> list[str]:
+    """One line per entry under ``.cuecard/`` that cuecard will not read or write through:
+    a symbolic link, a FIFO, a socket or a device, or a folder another user owns (the path and
+    why; at most 20). Walks by descriptor, following nothing."""
+    from cuecard.core._confined import Tree, unsafe_entries
+
+    return [f"{path} {why}" for path, why in unsafe_entries(Tree(root), ".cuecard")]
 
 
 def store_checks(
@@ -39,6 +48,13 @@ def store_checks(
     from cuecard.core.engine._schedule import last_run
 
     store = Store(root)
+    for line in unsafe_store_entries(root):
+        out.problem(
+            "store",
+            f"{line}: cuecard reads and writes nothing through it",
+            "remove it (a link or special file in .cuecard/ is never cuecard's own), or give "
+            "the folder back to your user",
+        )
     try:
         store.config()
     except ConfigError as exc:

@@ -19,11 +19,11 @@ reply is given once: the ledger claims ``reply-<line>``).
 from __future__ import annotations
 
 import json
-import os
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
     from cuecard.core.engine import Event
+    from cuecard.core.fs import Tree
 
 __all__ = ["FILE", "INTRO", "REPLIES", "held", "hold", "hold_reply", "release", "replies"]
 
@@ -37,18 +37,26 @@ INTRO = (
 _MAX_BYTES = 1024 * 1024  # past this a session holds no more (about 10,000 events)
 
 
-def _path(local: str, session: str, name: str = FILE) -> str:
-    from cuecard.core.engine import safe_name
+def _path(local: str, session: str, name: str = FILE) -> tuple[Tree, str]:
+    """The tree and relative path of a session's file (reached by descriptor, no link)."""
+    from cuecard.core.engine import local_tree, safe_name
 
-    return os.path.join(local, "sessions", safe_name(session), name)
+    tree, rel = local_tree(local)
+    return tree, "/".join(p for p in (rel, "sessions", safe_name(session), name) if p)
 
 
-def _append(path: str, line: dict[str, object]) -> None:
+def _append(where: tuple[Tree, str], line: dict[str, object]) -> None:
     data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    from cuecard.core.fs import append_record
+    tree, rel = where
+    tree.append(rel, data)  # one write with O_APPEND: parallel hooks never interleave lines
 
-    append_record(path, data)  # one write with O_APPEND: parallel hooks never interleave lines
+
+def _lines(where: tuple[Tree, str], limit: int) -> list[str]:
+    tree, rel = where
+    try:
+        return tree.read_bytes(rel, limit, whole=False).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
 
 
 def hold(root: str, local: str, event: Event) -> None:
@@ -61,11 +69,9 @@ def hold(root: str, local: str, event: Event) -> None:
     if not found:
         return
     path = _path(local, event.session)
-    try:
-        if os.path.getsize(path) > _MAX_BYTES:
-            return
-    except OSError:
-        pass
+    st = path[0].lstat(path[1])
+    if st is not None and st.st_size > _MAX_BYTES:
+        return
     import time
 
     epoch = Ledger(local, event.session, event.agent).epoch()
@@ -84,10 +90,8 @@ def replies(local: str, session: str, agent: str, limit: int) -> str:
     """The answers not given yet, claimed now, within ``limit`` characters ("" for none)."""
     from cuecard.core.engine import Ledger
 
-    try:
-        with open(_path(local, session, REPLIES), encoding="utf-8") as handle:
-            lines = handle.read(_MAX_BYTES).splitlines()
-    except OSError:
+    lines = _lines(_path(local, session, REPLIES), _MAX_BYTES)
+    if not lines:
         return ""
     ledger = Ledger(local, session, agent)
     given: list[str] = []
@@ -107,11 +111,7 @@ def replies(local: str, session: str, agent: str, limit: int) -> str:
 
 def held(local: str, session: str, agent: str, epoch: int) -> list[tuple[str, str]]:
     """The ``(memory id, dimension)`` pairs held for ``agent`` in ``epoch``, oldest first."""
-    try:
-        with open(_path(local, session), encoding="utf-8") as handle:
-            lines = handle.read(_MAX_BYTES * 2).splitlines()
-    except OSError:
-        return []
+    lines = _lines(_path(local, session), _MAX_BYTES * 2)
     out: list[tuple[str, str]] = []
     for raw in lines:
         try:

@@ -42,6 +42,10 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(root)
     config = store.config()
     memories, problems = store.load()
+    from cuecard.core._store_findings import unsafe_store_entries
+
+    problems = [f"{line}: cuecard reads and writes nothing through it" for line in
+                unsafe_store_entries(root)] + problems  # fmt: skip
     counts = Counter(m.status.value for m in memories)
     inbox = (
         sorted(p.name for p in store.inbox_dir.glob("*.json")) if store.inbox_dir.is_dir() else []
