@@ -44,7 +44,6 @@ _SPINE = (
     (STORE_DIR, True),
     (STORE_DIR + "/config.json", False),
     (STORE_DIR + "/memories", True),
-    (STORE_DIR + "/inbox", True),
     (STORE_DIR + "/requests", True),
     (STORE_DIR + "/local", True),
     (STORE_DIR + "/local/index", True),
@@ -55,11 +54,12 @@ _SPINE = (
 
 def store_problem(folder: str) -> str | None:
     """Why the store of the project at ``folder`` is not what cuecard expects, or ``None``: one
-    of its own folders (``.cuecard``, ``memories``, ``inbox``, ``requests``, ``local``,
-    ``local/index``, ``local/sessions``) or ``config.json`` is a symbolic link, not of its kind,
+    of its own folders (``.cuecard``, ``memories``, ``requests``, ``local``, ``local/index``,
+    ``local/sessions``) or ``config.json`` is a symbolic link, not of its kind,
     or (a folder) another user's. Such a project is left alone: the hook stays silent and writes
     nothing, and the commands name the path. Deeper entries are refused one by one by the
-    confined layer (``cuecard.core.fs.Tree``) when they are used."""
+    confined layer (``cuecard.core.fs.Tree``) when they are used; an inbox that is a link is
+    refused by ingestion, proposal by proposal, with the reason."""
     from cuecard.core._confined import Tree, describe
 
     tree = Tree(folder)
