@@ -49,8 +49,10 @@ class SimilarityIndex:
 
     def refresh(self, memories: Iterable[Memory]) -> SimilarityIndex:
         """Bring the cache up to date with ``memories`` (only changed ones are recomputed)."""
-        try:
-            cached = json.loads(self.path.read_text(encoding="utf-8"))
+        from cuecard.core.engine._evidence import read_regular
+
+        try:  # never a link, and never blocks on a FIFO
+            cached = json.loads(read_regular(str(self.path), 64 * 1024 * 1024) or b"{}")
         except (OSError, ValueError):
             cached = {}
         fresh: dict[str, dict[str, object]] = {}
