@@ -40,43 +40,45 @@ def opted_in(folder: str) -> bool:
         return False
 
 
-_SPINE = (
-    (STORE_DIR, True),
-    (STORE_DIR + "/config.json", False),
-    (STORE_DIR + "/memories", True),
-    (STORE_DIR + "/requests", True),
-    (STORE_DIR + "/local", True),
-    (STORE_DIR + "/local/index", True),
-    (STORE_DIR + "/local/sessions", True),
-)
-"""The store's own folders and files, each checked (when present) before cuecard uses it."""
+_SPINE: dict[str, dict[str, bool]] = {
+    STORE_DIR: {"config.json": False, "memories": True, "requests": True, "local": True},
+    STORE_DIR + "/local": {"index": True, "sessions": True},
+}
+"""The store's own folders and files (``True``: a folder), each checked when present."""
 
 
 def store_problem(folder: str) -> str | None:
     """Why the store of the project at ``folder`` is not what cuecard expects, or ``None``: one
     of its own folders (``.cuecard``, ``memories``, ``requests``, ``local``, ``local/index``,
-    ``local/sessions``) or ``config.json`` is a symbolic link, not of its kind,
-    or (a folder) another user's. Such a project is left alone: the hook stays silent and writes
-    nothing, and the commands name the path. Deeper entries are refused one by one by the
-    confined layer (``cuecard.core.fs.Tree``) when they are used; an inbox that is a link is
-    refused by ingestion, proposal by proposal, with the reason."""
+    ``local/sessions``) or ``config.json`` is a symbolic link, not of its kind, or (a folder)
+    another user's. Such a project is left alone: the hook stays silent and writes nothing, and
+    the commands name the path. Deeper entries are refused one by one by the confined layer
+    (``cuecard.core.fs.Tree``) when they are used; an inbox that is a link is refused by
+    ingestion, proposal by proposal, with the reason. One walk by descriptor: a few ``fstatat``
+    calls on the hook's path."""
     from cuecard.core._confined import Tree, describe
 
     tree = Tree(folder)
-    for rel, is_dir in _SPINE:
+    for parent, children in _SPINE.items():
         try:
-            st = tree.lstat(rel)
-        except OSError as exc:
-            path = getattr(exc, "path", None) or tree.path(rel)
-            return f"{path} {getattr(exc, 'reason', 'cannot be read')}"
-        if st is None:
+            with tree.folder(parent) as fd:
+                for name, is_dir in children.items():
+                    try:
+                        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    kind = describe(st.st_mode)
+                    want = "a folder" if is_dir else "a regular file"
+                    where = tree.path(f"{parent}/{name}")
+                    if kind != want:
+                        return f"{where} is {kind}, not {want}"
+                    if is_dir and hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+                        return f"{where} belongs to another user (uid {st.st_uid})"
+        except FileNotFoundError:
             continue
-        kind = describe(st.st_mode)
-        if kind != ("a folder" if is_dir else "a regular file"):
-            want = "a folder" if is_dir else "a regular file"
-            return f"{tree.path(rel)} is {kind}, not {want}"
-        if is_dir and hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-            return f"{tree.path(rel)} belongs to another user (uid {st.st_uid})"
+        except OSError as exc:
+            path = getattr(exc, "path", None) or tree.path(parent)
+            return f"{path} {getattr(exc, 'reason', 'cannot be read')}"
     return None
 
 
