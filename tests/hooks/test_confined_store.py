@@ -191,3 +191,24 @@ def test_a_link_one_folder_deeper_is_never_followed(
         assert code == 1
         assert "is a symbolic link" in capsys.readouterr().err
     assert snapshot(canary) == before
+
+
+def test_doctor_and_status_name_a_link_or_fifo_anywhere_in_the_store(
+    clone: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Deeper than the store's own folders, the hook refuses an entry when it reaches it; the
+    person learns of every one from doctor and status, each named with its path and kind."""
+    hook(clone, "PreToolUse", read_call(clone))
+    session = clone / ".cuecard" / "local" / "sessions" / "s"
+    (session / "footprint.jsonl").unlink(missing_ok=True)
+    (session / "footprint.jsonl").symlink_to(tmp_path)
+    os.mkfifo(clone / ".cuecard" / "local" / "index" / "pipe")
+    capsys.readouterr()
+    assert cli(["doctor", "--json"]) == 1
+    problems = [p["message"] for p in json.loads(capsys.readouterr().out)["problems"]]
+    assert f"{session}/footprint.jsonl is a symbolic link" in "\n".join(problems)
+    assert f"{clone}/.cuecard/local/index/pipe is a FIFO" in "\n".join(problems)
+    assert cli(["status", "--json"]) == 0
+    listed = "\n".join(json.loads(capsys.readouterr().out)["problems"])
+    assert f"{session}/footprint.jsonl is a symbolic link" in listed
+    assert f"{clone}/.cuecard/local/index/pipe is a FIFO" in listed
