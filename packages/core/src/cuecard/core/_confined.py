@@ -471,7 +471,8 @@ def unsafe_entries(
 ) -> list[tuple[str, str]]:
     """``(path, why)`` for each entry under folder ``rel`` that is not a plain folder or a
     regular file, and each folder another user owns (at most ``limit``, at most 200,000 entries
-    looked at); ``skip`` names relative folders not to descend into. Walks by descriptor."""
+    looked at), sorted by path; ``skip`` names relative folders not to descend into. Walks by
+    descriptor."""
     found: list[tuple[str, str]] = []
     budget = [200_000]
     try:
@@ -481,7 +482,7 @@ def unsafe_entries(
         found.append((exc.path, exc.reason))
     except OSError:
         pass
-    return found[:limit]
+    return sorted(found[:limit])
 
 
 def _scan(
