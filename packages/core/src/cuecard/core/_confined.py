@@ -25,15 +25,10 @@ Relative paths use ``/`` and hold no empty, ``.`` or ``..`` segment. Where the p
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
 from cuecard.core._errors import StoreBusy, StoreError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 __all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
 
@@ -133,8 +128,10 @@ class Tree:
                 except FileNotFoundError:
                     if not create:
                         raise
-                    with contextlib.suppress(FileExistsError):
+                    try:  # noqa: SIM105 - contextlib costs the hook process an import
                         os.mkdir(part, 0o755, dir_fd=fd)
+                    except FileExistsError:
+                        pass
                     try:
                         child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                     except OSError:
@@ -166,25 +163,15 @@ class Tree:
                 raise UnsafePath(here, f"is {describe(st.st_mode)}, not a folder")
         return os.open(here, os.O_RDONLY)
 
-    @contextlib.contextmanager
-    def folder(self, rel: str = "", *, create: bool = False) -> Iterator[int]:
-        """The descriptor of folder ``rel`` for the ``with`` block (made when ``create``)."""
-        fd = self._folder(_parts(rel), create=create)
-        try:
-            yield fd
-        finally:
-            os.close(fd)
+    def folder(self, rel: str = "", *, create: bool = False) -> _Folder:
+        """The descriptor of folder ``rel`` for a ``with`` block (made when ``create``)."""
+        return _Folder(self._folder(_parts(rel), create=create))
 
-    @contextlib.contextmanager
-    def _parent(self, rel: str, *, create: bool = False) -> Iterator[tuple[int, str]]:
+    def _parent(self, rel: str, *, create: bool = False) -> _Parent:
         parts = _parts(rel)
         if not parts:
             raise UnsafePath(self.base, "is the tree itself, not a file in it")
-        fd = self._folder(parts[:-1], create=create)
-        try:
-            yield fd, parts[-1]
-        finally:
-            os.close(fd)
+        return _Parent(self._folder(parts[:-1], create=create), parts[-1])
 
     def _lstat_in(self, fd: int, name: str) -> os.stat_result | None:
         try:
@@ -321,12 +308,10 @@ class Tree:
                     os.close(handle)
                 os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
             except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=fd)
+                _unlink_quietly(temp, fd)
                 raise
             if durable:
-                with contextlib.suppress(OSError):
-                    os.fsync(fd)
+                _fsync_quietly(fd)
 
     def create(self, rel: str, data: str | bytes = b"", *, atomic: bool = False) -> bool:
         """Create ``rel`` holding ``data`` only if no entry of that name exists (a link
@@ -357,10 +342,8 @@ class Tree:
                 except FileExistsError:
                     return False
             finally:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=fd)
-            with contextlib.suppress(OSError):
-                os.fsync(fd)
+                _unlink_quietly(temp, fd)
+            _fsync_quietly(fd)
             return True
 
     def append(self, rel: str, data: bytes, *, mode: int = 0o644) -> None:
@@ -373,26 +356,10 @@ class Tree:
         finally:
             os.close(handle)
 
-    @contextlib.contextmanager
-    def locked(self, rel: str, *, timeout: float = 10.0, poll: float = 0.02) -> Iterator[None]:
-        """Hold an exclusive advisory lock on the regular file ``rel`` (created if missing)."""
-        from cuecard.core._fsio import flock_within
-
-        with self._parent(rel, create=True) as (fd, name):
-            flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC
-            handle = self._open_regular(fd, name, rel, flags)
-        try:
-            if not flock_within(handle, timeout, poll):
-                raise StoreBusy(
-                    f"{self.path(rel)}: another cuecard process held the lock for "
-                    f"{timeout:.0f} s; try again"
-                )
-            with contextlib.suppress(OSError):
-                os.ftruncate(handle, 0)
-                os.write(handle, f'{{"pid": {os.getpid()}}}'.encode())
-            yield
-        finally:
-            os.close(handle)
+    def locked(self, rel: str, *, timeout: float = 10.0, poll: float = 0.02) -> _Lock:
+        """An exclusive advisory lock on the regular file ``rel`` (created if missing), held for
+        a ``with`` block; ``StoreBusy`` when another holder kept it ``timeout`` seconds."""
+        return _Lock(self, rel, timeout, poll)
 
     # -- deleting ---------------------------------------------------------------------------
 
@@ -439,6 +406,82 @@ class Tree:
                 return True
         except FileNotFoundError:
             return False
+
+
+class _Folder:
+    """An open folder descriptor for a ``with`` block (closed at its end)."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> int:
+        return self.fd
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+
+class _Parent(_Folder):
+    """A file's folder descriptor and its name in it, for a ``with`` block."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, fd: int, name: str) -> None:
+        super().__init__(fd)
+        self.name = name
+
+    def __enter__(self) -> tuple[int, str]:  # type: ignore[override]
+        return self.fd, self.name
+
+
+class _Lock:
+    """``Tree.locked``: the lock is taken on entering the block, dropped on leaving it."""
+
+    __slots__ = ("handle", "poll", "rel", "timeout", "tree")
+
+    def __init__(self, tree: Tree, rel: str, timeout: float, poll: float) -> None:
+        self.tree, self.rel, self.timeout, self.poll = tree, rel, timeout, poll
+        self.handle = -1
+
+    def __enter__(self) -> None:
+        from cuecard.core._fsio import flock_within
+
+        tree, rel = self.tree, self.rel
+        with tree._parent(rel, create=True) as (fd, name):
+            flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+            self.handle = tree._open_regular(fd, name, rel, flags)
+        if not flock_within(self.handle, self.timeout, self.poll):
+            os.close(self.handle)
+            raise StoreBusy(
+                f"{tree.path(rel)}: another cuecard process held the lock for "
+                f"{self.timeout:.0f} s; try again"
+            )
+        try:
+            os.ftruncate(self.handle, 0)
+            os.write(self.handle, f'{{"pid": {os.getpid()}}}'.encode())
+        except OSError:
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.handle)
+
+
+def _unlink_quietly(name: str, fd: int) -> None:
+    """Delete ``name`` in folder ``fd``, an ``OSError`` ignored (clean-up of a temporary file)."""
+    try:  # noqa: SIM105 - contextlib costs the hook process an import
+        os.unlink(name, dir_fd=fd)
+    except OSError:
+        pass
+
+
+def _fsync_quietly(fd: int) -> None:
+    """Make a folder's new entries durable, an ``OSError`` ignored (not every system can)."""
+    try:  # noqa: SIM105 - contextlib costs the hook process an import
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
