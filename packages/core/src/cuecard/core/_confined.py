@@ -351,10 +351,10 @@ class Tree:
         on ``O_APPEND``, so lines of parallel processes never interleave."""
         with self._parent(rel, create=True) as (fd, name):
             handle = self._open_regular(fd, name, rel, _APPEND_FLAGS)
-        try:
-            os.write(handle, data)
-        finally:
-            os.close(handle)
+            try:  # written at once: a log renamed aside (maintenance) loses no line
+                os.write(handle, data)
+            finally:
+                os.close(handle)
 
     def locked(self, rel: str, *, timeout: float = 10.0, poll: float = 0.02) -> _Lock:
         """An exclusive advisory lock on the regular file ``rel`` (created if missing), held for

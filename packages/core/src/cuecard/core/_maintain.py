@@ -142,7 +142,6 @@ def maintain(
     import shutil
 
     from cuecard.core._compiler import compile_index
-    from cuecard.core._fsio import atomic_write
     from cuecard.core._memory import Status
     from cuecard.core._similarity import SimilarityIndex
     from cuecard.core._telemetry import (
@@ -220,5 +219,5 @@ def maintain(
         report.seconds = round(time.perf_counter() - started, 3)
         payload = asdict(report)
         db.record_run(report.ran_at, payload)
-        atomic_write(local / STAMP, json.dumps(payload, indent=2) + "\n", durable=False)
+        tree.write(f".cuecard/local/{STAMP}", json.dumps(payload, indent=2) + "\n", durable=False)
     return report
