@@ -22,6 +22,8 @@ FOUNDATION = {
     "cuecard.core._lazy",
     "cuecard.core._errors",
     "cuecard.core._fsio",
+    "cuecard.core._confined",  # the confined filesystem layer (standard library only)
+    "cuecard.core.fs",  # its public, lazy re-exports
 }
 HOOK = str(Path(sys.executable).parent / "cuecard-hook")
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from cuecard.core.__about__ import __version__
-from cuecard.core.engine._evidence import read_regular
+from cuecard.core._confined import Tree
 from cuecard.core.engine._index import INDEX_VERSION
 from cuecard.core.engine._table import json_string
 
@@ -31,9 +29,10 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def read_cache(path: Path) -> tuple[dict[str, list[Any]], int]:
-    """The per-file compile cache at ``path``: file name → ``[mtime_ns, size, sha256, out]``, and
-    the modification time from which an entry's stamp alone does not vouch for its content.
+def read_cache(tree: Tree, path: str) -> tuple[dict[str, list[Any]], int]:
+    """The per-file compile cache at ``path`` of ``tree``: file name → ``[mtime_ns, size,
+    sha256, out]``, and the modification time from which an entry's stamp alone does not vouch
+    for its content.
 
     The file is the magic line, the sha256 of the body, then the body: the cache's version, that
     time (nanoseconds), then one line per file, tab-separated (name, stamp, sha256, what the
@@ -42,10 +41,10 @@ def read_cache(path: Path) -> tuple[dict[str, list[Any]], int]:
     wrong shape is dropped: a hostile cache costs a full compile, never a crash.
     """
     try:
-        raw = read_regular(str(path), MAX_CACHE_BYTES)
+        raw = tree.read_bytes(path, MAX_CACHE_BYTES)
     except OSError:
         return {}, 0
-    if raw is None or not raw.startswith(_CACHE_MAGIC):
+    if not raw.startswith(_CACHE_MAGIC):
         return {}, 0
     head, _, body = raw[len(_CACHE_MAGIC) :].partition(b"\n")
     if head != hashlib.sha256(body).hexdigest().encode():
@@ -123,7 +122,7 @@ def _cache_line(name: str, entry: list[Any]) -> str | None:
     return line if line.count("\t") == len(fields) - 1 and "\n" not in line else None
 
 
-def write_cache(path: Path, files: dict[str, list[Any]], *, racy_from: int) -> None:
+def write_cache(tree: Tree, path: str, files: dict[str, list[Any]], *, racy_from: int) -> None:
     """Write the per-file compile cache (see ``read_cache``)."""
     lines = [_CACHE_VERSION, str(racy_from)]
     for name, entry in files.items():
@@ -135,13 +134,7 @@ def write_cache(path: Path, files: dict[str, list[Any]], *, racy_from: int) -> N
     # Not a rename over the old cache: on ext4 that flushes the new file's ~10 MB to disk first
     # (auto_da_alloc), which took longer than the rest of an incremental compile. The old one
     # goes, then the new one is written in its place: a crash midway leaves no cache or a torn
-    # one, which the checksum catches. Never through a link planted there (O_NOFOLLOW, O_EXCL).
-    path.unlink(missing_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags, 0o644)
-    except FileExistsError:  # another writer came first; the next compile writes it again
-        return
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(head)
-        handle.write(body)
+    # one, which the checksum catches. Never through a link planted there: the layer removes a
+    # link as a link and creates the file with O_EXCL; another writer that came first wins.
+    tree.remove(path)
+    tree.create(path, head + body)

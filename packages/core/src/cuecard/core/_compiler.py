@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -20,12 +19,11 @@ from typing import Any
 
 from cuecard.core._compile_cache import compact_json, read_cache, write_cache
 from cuecard.core._compiled_memory import compile_memory, glob_key, glob_regex
+from cuecard.core._confined import MARKER, Tree
 from cuecard.core._errors import ValidationError
-from cuecard.core._fsio import atomic_write, locked
 from cuecard.core._store import Store
 from cuecard.core._validate import validate_memory_text
-from cuecard.core.engine._evidence import read_regular
-from cuecard.core.engine._index import INDEX_VERSION, fingerprint
+from cuecard.core.engine._index import INDEX_DIR, INDEX_VERSION, fingerprint
 from cuecard.core.engine._table import json_string, write_encoded_table
 
 __all__ = ["CompileReport", "compile_index", "compile_project", "glob_key", "glob_regex"]
@@ -55,12 +53,25 @@ class CompileReport:
     generation: str = ""
 
 
-def _compile_file(path: str, root: str) -> dict[str, Any]:
-    data = read_regular(path, MAX_MEMORY_FILE_BYTES)  # a link, FIFO or device is never read
+_MEMORIES = ".cuecard/memories"
+
+
+def _memory_bytes(tree: Tree, name: str) -> bytes | None:
+    """A memory file's bytes, through plain folders; ``None`` for a link, FIFO, device, socket,
+    folder or a file over ``MAX_MEMORY_FILE_BYTES`` (never read)."""
+    try:
+        return tree.read_bytes(f"{_MEMORIES}/{name}", MAX_MEMORY_FILE_BYTES)
+    except OSError:
+        return None
+
+
+def _compile_file(name: str, root: str) -> dict[str, Any]:
+    path = os.path.join(root, ".cuecard", "memories", name)
+    data = _memory_bytes(Tree(root), name)
     if data is None:
         limit = MAX_MEMORY_FILE_BYTES
-        name = os.path.relpath(path, root)
-        return {"problem": f"{name}: is not a regular file of at most {limit} bytes"}
+        shown = os.path.relpath(path, root)
+        return {"problem": f"{shown}: is not a regular file of at most {limit} bytes"}
     out = _compile_data(path, root, data)
     out["sha"] = hashlib.sha256(data).hexdigest()
     return out
@@ -115,16 +126,16 @@ def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
 
 
-def _same_content(path: str, sha: object) -> bool:
-    """Whether the file at ``path`` still holds the bytes whose sha256 is ``sha``."""
+def _same_content(tree: Tree, name: str, sha: object) -> bool:
+    """Whether memory file ``name`` still holds the bytes whose sha256 is ``sha``."""
     if not isinstance(sha, str):
         return False
-    data = read_regular(path, MAX_MEMORY_FILE_BYTES)
+    data = _memory_bytes(tree, name)
     return data is not None and hashlib.sha256(data).hexdigest() == sha
 
 
 def _compiled_files(
-    store: Store, cache_path: Path, progress: Callable[[int], None] | None
+    store: Store, tree: Tree, cache_rel: str, progress: Callable[[int], None] | None
 ) -> tuple[dict[str, list[Any]], int]:
     """Every memory file compiled, reusing the cache for files unchanged since the last compile,
     and how many files were read and validated afresh.
@@ -136,39 +147,41 @@ def _compiled_files(
     ``touch``) is taken from the cache too, without being validated again.
     """
     started = time.time_ns()
-    old, racy_from = read_cache(cache_path)
+    old, racy_from = read_cache(tree, cache_rel)
     files: dict[str, list[Any]] = {}
-    todo: list[tuple[str, str, list[int]]] = []
+    todo: list[tuple[str, list[int]]] = []
     changed = False
-    if store.memories_dir.is_dir():
-        entries = sorted(
-            (e for e in os.scandir(store.memories_dir) if e.name.endswith(".json")),
-            key=lambda e: e.name,
-        )
-        for count, entry in enumerate(entries, 1):
-            if progress is not None and count % 500 == 0:
-                progress(count)
-            st = entry.stat()
-            stamp = [st.st_mtime_ns, st.st_size]
-            cached = old.pop(entry.name, None)
-            if (
-                cached is not None
-                and cached[:2] == stamp  # [mtime_ns, size, sha, out, line]
-                and (stamp[0] < racy_from or _same_content(entry.path, cached[2]))
-            ):
-                files[entry.name] = cached
-                continue
-            changed = True
-            if cached is not None and _same_content(entry.path, cached[2]):
-                files[entry.name] = [*stamp, cached[2], cached[3]]  # a new line for the new stamp
-            else:
-                files[entry.name] = []
-                todo.append((entry.name, entry.path, stamp))
-    fresh = _compile_many([path for _, path, _ in todo], str(store.root))
-    for (name, _, stamp), out in zip(todo, fresh, strict=True):
+    try:
+        with tree.folder(_MEMORIES) as folder:
+            entries = sorted(
+                (e for e in os.scandir(folder) if e.name.endswith(".json")), key=lambda e: e.name
+            )
+            stamps = [(e.name, e.stat(follow_symlinks=False)) for e in entries]
+    except FileNotFoundError:
+        stamps = []
+    for count, (name, st) in enumerate(stamps, 1):
+        if progress is not None and count % 500 == 0:
+            progress(count)
+        stamp = [st.st_mtime_ns, st.st_size]
+        cached = old.pop(name, None)
+        if (
+            cached is not None
+            and cached[:2] == stamp  # [mtime_ns, size, sha, out, line]
+            and (stamp[0] < racy_from or _same_content(tree, name, cached[2]))
+        ):
+            files[name] = cached
+            continue
+        changed = True
+        if cached is not None and _same_content(tree, name, cached[2]):
+            files[name] = [*stamp, cached[2], cached[3]]  # a new line for the new stamp
+        else:
+            files[name] = []
+            todo.append((name, stamp))
+    fresh = _compile_many([name for name, _ in todo], str(store.root))
+    for (name, stamp), out in zip(todo, fresh, strict=True):
         files[name] = [*stamp, out.pop("sha", None), out]
     if changed or old:  # a file changed, was added or went away
-        write_cache(cache_path, files, racy_from=started - RACY_NS)
+        write_cache(tree, cache_rel, files, racy_from=started - RACY_NS)
     return files, len(todo)
 
 
@@ -187,19 +200,19 @@ def compile_index(
     """
     started = time.perf_counter()
     report = CompileReport()
-    base = store.local_dir / "index"
-    base.mkdir(parents=True, exist_ok=True)
-    with locked(base / ".lock"):
+    tree = Tree(store.root)  # every folder below the root opened without following a link
+    tree.mkdirs(INDEX_DIR)
+    with tree.locked(f"{INDEX_DIR}/.lock"):
         stamp = fingerprint(str(store.root))
         config = store.config()
-        (base / "cache.json").unlink(missing_ok=True)  # the JSON cache of earlier versions
-        cache_path = base / "cache.dat"
+        tree.remove(f"{INDEX_DIR}/cache.json")  # the JSON cache of earlier versions
+        cache_rel = f"{INDEX_DIR}/cache.dat"
         if not cached:
-            cache_path.unlink(missing_ok=True)
+            tree.remove(cache_rel)
         buckets: dict[str, list[str]] = defaultdict(list)
         records: dict[str, str] = {}
         checks: dict[str, dict[str, Any]] = {}
-        files, report.validated = _compiled_files(store, cache_path, progress)
+        files, report.validated = _compiled_files(store, tree, cache_rel, progress)
         for name, (mtime, size, _sha, out, *_line) in files.items():
             if "problem" in out:
                 report.problems.append(out["problem"])
@@ -220,8 +233,8 @@ def compile_index(
             elif "left_out" in out:
                 report.left_out.append({"id": out["id"], "reason": out["left_out"]})
         generation = f"g{int(clock() * 1000):x}-{os.getpid():x}"
-        folder = base / generation
-        _write_generation(folder, buckets, records, checks)
+        folder = f"{INDEX_DIR}/{generation}"
+        _write_generation(tree, folder, buckets, records, checks)
         meta = {
             "version": INDEX_VERSION,
             "fingerprint": stamp,
@@ -237,9 +250,9 @@ def compile_index(
             "left_out": report.left_out,
             "compiled_at": clock(),
         }
-        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-        atomic_write(base / "CURRENT", generation + "\n", durable=False)
-        _prune(base, keep={generation, _previous(base, generation)})
+        tree.write(f"{folder}/meta.json", json.dumps(meta), durable=False)
+        tree.write(f"{INDEX_DIR}/CURRENT", generation + "\n", durable=False)
+        _prune(tree, keep={generation, _previous(tree, generation)})
     report.buckets = len(buckets)
     report.checks = len(checks)
     report.generation = generation
@@ -256,30 +269,47 @@ def compile_project(root: str) -> CompileReport:
 
 
 def _write_generation(
-    folder: Path,
+    tree: Tree,
+    folder: str,
     buckets: dict[str, list[str]],
     records: dict[str, str],
     checks: dict[str, dict[str, Any]],
 ) -> None:
-    folder.mkdir(parents=True)
+    """Write one generation into the new folder ``folder``, marked as cuecard's first (so that
+    pruning may delete it later, and nothing else)."""
+    if not tree.create(f"{folder}/{MARKER}", "cuecard index generation\n"):
+        raise FileExistsError(tree.path(folder))
     encoded = {key: "[" + ",".join(entries) + "]" for key, entries in buckets.items()}
-    write_encoded_table(str(folder / "buckets.dat"), encoded)
-    write_encoded_table(str(folder / "memories.dat"), records)
+    write_encoded_table(f"{folder}/buckets.dat", encoded, tree=tree)
+    write_encoded_table(f"{folder}/memories.dat", records, tree=tree)
     pkeys = sorted(k for k in buckets if k.startswith("p:"))
-    (folder / "pkeys.json").write_text(json.dumps(pkeys), encoding="utf-8")
+    tree.write(f"{folder}/pkeys.json", json.dumps(pkeys), durable=False)
     if checks:
-        (folder / "checks.json").write_text(json.dumps(checks), encoding="utf-8")
+        tree.write(f"{folder}/checks.json", json.dumps(checks), durable=False)
 
 
-def _previous(base: Path, current: str) -> str:
-    older = sorted(
-        (p for p in base.iterdir() if p.is_dir() and p.name != current),
-        key=lambda p: p.stat().st_mtime_ns,
-    )
-    return older[-1].name if older else ""
+def _generations(tree: Tree) -> list[tuple[str, int]]:
+    """``(name, mtime_ns)`` of each generation folder in the index (plain folders only)."""
+    out = []
+    for name, kind in tree.entries(INDEX_DIR):
+        if kind == "dir" and name.startswith("g"):
+            st = tree.lstat(f"{INDEX_DIR}/{name}")
+            if st is not None:
+                out.append((name, st.st_mtime_ns))
+    return out
 
 
-def _prune(base: Path, keep: set[str]) -> None:
-    for path in base.iterdir():
-        if path.is_dir() and path.name.startswith("g") and path.name not in keep:
-            shutil.rmtree(path, ignore_errors=True)
+def _previous(tree: Tree, current: str) -> str:
+    older = sorted((g for g in _generations(tree) if g[0] != current), key=lambda g: g[1])
+    return older[-1][0] if older else ""
+
+
+def _prune(tree: Tree, keep: set[str]) -> None:
+    """Delete the generations not kept: only folders that hold cuecard's marker, by
+    descriptor; a link, or a folder cuecard did not make, is left alone."""
+    for name, _ in _generations(tree):
+        if name not in keep:
+            try:
+                tree.remove_marked(f"{INDEX_DIR}/{name}")
+            except OSError:
+                continue

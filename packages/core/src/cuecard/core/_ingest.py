@@ -29,7 +29,6 @@ from cuecard.core._proposal_reader import Refused, parse_proposal
 from cuecard.core._similarity import DUPLICATE_AT, SimilarityIndex
 from cuecard.core._store import Store
 from cuecard.core._validate import validate_memory
-from cuecard.core.engine._append import append_record
 from cuecard.core.engine._text import redact
 
 __all__ = ["MAX_PROPOSAL_BYTES", "IngestResult", "generic_reason", "ingest_file"]
@@ -70,9 +69,12 @@ def _telemetry(store: Store, result: IngestResult, session: str, source: str) ->
         "source": source,
         "memory": result.memory_id,
     }
-    folder = store.local_dir / "telemetry"
-    folder.mkdir(parents=True, exist_ok=True)
-    append_record(folder / "inbox.jsonl", (json.dumps(line) + "\n").encode("utf-8"))
+    try:  # through the layer: a link, FIFO or file planted on the way loses the line only
+        store.tree.append(
+            ".cuecard/local/telemetry/inbox.jsonl", (json.dumps(line) + "\n").encode()
+        )
+    except OSError:
+        return
 
 
 def _request(store: Store, proposal: RequestProposal, source: str) -> IngestResult:
@@ -326,28 +328,31 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
         )
     result.message = redact(result.message)
     if not linked:
-        _move_out(file, store.local_dir / done, redacted=result.outcome == "refused")
+        _move_out(store, file, done, redacted=result.outcome == "refused")
     _telemetry(store, result, session, source)
     return result
 
 
-def _move_out(file: Path, folder: Path, *, redacted: bool) -> None:
-    """Move a proposal out of the inbox; a refused one is kept only as a redacted copy."""
-    if not file.is_file() or file.is_symlink():
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{int(time.time() * 1000)}-{redact(file.name)}"
-    if not redacted:
-        file.replace(target)
-        return
-    from cuecard.core._fsio import atomic_write
+def _move_out(store: Store, file: Path, done: str, *, redacted: bool) -> None:
+    """Move a proposal out of the inbox into ``.cuecard/local/<done>/``; a refused one is kept
+    only as a redacted copy. Both ends go through the confined layer (no link followed); a file
+    outside the project is left where it is."""
     from cuecard.core.engine._secrets import redact_text_copy
 
-    text = file.read_bytes()[: MAX_PROPOSAL_BYTES + 1].decode("utf-8", "replace")
     try:
-        kept = redact_text_copy(text)
-        kept.encode("utf-8")
-    except UnicodeError:  # escapes of lone surrogates: what cannot be checked is not kept
-        kept = "the proposal held a lone surrogate; its text is not kept\n"
-    atomic_write(target, kept)
-    file.unlink()
+        rel = file.relative_to(store.root).as_posix()
+    except ValueError:
+        return
+    tree = store.tree
+    target = f".cuecard/local/{done}/{int(time.time() * 1000)}-{redact(file.name)}"
+    try:
+        data = tree.read_bytes(rel, MAX_PROPOSAL_BYTES + 1, whole=False)
+        if redacted:
+            try:
+                data = redact_text_copy(data.decode("utf-8", "replace")).encode("utf-8")
+            except UnicodeError:  # escapes of lone surrogates: what cannot be checked is not kept
+                data = b"the proposal held a lone surrogate; its text is not kept\n"
+        tree.write(target, data)
+        tree.remove(rel)
+    except (OSError, ValueError):
+        return  # a link, FIFO or odd name on the way: the proposal stays where it is

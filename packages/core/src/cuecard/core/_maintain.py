@@ -14,6 +14,7 @@ candidate revises, and one without path triggers (its opportunities cannot be se
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -141,7 +142,6 @@ def maintain(
     import shutil
 
     from cuecard.core._compiler import compile_index
-    from cuecard.core._fsio import atomic_write, locked
     from cuecard.core._memory import Status
     from cuecard.core._similarity import SimilarityIndex
     from cuecard.core._telemetry import (
@@ -159,9 +159,17 @@ def maintain(
     started = time.perf_counter()
     report = MaintainReport(ran_at=clock())
     local = store.local_dir
-    local.mkdir(parents=True, exist_ok=True)
+    tree = store.tree  # .cuecard/local reached by descriptor, no link followed
+    tree.mkdirs(".cuecard/local")
     config = store.config()
-    with locked(local / "maintain.lock", timeout=60), Telemetry(local / "telemetry.sqlite") as db:
+    # SQLite opens the database by path: make sure it is a regular file in plain folders first
+    # (a link or a FIFO there is refused with UnsafePath, and the command names it)
+    tree.create(".cuecard/local/telemetry.sqlite")
+    os.close(tree.open_read(".cuecard/local/telemetry.sqlite"))
+    with (
+        tree.locked(".cuecard/local/maintain.lock", timeout=60),
+        Telemetry(local / "telemetry.sqlite") as db,
+    ):
         folders = session_folders(local)
         idle: list[Path] = []
         for done, folder in enumerate(folders, 1):
@@ -172,9 +180,10 @@ def maintain(
                 idle.append(folder)
             step("sessions", done, len(folders))
         db.commit()  # the summaries are safe before any folder goes
-        for folder in idle:
-            shutil.rmtree(folder, ignore_errors=True)
-            report.sessions_pruned += 1
+        with tree.folder(".cuecard/local/sessions", create=True) as sessions:
+            for folder in idle:  # by descriptor: the folder is never reached through a link
+                shutil.rmtree(folder.name, dir_fd=sessions, ignore_errors=True)
+                report.sessions_pruned += 1
         report.deliveries_rolled = db.drain(local / "ledger.jsonl", "deliveries")
         report.ingestions_rolled = db.drain(local / "telemetry" / "inbox.jsonl", "ingestions")
         step("telemetry", 1, 1)
@@ -210,5 +219,5 @@ def maintain(
         report.seconds = round(time.perf_counter() - started, 3)
         payload = asdict(report)
         db.record_run(report.ran_at, payload)
-        atomic_write(local / STAMP, json.dumps(payload, indent=2) + "\n", durable=False)
+        tree.write(f".cuecard/local/{STAMP}", json.dumps(payload, indent=2) + "\n", durable=False)
     return report

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 import subprocess
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,9 +26,27 @@ __all__ = ["MAX_FILES", "GlobSet", "repository_files"]
 MAX_FILES = 200_000
 
 
+def _ignore_files_plain(root: Path) -> bool:
+    """Whether the ignore files git reads at the root and in the store are missing or regular
+    files: git blocks on a FIFO there, so the walk below is used instead."""
+    from cuecard.core._confined import Tree
+
+    tree = Tree(root)
+    for rel in (".gitignore", ".cuecard/.gitignore"):
+        try:
+            st = tree.lstat(rel)
+        except OSError:
+            return False
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return False
+    return True
+
+
 def repository_files(root: Path) -> list[str]:
     """Repository-relative paths (``/`` separators) of the files of the project at ``root``."""
     try:
+        if not _ignore_files_plain(root):
+            raise OSError("git would read a special file as an ignore file")
         out = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             cwd=root,

@@ -7,13 +7,13 @@ that restates a live memory. The per-memory word sets are cached in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core._memory import Memory
 
 __all__ = ["DUPLICATE_AT", "SimilarityIndex", "jaccard", "words"]
@@ -49,8 +49,12 @@ class SimilarityIndex:
 
     def refresh(self, memories: Iterable[Memory]) -> SimilarityIndex:
         """Bring the cache up to date with ``memories`` (only changed ones are recomputed)."""
+        from cuecard.core.engine._paths import local_tree
+
+        tree, local = local_tree(str(self.path.parent))  # by descriptor: no link, no FIFO
+        rel = "/".join(p for p in (local, self.path.name) if p)
         try:
-            cached = json.loads(self.path.read_text(encoding="utf-8"))
+            cached = json.loads(tree.read_bytes(rel, 64 * 1024 * 1024))
         except (OSError, ValueError):
             cached = {}
         fresh: dict[str, dict[str, object]] = {}
@@ -64,7 +68,9 @@ class SimilarityIndex:
             fresh[memory.id] = entry
             self._sets[memory.id] = frozenset(str(w) for w in entry.get("w", []))
         if changed or len(fresh) != len(cached):
-            atomic_write(self.path, json.dumps(fresh), durable=False)
+            # a cache: a link or FIFO in its place is left there, and the cache goes unwritten
+            with contextlib.suppress(OSError):
+                tree.write(rel, json.dumps(fresh), durable=False)
         return self
 
     def similar(self, text: str, *, at_least: float = 0.3) -> list[tuple[str, float]]:

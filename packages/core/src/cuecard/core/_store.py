@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 
 from cuecard.core._config import ProjectConfig
+from cuecard.core._confined import Tree
 from cuecard.core._errors import (
     ConfigError,
     NotFound,
@@ -32,7 +33,7 @@ from cuecard.core._errors import (
     TopicConflict,
     ValidationError,
 )
-from cuecard.core._fsio import atomic_write, crash_point, exclusive_create, locked
+from cuecard.core._fsio import crash_point
 from cuecard.core._memory import LIVE, Memory, Status
 from cuecard.core._validate import schema_messages, validate_memory, validate_memory_text
 from cuecard.core.engine._paths import STORE_DIR, find_root, linked_local, linked_local_problem
@@ -45,6 +46,7 @@ _GITIGNORE = (
 )
 _JOURNAL_PATH = re.compile(r"^(?:(?:memories|requests)/[0-9a-f-]{36}\.json|config\.json)$")
 _ID = re.compile(r"^[0-9a-f-]{4,36}$")
+_JOURNAL = f"{STORE_DIR}/.journal.json"
 
 Clock = Callable[[], datetime]
 
@@ -63,15 +65,20 @@ def memory_json(memory: Memory) -> str:
     return json.dumps(memory.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
-def _file_text(path: Path, *, follow_links: bool = False) -> str:
-    """The text of a memory or config file; ``OSError`` when it is not a regular file of at
-    most 1 MiB (a FIFO, a device, or a link a teammate committed is never read)."""
-    from cuecard.core.engine._evidence import read_regular
-
-    data = read_regular(str(path), 1024 * 1024, follow_links=follow_links)
-    if data is None:
-        raise OSError(f"{path.name} is not a regular file of at most 1 MiB")
+def _file_text(tree: Tree, rel: str) -> str:
+    """The text of a memory or config file, reached through plain folders; ``OSError`` when it
+    is not a regular file of at most 1 MiB (a FIFO, a device, or a link a teammate committed
+    is never read)."""
+    try:
+        data = tree.read_bytes(rel, 1024 * 1024)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        raise OSError(f"{rel.rsplit('/', 1)[-1]} is not a regular file of at most 1 MiB") from None
     return data.decode("utf-8")
+
+
+_MEMORIES = f"{STORE_DIR}/memories"
 
 
 class Transaction:
@@ -140,6 +147,8 @@ class Store:
         self.requests_dir = self.dir / "requests"
         self.local_dir = self.dir / "local"
         self.now: Clock = clock or _utcnow
+        self.tree = Tree(root)
+        """Every file of the store is reached through it: by descriptor, no link followed."""
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -157,7 +166,7 @@ class Store:
                 "and no memory in .cuecard/memories/); run `cuecard init` at its root"
             )
         store = cls(root, clock=clock)
-        if store.journal.exists():
+        if store.tree.lstat(f"{STORE_DIR}/.journal.json") is not None:
             store.recover()
         return store
 
@@ -171,14 +180,15 @@ class Store:
                 f"through a link a commit could hold; remove it (`rm {store.local_dir}`) first"
             )
         created = False
-        for folder in (store.memories_dir, store.inbox_dir):
-            if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
+        tree = store.tree
+        for folder in (_MEMORIES, f"{STORE_DIR}/inbox"):
+            if not tree.is_dir(folder):
+                tree.mkdirs(folder)
                 created = True
-        created |= exclusive_create(store.dir / ".gitignore", _GITIGNORE)
+        created |= tree.create(f"{STORE_DIR}/.gitignore", _GITIGNORE, atomic=True)
         config = ProjectConfig(project_id=f"{_slug(root)}-{uuid.uuid4().hex[:8]}")
         text = json.dumps(config.model_dump(mode="json"), indent=2) + "\n"
-        created |= exclusive_create(store.dir / "config.json", text)
+        created |= tree.create(f"{STORE_DIR}/config.json", text, atomic=True)
         store.config()
         return store, created
 
@@ -195,10 +205,10 @@ class Store:
         the default settings, with the project folder's name as its id.
         """
         path = self.dir / "config.json"
-        if not path.exists() and self.memories_dir.is_dir():
+        if self.tree.lstat(f"{STORE_DIR}/config.json") is None and self.tree.is_dir(_MEMORIES):
             return ProjectConfig(project_id=_slug(self.root))
         try:
-            raw = json.loads(_file_text(path, follow_links=True))
+            raw = json.loads(_file_text(self.tree, f"{STORE_DIR}/config.json"))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{path}: not readable JSON ({exc})") from None
         try:
@@ -207,13 +217,16 @@ class Store:
             problems = [f"{path}: {message}" for message in schema_messages(error)]
             raise ConfigError("\n".join(problems)) from None
 
+    def _memory_names(self) -> list[str]:
+        """The names of the entries of ``memories/`` ending in ``.json``, sorted (whatever their
+        kind: one that is not a regular file is reported where it is read)."""
+        return [n for n, _ in self.tree.entries(_MEMORIES) if n.endswith(".json")]
+
     def raw_records(self) -> Iterator[dict[str, Any]]:
         """Every memory file as plain JSON, skipping the unreadable (see ``problems``)."""
-        if not self.memories_dir.is_dir():
-            return
-        for path in sorted(self.memories_dir.glob("*.json")):
+        for name in self._memory_names():
             with contextlib.suppress(OSError, ValueError):
-                raw = json.loads(_file_text(path))
+                raw = json.loads(_file_text(self.tree, f"{_MEMORIES}/{name}"))
                 if isinstance(raw, dict):
                     yield raw
 
@@ -221,11 +234,10 @@ class Store:
         """All valid memories, and one problem line per file that is not a valid memory."""
         memories: list[Memory] = []
         problems: list[str] = []
-        if not self.memories_dir.is_dir():
-            return memories, problems
-        for path in sorted(self.memories_dir.glob("*.json")):
+        for name in self._memory_names():
+            path = self.memories_dir / name
             try:
-                memory = validate_memory_text(_file_text(path))
+                memory = validate_memory_text(_file_text(self.tree, f"{_MEMORIES}/{name}"))
             except (OSError, ValueError) as exc:
                 reason = "; ".join(exc.refusals) if isinstance(exc, ValidationError) else str(exc)
                 problems.append(f"{path.relative_to(self.root)}: {reason}")
@@ -244,9 +256,9 @@ class Store:
         ident = ident.strip().lower()
         if not _ID.match(ident):
             raise NotFound(f'"{ident}" is not a memory id')
-        if (self.memories_dir / f"{ident}.json").is_file():
+        if self.tree.is_file(f"{_MEMORIES}/{ident}.json"):
             return ident
-        found = [p.stem for p in self.memories_dir.glob(f"{ident}*.json")]
+        found = [n[: -len(".json")] for n in self._memory_names() if n.startswith(ident)]
         if len(found) == 1:
             return found[0]
         if not found:
@@ -257,7 +269,7 @@ class Store:
         memory_id = self.resolve_id(ident)
         path = self.memories_dir / f"{memory_id}.json"
         try:
-            return validate_memory_text(_file_text(path))
+            return validate_memory_text(_file_text(self.tree, f"{_MEMORIES}/{memory_id}.json"))
         except OSError:
             raise NotFound(f"no memory {memory_id}") from None
         except ValueError as exc:
@@ -270,7 +282,7 @@ class Store:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Transaction]:
         """Hold the store lock, roll any interrupted transaction forward, then commit on exit."""
-        with locked(self.dir / ".lock"):
+        with self.tree.locked(f"{STORE_DIR}/.lock"):
             self._recover_locked()
             tx = Transaction(self)
             yield tx
@@ -311,35 +323,34 @@ class Store:
                 raise StoreError(f"refusing to write {path!r} outside the store's own files")
         operations = [{"path": path, "content": content} for path, content in writes.items()]
         crash_point("before-journal")
-        atomic_write(self.journal, json.dumps({"version": 1, "operations": operations}))
+        self.tree.write(_JOURNAL, json.dumps({"version": 1, "operations": operations}))
         crash_point("after-journal")
         self._apply(operations)
 
     def _apply(self, operations: list[dict[str, Any]]) -> None:
         for index, op in enumerate(operations):
-            path = self.dir / op["path"]
+            rel = f"{STORE_DIR}/{op['path']}"
             if op["content"] is None:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+                self.tree.remove(rel)
             else:
-                atomic_write(path, op["content"])
+                self.tree.write(rel, op["content"])
             if index == 0:
                 crash_point("mid-apply")
-        self.journal.unlink()
+        self.tree.remove(_JOURNAL)
 
     def recover(self) -> bool:
         """Finish an interrupted transaction; ``True`` when there was one."""
-        with locked(self.dir / ".lock"):
+        with self.tree.locked(f"{STORE_DIR}/.lock"):
             return self._recover_locked()
 
     def _recover_locked(self) -> bool:
         try:
-            journal = json.loads(self.journal.read_text(encoding="utf-8"))
+            journal = json.loads(self.tree.read_bytes(_JOURNAL))
         except FileNotFoundError:
             return False
         except ValueError:
             # The journal is written by atomic replace, so a torn one cannot be the commit point.
-            self.journal.unlink()
+            self.tree.remove(_JOURNAL)
             return False
         operations = [
             op

@@ -11,7 +11,7 @@ from typing import Any
 
 from cuecard.core._findings import Findings, iso
 
-__all__ = ["STALE_MAINTENANCE", "store_checks"]
+__all__ = ["STALE_MAINTENANCE", "store_checks", "unsafe_store_entries"]
 
 _UI = "the review UI: `cuecard ui` (from the cuecard-ui distribution: pip install cuecard-ui)"
 
@@ -24,6 +24,15 @@ def _dead_command_count(live: list[Any]) -> int:
     from cuecard.core._health import dead_commands
 
     return sum(len(dead_commands(m)) for m in live)
+
+
+def unsafe_store_entries(root: Path) -> list[str]:
+    """One line per entry under ``.cuecard/`` that cuecard will not read or write through:
+    a symbolic link, a FIFO, a socket or a device, or a folder another user owns (the path and
+    why; at most 20). Walks by descriptor, following nothing."""
+    from cuecard.core._confined import Tree, unsafe_entries
+
+    return [f"{path} {why}" for path, why in unsafe_entries(Tree(root), ".cuecard")]
 
 
 def store_checks(
@@ -41,6 +50,13 @@ def store_checks(
     from cuecard.core.engine._schedule import last_run
 
     store = Store(root)
+    for line in unsafe_store_entries(root):
+        out.problem(
+            "store",
+            f"{line}: cuecard reads and writes nothing through it",
+            "remove it (a link or special file in .cuecard/ is never cuecard's own), or give "
+            "the folder back to your user",
+        )
     try:
         store.config()
     except ConfigError as exc:

@@ -57,8 +57,13 @@ CREATE INDEX IF NOT EXISTS deliveries_t ON deliveries (t);
 
 def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, record)`` per JSON object line of ``path``; other lines are skipped."""
+    from cuecard.core.engine._evidence import open_regular
+
+    fd = open_regular(str(path))  # never a link, and never blocks on a FIFO
+    if fd is None:
+        return
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
+        with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
             for number, line in enumerate(handle, 1):
                 try:
                     record = json.loads(line)

@@ -1,4 +1,7 @@
-"""Crash-consistent file primitives: atomic replace, exclusive create, advisory locks, appends.
+"""Crash-consistent file primitives (atomic replace, exclusive create, advisory locks, appends)
+and the confined layer every file operation under a folder cuecard does not own goes through
+(``Tree``: walks by directory descriptor, follows no link at any depth, refuses FIFOs, devices
+and sockets, deletes only folders it marked; ``UnsafePath`` when it refuses).
 
 Standard library only. ``crash_point(name)`` kills the process for real when the environment
 variable ``CUECARD_CRASH_AT`` names it: crash tests use it. Re-exported lazily.
@@ -11,6 +14,11 @@ from cuecard.core._lazy import lazy_exports as _lazy_exports
 # Not `from typing import ...`: importing this module must cost nothing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core._confined import MARKER as MARKER
+    from cuecard.core._confined import Tree as Tree
+    from cuecard.core._confined import UnsafePath as UnsafePath
+    from cuecard.core._confined import describe as describe
+    from cuecard.core._confined import unsafe_entries as unsafe_entries
     from cuecard.core._fsio import atomic_write as atomic_write
     from cuecard.core._fsio import crash_point as crash_point
     from cuecard.core._fsio import exclusive_create as exclusive_create
@@ -20,6 +28,11 @@ if TYPE_CHECKING:
     from cuecard.core.engine._append import append_record as append_record
 
 _EXPORTS: dict[str, str] = {
+    "MARKER": "cuecard.core._confined",
+    "Tree": "cuecard.core._confined",
+    "UnsafePath": "cuecard.core._confined",
+    "describe": "cuecard.core._confined",
+    "unsafe_entries": "cuecard.core._confined",
     "append_record": "cuecard.core.engine._append",
     "atomic_write": "cuecard.core._fsio",
     "crash_point": "cuecard.core._fsio",

@@ -19,11 +19,11 @@ reply is given once: the ledger claims ``reply-<line>``).
 from __future__ import annotations
 
 import json
-import os
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
     from cuecard.core.engine import Event
+    from cuecard.core.fs import Tree
 
 __all__ = ["FILE", "INTRO", "REPLIES", "held", "hold", "hold_reply", "release", "replies"]
 
@@ -37,33 +37,26 @@ INTRO = (
 _MAX_BYTES = 1024 * 1024  # past this a session holds no more (about 10,000 events)
 
 
-def _path(local: str, session: str, name: str = FILE) -> str:
-    from cuecard.core.engine import safe_name
+def _path(local: str, session: str, name: str = FILE) -> tuple[Tree, str]:
+    """The tree and relative path of a session's file (reached by descriptor, no link)."""
+    from cuecard.core.engine import local_tree, safe_name
 
-    return os.path.join(local, "sessions", safe_name(session), name)
+    tree, rel = local_tree(local)
+    return tree, "/".join(p for p in (rel, "sessions", safe_name(session), name) if p)
 
 
-def _lines(path: str, limit: int) -> list[str]:
-    """The lines of the first ``limit`` bytes of the regular file ``path`` (a FIFO or a link
-    planted in its place reads as empty, and is never waited for)."""
-    from cuecard.core.engine import open_regular
+def _append(where: tuple[Tree, str], line: dict[str, object]) -> None:
+    data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+    tree, rel = where
+    tree.append(rel, data)  # one write with O_APPEND: parallel hooks never interleave lines
 
-    fd = open_regular(path)
-    if fd is None:
-        return []
+
+def _lines(where: tuple[Tree, str], limit: int) -> list[str]:
+    tree, rel = where
     try:
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(limit).decode("utf-8", "replace").splitlines()
+        return tree.read_bytes(rel, limit, whole=False).decode("utf-8", "replace").splitlines()
     except OSError:
         return []
-
-
-def _append(path: str, line: dict[str, object]) -> None:
-    data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    from cuecard.core.fs import append_record
-
-    append_record(path, data)  # one write with O_APPEND: parallel hooks never interleave lines
 
 
 def hold(root: str, local: str, event: Event) -> None:
@@ -76,11 +69,9 @@ def hold(root: str, local: str, event: Event) -> None:
     if not found:
         return
     path = _path(local, event.session)
-    try:
-        if os.path.getsize(path) > _MAX_BYTES:
-            return
-    except OSError:
-        pass
+    st = path[0].lstat(path[1])
+    if st is not None and st.st_size > _MAX_BYTES:
+        return
     import time
 
     epoch = Ledger(local, event.session, event.agent).epoch()
@@ -100,6 +91,8 @@ def replies(local: str, session: str, agent: str, limit: int) -> str:
     from cuecard.core.engine import Ledger
 
     lines = _lines(_path(local, session, REPLIES), _MAX_BYTES)
+    if not lines:
+        return ""
     ledger = Ledger(local, session, agent)
     given: list[str] = []
     for number, raw in enumerate(lines):

@@ -195,15 +195,11 @@ def inbox_proposals(root: str) -> list[str]:
     """The proposals waiting in ``.cuecard/inbox/`` (repository-relative, oldest name first):
     regular ``.json`` files only, so that a link or a folder never comes back at every call.
     An inbox that is a link (or inside one) is not read: ingestion moves the files it takes."""
-    if os.path.islink(os.path.join(root, ".cuecard")) or os.path.islink(os.path.join(root, INBOX)):
-        return []
+    from cuecard.core.fs import Tree
+
     try:
-        with os.scandir(os.path.join(root, INBOX)) as entries:
-            names = sorted(
-                e.name
-                for e in entries
-                if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
-            )
+        entries = Tree(root).entries(INBOX.rstrip("/"))  # by descriptor: no link on the way
     except OSError:
         return []
+    names = [name for name, kind in entries if name.endswith(".json") and kind == "file"]
     return [f"{INBOX}/{name}" for name in names[:MAX_PROPOSALS]]

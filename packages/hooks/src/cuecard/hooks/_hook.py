@@ -284,6 +284,10 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
     try:
         answer = _HANDLERS[name](Context(harness, name, payload, root))
     except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
+        from cuecard.core.fs import UnsafePath
+
+        if isinstance(exc, UnsafePath):  # a link or a foreign folder in the store: write nothing
+            return ""  # (doctor and status find and name it themselves)
         from cuecard.hooks._failure import failed, session_note
 
         failed(root, key, exc)

@@ -43,10 +43,16 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(root)
     config = store.config()
     memories, problems = store.load()
+    from cuecard.core._store_findings import unsafe_store_entries
+
+    problems = [f"{line}: cuecard reads and writes nothing through it" for line in
+                unsafe_store_entries(root)] + problems  # fmt: skip
     counts = Counter(m.status.value for m in memories)
-    inbox = (
-        sorted(p.name for p in store.inbox_dir.glob("*.json")) if store.inbox_dir.is_dir() else []
-    )
+    try:  # by descriptor: an inbox that is a link is not listed
+        entries = store.tree.entries(".cuecard/inbox")
+    except OSError:
+        entries = []
+    inbox = [name for name, kind in entries if name.endswith(".json") and kind == "file"]
     summary: dict[str, Any] = {
         "opted_in": True,
         "root": str(store.root),

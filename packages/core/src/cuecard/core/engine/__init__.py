@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from cuecard.core.engine._limits import PASSED_ON as PASSED_ON
     from cuecard.core.engine._limits import hook_limit as hook_limit
     from cuecard.core.engine._limits import limit_report as limit_report
+    from cuecard.core.engine._paths import local_tree as local_tree
     from cuecard.core.engine._paths import locate_root as locate_root
     from cuecard.core.engine._paths import repo_relative as repo_relative
+    from cuecard.core.engine._paths import store_problem as store_problem
     from cuecard.core.engine._schedule import maintain_if_due as maintain_if_due
     from cuecard.core.engine._text import ADVISORY as ADVISORY
     from cuecard.core.engine.shell._classifier import classify as classify
@@ -60,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "hook_limit": "cuecard.core.engine._limits",
     "limit_report": "cuecard.core.engine._limits",
     "load_index": "cuecard.core.engine._engine",
+    "local_tree": "cuecard.core.engine._paths",
     "locate_root": "cuecard.core.engine._paths",
     "maintain_if_due": "cuecard.core.engine._schedule",
     "matches": "cuecard.core.engine._engine",
@@ -67,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "read_failures": "cuecard.core.engine._hookfail",
     "record_failure": "cuecard.core.engine._hookfail",
     "repo_relative": "cuecard.core.engine._paths",
+    "store_problem": "cuecard.core.engine._paths",
     "safe_name": "cuecard.core.engine._ledger",
     "stop": "cuecard.core.engine._engine",
     "touched_paths": "cuecard.core.engine._footprint",

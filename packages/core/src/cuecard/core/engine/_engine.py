@@ -138,7 +138,7 @@ def _with_held(ledger: Ledger, blocks: list[Block]) -> tuple[list[Block], list[B
 
     A held report is dropped when ``blocks`` holds a newer report on the same check and file.
     """
-    if not os.path.isdir(os.path.join(ledger.folder, HELD_DIR)):  # none held: no import
+    if not ledger.tree.is_dir(f"{ledger.rel}/{HELD_DIR}"):  # none held: no import
         return blocks, []
     from cuecard.core.engine._held import HeldReports
 

@@ -36,8 +36,6 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cuecard.core.engine._append import append_record
-
 __all__ = [
     "COMMAND_CHARS",
     "MAX_BYTES",
@@ -71,9 +69,14 @@ class Footprint:
         self, local_dir: str, session: str, *, clock: Callable[[], float] = time.time
     ) -> None:
         from cuecard.core.engine._ledger import safe_name
+        from cuecard.core.engine._paths import local_tree
 
         self.folder = os.path.join(local_dir, "sessions", safe_name(session))
         self.path = os.path.join(self.folder, "footprint.jsonl")
+        self.tree, local = local_tree(local_dir)
+        parts = (local, "sessions", safe_name(session), "footprint.jsonl")
+        self.rel = "/".join(p for p in parts if p)
+        """The file relative to ``tree``, reached by descriptor without following a link."""
         self.clock = clock
 
     # -- writing ----------------------------------------------------------------------------------
@@ -81,15 +84,15 @@ class Footprint:
     def full(self) -> bool:
         """Whether the footprint reached ``MAX_BYTES`` and takes no more prompts or tool calls."""
         try:
-            return os.stat(self.path).st_size >= MAX_BYTES
+            st = self.tree.lstat(self.rel)
         except OSError:
             return False
+        return st is not None and st.st_size >= MAX_BYTES
 
     def _append(self, record: dict[str, Any]) -> None:
         line = {"t": round(self.clock(), 3), **record}
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        os.makedirs(self.folder, exist_ok=True)
-        append_record(self.path, data)
+        self.tree.append(self.rel, data)
 
     def prompt(self, *, correction: bool, preview: str = "") -> bool:
         """Record a prompt (never its text; a redacted preview of a correction only)."""
@@ -152,10 +155,10 @@ class Footprint:
     def records(self) -> list[dict[str, Any]]:
         """Every readable line, in order; a torn or foreign line is skipped."""
         try:
-            with open(self.path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read(MAX_BYTES + 64 * 1024).splitlines()
+            data = self.tree.read_bytes(self.rel, MAX_BYTES + 64 * 1024, whole=False)
         except OSError:
             return []
+        lines = data.decode("utf-8", "replace").splitlines()
         out = []
         for line in lines:
             try:

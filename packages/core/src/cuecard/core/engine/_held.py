@@ -13,10 +13,7 @@ new epoch does not undo.
 from __future__ import annotations
 
 import json
-import os
-import stat
 
-from cuecard.core.engine._append import append_record
 from cuecard.core.engine._delivery import Block
 
 TYPE_CHECKING = False
@@ -43,22 +40,17 @@ class HeldReports:
         from cuecard.core.engine._ledger import HELD_DIR, safe_name
 
         name = safe_name(ledger.agent) if ledger.agent else "_"
-        base = os.path.join(ledger.folder, HELD_DIR)
-        self.path = os.path.join(base, name + ".jsonl")
-        self.sent_dir = os.path.join(base, name + ".sent")
+        self.tree = ledger.tree
+        base = f"{ledger.rel}/{HELD_DIR}"
+        self.path = f"{base}/{name}.jsonl"
+        self.sent_dir = f"{base}/{name}.sent"
+        """Both relative to ``tree``: reached by descriptor, never through a link."""
 
     def _records(self) -> list[dict[str, str]]:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            fd = os.open(self.path, flags)
+        try:  # a regular file only: never a FIFO that would block the hook, nor a device
+            data = self.tree.read_bytes(self.path, _MAX_FILE, whole=False)
         except OSError:
             return []
-        try:  # a regular file only: never a FIFO that would block the hook, nor a device
-            data = os.read(fd, _MAX_FILE) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-        except OSError:
-            data = b""
-        finally:
-            os.close(fd)
         lines = data.decode("utf-8", "replace").splitlines()
         out = []
         for line in lines:
@@ -73,11 +65,11 @@ class HeldReports:
         return out
 
     def _sent(self, ident: str) -> bool:
-        return os.path.exists(os.path.join(self.sent_dir, ident))
+        return self.tree.lstat(f"{self.sent_dir}/{ident}") is not None
 
     def pending(self) -> list[Block]:
         """The held reports not yet delivered, oldest first (at most ``MAX_HELD``)."""
-        if not os.path.exists(self.path):
+        if self.tree.lstat(self.path) is None:
             return []
         seen: set[str] = set()
         out: list[Block] = []
@@ -107,20 +99,13 @@ class HeldReports:
         if not lines:
             return
         try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            append_record(self.path, "".join(lines).encode("utf-8"))
+            self.tree.append(self.path, "".join(lines).encode("utf-8"))
         except OSError:
             return  # a link or a foreign file in its place: hold nothing rather than write there
 
     def release(self, block: Block) -> bool:
         """Mark a held report delivered (or dropped); ``False`` when another process did."""
         try:
-            os.makedirs(self.sent_dir, exist_ok=True)
-            fd = os.open(
-                os.path.join(self.sent_dir, _ident(block)),
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-            )
-        except OSError:  # delivered by another process (or a foreign file in the way)
+            return self.tree.create(f"{self.sent_dir}/{_ident(block)}")
+        except OSError:  # a foreign file or a link in the way
             return False
-        os.close(fd)
-        return True

@@ -20,21 +20,27 @@ TYPE_CHECKING = False  # typing stays out of the hook's imports
 if TYPE_CHECKING:
     from typing import Any
 
+    from cuecard.core._confined import Tree
+
 __all__ = ["FILE", "clear_failure", "clear_failures", "read_failures", "record_failure"]
 
 FILE = "hook-failure.json"
 MAX_REASON = 300
 
 
-def _path(root: str) -> str:
-    return os.path.join(root, ".cuecard", "local", FILE)
+_REL = f".cuecard/local/{FILE}"
+
+
+def _tree(root: str) -> Tree:
+    from cuecard.core._confined import Tree
+
+    return Tree(root)
 
 
 def read_failures(root: str) -> dict[str, dict[str, Any]]:
     """The recorded failures by ``"<harness> <event>"`` (empty when there is none)."""
     try:
-        with open(_path(root), encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(_tree(root).read_bytes(_REL, 1024 * 1024))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -43,19 +49,14 @@ def read_failures(root: str) -> dict[str, dict[str, Any]]:
 
 
 def _write(root: str, data: dict[str, dict[str, Any]]) -> None:
-    from pathlib import Path
-
-    from cuecard.core._fsio import atomic_write
-
-    path = _path(root)
+    tree = _tree(root)
     if not data:
         try:  # noqa: SIM105 - contextlib costs the hook process an import
-            os.unlink(path)
+            tree.remove(_REL)
         except OSError:
             pass
         return
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(Path(path), json.dumps(data, indent=1, ensure_ascii=False) + "\n", durable=False)
+    tree.write(_REL, json.dumps(data, indent=1, ensure_ascii=False) + "\n", durable=False)
 
 
 def record_failure(root: str, key: str, reason: str, *, now: float | None = None) -> None:
@@ -74,7 +75,7 @@ def record_failure(root: str, key: str, reason: str, *, now: float | None = None
 
 def clear_failure(root: str, key: str) -> None:
     """Forget ``key``'s failure once it works again (a stat when there is no record)."""
-    if not os.path.exists(_path(root)):
+    if not os.path.exists(os.path.join(root, ".cuecard", "local", FILE)):  # a stat only
         return
     try:
         data = read_failures(root)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 
+from cuecard.core._confined import Tree
 from cuecard.core.engine._table import Table
 
 TYPE_CHECKING = False
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from cuecard.core.engine._event import Event
 
 __all__ = [
+    "INDEX_DIR",
     "INDEX_VERSION",
     "Index",
     "Match",
@@ -45,18 +47,15 @@ __all__ = [
 ]
 
 INDEX_VERSION = 4  # 4: a check with no file event in its triggers judges shell changes too
+INDEX_DIR = ".cuecard/local/index"
+"""Where the compiled index lives, relative to the project root."""
 _MAX_JSON = 64 * 1024 * 1024  # an index file larger than this is not read
 
 
-def _small_file(path: str, limit: int) -> str:
-    """The text of a regular index file of at most ``limit`` bytes; ``OSError`` otherwise
-    (a FIFO, a device or a link to one is never opened for reading)."""
-    from cuecard.core.engine._evidence import read_regular
-
-    data = read_regular(path, limit, follow_links=True)
-    if data is None:
-        raise OSError(f"{path} is not a regular file of at most {limit} bytes")
-    return data.decode("utf-8")
+def _small_file(tree: Tree, rel: str, limit: int) -> str:
+    """The text of a regular index file of at most ``limit`` bytes, reached through plain
+    folders; ``OSError`` otherwise (a link, FIFO or device is never opened for reading)."""
+    return tree.read_bytes(rel, limit).decode("utf-8")
 
 
 def fingerprint(root: str) -> list[int]:
@@ -291,26 +290,28 @@ def clause_fires(clause: dict[str, Any], event: Event) -> str | None:
 class Index:
     """One generation of the compiled index."""
 
-    def __init__(self, folder: str, meta: dict[str, Any]) -> None:
-        self.folder = folder
+    def __init__(self, tree: Tree, rel: str, meta: dict[str, Any]) -> None:
+        self.tree = tree
+        self.rel = rel
+        self.folder = tree.path(rel)
         self.meta = meta
         self._tables: dict[str, Table | None] = {}
 
     @classmethod
     def read(cls, root: str) -> Index | None:
         """The current generation, or ``None`` when there is none or it cannot be read."""
-        base = os.path.join(root, ".cuecard", "local", "index")
+        tree = Tree(root)
         try:
-            generation = _small_file(os.path.join(base, "CURRENT"), 256).strip()
+            generation = _small_file(tree, f"{INDEX_DIR}/CURRENT", 256).strip()
             if not generation or "/" in generation or generation.startswith("."):
                 return None
-            folder = os.path.join(base, generation)
-            meta = json.loads(_small_file(os.path.join(folder, "meta.json"), _MAX_JSON))
+            rel = f"{INDEX_DIR}/{generation}"
+            meta = json.loads(_small_file(tree, f"{rel}/meta.json", _MAX_JSON))
         except (OSError, ValueError):
             return None
         if not isinstance(meta, dict) or meta.get("version") != INDEX_VERSION:
             return None
-        return cls(folder, meta)
+        return cls(tree, rel, meta)
 
     def fresh(self, root: str) -> bool:
         return bool(self.meta.get("fingerprint") == fingerprint(root))
@@ -322,7 +323,8 @@ class Index:
     def _table(self, name: str) -> Table | None:
         if name not in self._tables:
             try:
-                self._tables[name] = Table(os.path.join(self.folder, name))
+                rel = f"{self.rel}/{name}"
+                self._tables[name] = Table(self.tree.path(rel), self.tree.open_read(rel))
             except (OSError, ValueError):
                 self._tables[name] = None
         return self._tables[name]
@@ -340,7 +342,7 @@ class Index:
     def _prefix_keys(self, folder: str) -> Iterator[str]:
         """For a search of a folder: every path bucket that lies under it."""
         try:
-            pkeys = json.loads(_small_file(os.path.join(self.folder, "pkeys.json"), _MAX_JSON))
+            pkeys = json.loads(_small_file(self.tree, f"{self.rel}/pkeys.json", _MAX_JSON))
         except (OSError, ValueError):
             return
         if not isinstance(pkeys, list):
@@ -381,7 +383,7 @@ class Index:
         if not self.meta.get("checks"):
             return {}
         try:
-            checks = json.loads(_small_file(os.path.join(self.folder, "checks.json"), _MAX_JSON))
+            checks = json.loads(_small_file(self.tree, f"{self.rel}/checks.json", _MAX_JSON))
         except (OSError, ValueError):
             return {}
         return checks if isinstance(checks, dict) else {}

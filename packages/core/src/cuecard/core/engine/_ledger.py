@@ -13,7 +13,8 @@ import os
 import re
 import time
 
-from cuecard.core.engine._append import append_record
+from cuecard.core._confined import UnsafePath
+from cuecard.core.engine._paths import local_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +42,11 @@ def safe_name(value: str) -> str:
     return clean
 
 
+def _join(*parts: str) -> str:
+    """Relative path segments joined with ``/`` (an empty one left out)."""
+    return "/".join(p for p in parts if p)
+
+
 class Ledger:
     """One session's ledger, seen by one agent (``""`` is the main agent)."""
 
@@ -57,54 +63,42 @@ class Ledger:
         self.agent = agent
         self.clock = clock
         self.folder = os.path.join(local_dir, "sessions", safe_name(session))
+        self.tree, self.local_rel = local_tree(local_dir)
+        self.rel = _join(self.local_rel, "sessions", safe_name(session))
+        """The session's folder relative to ``tree`` (every access walks there by descriptor)."""
 
     # -- epochs -----------------------------------------------------------------------------------
 
     def epoch(self) -> int:
         try:
-            with open(os.path.join(self.folder, "epoch"), encoding="ascii") as handle:
-                return int(handle.read().strip() or 0)
+            return int(self.tree.read_bytes(_join(self.rel, "epoch"), 64).strip() or 0)
+        except UnsafePath:
+            raise  # a link or a foreign folder on the way: the caller leaves the project alone
         except (OSError, ValueError):
             return 0
 
     def new_epoch(self, reason: str) -> int:
         """Start a new epoch (after a compaction or a clear); returns its number."""
-        from pathlib import Path
-
-        from cuecard.core._fsio import atomic_write, locked
-
-        os.makedirs(self.folder, exist_ok=True)
-        with locked(Path(self.folder) / ".lock"):
+        with self.tree.locked(_join(self.rel, ".lock")):
             epoch = self.epoch() + 1
-            atomic_write(Path(self.folder) / "epoch", str(epoch), durable=False)
+            self.tree.write(_join(self.rel, "epoch"), str(epoch), durable=False)
         self.append({"event": "epoch", "epoch": epoch, "reason": reason})
         return epoch
 
     # -- claims -----------------------------------------------------------------------------------
 
     def _claim_dir(self, epoch: int) -> str:
-        return os.path.join(self.folder, f"e{epoch}", safe_name(self.agent) if self.agent else "_")
+        return _join(self.rel, f"e{epoch}", safe_name(self.agent) if self.agent else "_")
 
     def claimed(self, name: str, epoch: int | None = None) -> bool:
         folder = self._claim_dir(self.epoch() if epoch is None else epoch)
-        return os.path.exists(os.path.join(folder, name))
+        return self.tree.lstat(_join(folder, safe_name(name))) is not None
 
     def claim(self, name: str, details: dict[str, Any], epoch: int | None = None) -> bool:
         """Claim ``name`` (a memory id, or a check key) for this epoch; ``False`` if taken."""
         folder = self._claim_dir(self.epoch() if epoch is None else epoch)
-        try:
-            fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileNotFoundError:
-            os.makedirs(folder, exist_ok=True)
-            return self.claim(name, details, epoch)
-        except FileExistsError:
-            return False
         data = json.dumps({**details, "t": round(self.clock(), 3)}).encode("utf-8")
-        try:  # one os.write, not a file object: a few syscalls fewer for each claim
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        return True
+        return self.tree.create(_join(folder, safe_name(name)), data)
 
     def claim_nth(self, name: str, limit: int, details: dict[str, Any]) -> bool:
         """Claim one of ``limit`` slots for ``name`` (a check reported at most ``limit`` times)."""
@@ -119,10 +113,8 @@ class Ledger:
         if self.agent:
             record["agent"] = self.agent
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-        os.makedirs(self.local_dir, exist_ok=True)
-        path = os.path.join(self.local_dir, "ledger.jsonl")
         try:
-            append_record(path, data)
+            self.tree.append(_join(self.local_rel, "ledger.jsonl"), data)
         except OSError:
             # A link, a FIFO or a folder planted in the ledger's place: the line is lost, not the
             # delivery (the claims, not this record, decide what was delivered).

@@ -27,15 +27,15 @@ STAMP = "maintain.json"
 _SPAWN = "maintain.spawn"
 
 
-def _local(root: str) -> str:
-    return os.path.join(root, ".cuecard", "local")
+_LOCAL = ".cuecard/local"
 
 
 def last_run(root: str) -> float | None:
     """When maintenance last finished in the project at ``root`` (Unix seconds), or ``None``."""
+    from cuecard.core._confined import Tree
+
     try:
-        with open(os.path.join(_local(root), STAMP), encoding="utf-8") as handle:
-            value = json.load(handle).get("ran_at")
+        value = json.loads(Tree(root).read_bytes(f"{_LOCAL}/{STAMP}", 64 * 1024)).get("ran_at")
     except (OSError, ValueError, AttributeError):
         return None
     return float(value) if isinstance(value, int | float) else None
@@ -75,28 +75,25 @@ def maintain_if_due(
     Returns whether it spawned one. Never raises: a session start must not fail on this.
     """
     try:
-        local = _local(root)
+        from cuecard.core._confined import Tree
+
+        tree = Tree(root)
         if not opted_in(root):
             return False
         now = clock()
         ran = last_run(root)
         if ran is not None and now - ran < DUE_EVERY:
             return False
-        marker = os.path.join(local, _SPAWN)
-        try:
-            if now - os.stat(marker).st_mtime < DUE_EVERY:
+        marker = f"{_LOCAL}/{_SPAWN}"
+        st = tree.lstat(marker)
+        if st is not None:
+            if now - st.st_mtime < DUE_EVERY:
                 return False
-            os.unlink(marker)
-        except FileNotFoundError:
-            pass
-        os.makedirs(local, exist_ok=True)
-        try:
-            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
+            tree.remove(marker)
+        if not tree.create(marker, f"{now}\n"):
             return False  # another session start claimed this run
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(f"{now}\n")
-        os.utime(marker, (now, now))
+        with tree.folder(_LOCAL) as folder:
+            os.utime(_SPAWN, (now, now), dir_fd=folder, follow_symlinks=False)
         command = [  # isolated (-I): the project folder is the child's cwd, never its sys.path
             sys.executable,
             "-I",

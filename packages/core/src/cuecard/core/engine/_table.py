@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from cuecard.core._confined import Tree
+
 __all__ = ["Table", "crc32", "json_string", "write_encoded_table", "write_table"]
 
 MAGIC = b"CUECARD-TABLE-1\n"
@@ -71,8 +73,9 @@ def _slot_of(key: str, slots: int, *, hash_: Callable[[bytes], int] = crc32) -> 
     return hash_(key.encode("utf-8")) % slots
 
 
-def write_table(path: str, items: Mapping[str, Any]) -> None:
-    """Write ``items`` (key → JSON value) as a table file at ``path``."""
+def write_table(path: str, items: Mapping[str, Any], *, tree: Tree | None = None) -> None:
+    """Write ``items`` (key → JSON value) as a table file at ``path`` (relative to ``tree``
+    when one is given; see ``_write``)."""
     import struct
     import zlib
 
@@ -91,14 +94,23 @@ def write_table(path: str, items: Mapping[str, Any]) -> None:
         slot_format.pack_into(table, slot * _SLOT_SIZE, offset, len(block))
         blocks.append(block)
         offset += len(block)
-    with open(path, "wb") as handle:
-        handle.write(MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table))
-        handle.writelines(blocks)
+    _write(tree, path, MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table), blocks)
 
 
-def write_encoded_table(path: str, items: Mapping[str, str]) -> None:
-    """Write ``items`` (key → a JSON value already encoded as text) as a table file at ``path``:
-    what ``write_table`` writes for the decoded values, without encoding them again."""
+def _write(tree: Tree | None, path: str, head: bytes, blocks: list[bytes]) -> None:
+    """Write a table through the confined layer: at ``path`` of ``tree``, or without one at a
+    plain path (its folder trusted as given, the file itself replaced, never written through)."""
+    if tree is None:
+        from cuecard.core._confined import Tree
+
+        tree, path = Tree(os.path.dirname(path) or "."), os.path.basename(path)
+    tree.write(path, head + b"".join(blocks), durable=False)
+
+
+def write_encoded_table(path: str, items: Mapping[str, str], *, tree: Tree | None = None) -> None:
+    """Write ``items`` (key → a JSON value already encoded as text) as a table file at ``path``
+    (relative to ``tree`` when one is given): what ``write_table`` writes for the decoded
+    values, without encoding them again."""
     import struct
     import zlib
 
@@ -118,18 +130,19 @@ def write_encoded_table(path: str, items: Mapping[str, str]) -> None:
         slot_format.pack_into(table, slot * _SLOT_SIZE, offset, len(block))
         blocks.append(block)
         offset += len(block)
-    with open(path, "wb") as handle:
-        handle.write(MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table))
-        handle.writelines(blocks)
+    _write(tree, path, MAGIC + slots.to_bytes(_COUNT_SIZE, "little") + bytes(table), blocks)
 
 
 class Table:
     """An open table file; ``get`` reads only the slot and the block a key hashes to."""
 
-    def __init__(self, path: str) -> None:
-        from cuecard.core.engine._evidence import open_regular
+    def __init__(self, path: str, fd: int | None = None) -> None:
+        """Open the table at ``path``, or take ``fd`` (a regular file the caller opened through
+        the confined layer; the table closes it)."""
+        if fd is None:
+            from cuecard.core.engine._evidence import open_regular
 
-        fd = open_regular(path, follow_links=True)  # never a FIFO or a device
+            fd = open_regular(path, follow_links=True)  # never a FIFO or a device
         if fd is None:
             raise ValueError(f"{path} is not a regular file")
         self._fd = fd
