@@ -62,20 +62,25 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/vault/_location.py": (OWN_FILES + ": the vault locations file", frozenset({"open"})),
     "core/vault/_settings.py": (OWN_FILES + ": the recall settings file", frozenset({"open"})),
     "core/vault/_digest.py": (OWN_FILES, frozenset({"open"})),
-    "hooks/_transcript.py": ("the harness's transcript, at the path the harness gives",
-                             frozenset({"open"})),
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
     "core/_export.py": (STORE_LATER, frozenset({"atomic_write", "glob", "read_text", "unlink"})),
-    "core/_ingest.py": (STORE_LATER + ": the proposal read", frozenset({"read_text"})),
+    "core/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused first; "
+                        "ingest_file also takes a file the person names)",
+                        frozenset({"read_bytes"})),
+    "core/vault/_user_config.py": (OWN_FILES + ": the user's cuecard config.toml",
+                                   frozenset({"atomic_write", "open", "os.makedirs"})),
+    "core/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
+                              frozenset({"read_text"})),
     "core/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
     "core/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
     "core/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
                                                    "os.replace", "os.walk", "unlink"})),
     "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
     "core/recall/_changes.py": (STORE_LATER + ": the project's recall index", frozenset({"open"})),
-    "core/recall/_index.py": (STORE_LATER + ": the recall index", frozenset({"os.makedirs"})),
+    "core/recall/_index.py": (STORE_LATER + ": the recall index, removed to be rebuilt when "
+                              "unreadable", frozenset({"os.makedirs", "os.unlink"})),
     "core/recall/_project.py": (STORE_LATER, frozenset({"os.scandir"})),
     "core/recall/_vectors.py": (STORE_LATER, frozenset({"os.remove"})),
     # the folder vault
@@ -104,13 +109,16 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/vault/transfer/_transfer.py": (VAULT_LATER, frozenset({"atomic_write", "unlink"})),
     # harness configuration files
     "core/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
-    "core/_groktrust.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "core/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
+    "core/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
     "core/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
     "core/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
     "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
                                                            "read_text"})),
     "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",
-                                                    "read_text", "rmdir", "unlink"})),
+                                                    "read_bytes", "read_text", "rmdir",
+                                                    "unlink"})),
     "hooks/_trust.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir", "read_text"})),
 }  # fmt: skip
 

@@ -17,14 +17,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from cuecard.core._errors import CuecardError, NotFound, UsageError, ValidationError
 from cuecard.core._memory import Memory, Status
 from cuecard.core._store import Store
 from cuecard.core._validate import validate_memory
-from cuecard.core.engine._append import append_record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,12 +114,16 @@ class Decisions:
         """The person-facing requests (``.cuecard/requests/*.json``), open ones unless
         ``resolved``, oldest first."""
         out: list[dict[str, Any]] = []
-        folder = self.store.requests_dir
-        if not folder.is_dir():
+        tree, folder = self.store.tree, ".cuecard/requests"
+        try:  # through the confined layer: a link or FIFO planted there is never read
+            names = [n for n, kind in tree.entries(folder) if kind == "file"]
+        except OSError:
             return out
-        for path in sorted(folder.glob("*.json")):
+        for name in names:
+            if not name.endswith(".json"):
+                continue
             with contextlib.suppress(OSError, ValueError):
-                raw = json.loads(path.read_text(encoding="utf-8"))
+                raw = json.loads(tree.read_text(f"{folder}/{name}", 1024 * 1024))
                 if isinstance(raw, dict) and (resolved or not raw.get("resolved")):
                     out.append(raw)
         out.sort(key=lambda r: str(r.get("created_at", "")))
@@ -513,10 +515,8 @@ class Decisions:
             "by": self.reviewer,
             **details,
         }
-        local = self.store.local_dir
-        local.mkdir(parents=True, exist_ok=True)
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-        append_record(Path(local) / JOURNAL_FILE, data)
+        self.store.tree.append(f".cuecard/local/{JOURNAL_FILE}", data)
 
     def recompile(self) -> dict[str, Any]:
         """Rebuild the trigger index after a change; what the compile reported."""
