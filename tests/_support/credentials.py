@@ -15,7 +15,7 @@ import random
 import string
 from typing import NamedTuple
 
-__all__ = ["CREDENTIALS", "PLACEHOLDERS", "Credential", "fragments"]
+__all__ = ["CREDENTIALS", "GENERIC", "PLACEHOLDERS", "Credential", "fragments"]
 
 _RNG = random.Random(29)
 UPPER, LOWER, DIGITS = string.ascii_uppercase, string.ascii_lowercase, string.digits
@@ -48,7 +48,7 @@ def _uuid() -> str:
 
 
 class Credential(NamedTuple):
-    family: str
+    family: str  # the service, or one of GENERIC
     text: str  # the line holding it
     secret: str  # what must never be echoed
 
@@ -65,11 +65,11 @@ def _corpus() -> list[Credential]:
     return [
         _c("AWS", "AKIA" + _r(UPPER + "234567", 16), "aws_access_key_id = {}"),
         _c("GitHub", "ghp_" + _r(B62, 36), "push with {} from CI"),
-        _c("GitHub fine-grained", "github_pat_" + _r(B62, 22) + "_" + _r(B62, 59)),
+        _c("GitHub", "github_pat_" + _r(B62, 22) + "_" + _r(B62, 59)),
         _c("GitLab", "glpat-" + _r(B64URL, 20), "GITLAB_TOKEN={}"),
         _c("Slack", "xoxb-" + _r(DIGITS, 12) + "-" + _r(DIGITS, 13) + "-" + _r(B62, 24)),
         _c(
-            "Slack webhook",
+            "Slack",
             "https://hooks.slack.com/services/T"
             + _r(UPPER + DIGITS, 8)
             + "/B"
@@ -79,9 +79,9 @@ def _corpus() -> list[Credential]:
             "post alerts to {}",
         ),
         _c("Stripe", "sk_live_" + _r(B62, 24), "stripe.api_key = '{}'"),
-        _c("Stripe webhook", "whsec_" + _r(B62, 32)),
-        _c("Google API", "AIza" + _r(B64URL, 35), "maps key {}"),
-        _c("Google OAuth", "GOCSPX-" + _r(B64URL, 28), "client secret {}"),
+        _c("Stripe", "whsec_" + _r(B62, 32)),
+        _c("Google", "AIza" + _r(B64URL, 35), "maps key {}"),
+        _c("Google", "GOCSPX-" + _r(B64URL, 28), "client secret {}"),
         _c("npm", "npm_" + _r(B62, 36), "//registry.npmjs.org/:_authToken={}"),
         _c("OpenAI", "sk-proj-" + _r(B64URL, 48), "OPENAI_API_KEY={}"),
         _c("Anthropic", "sk-ant-api03-" + _r(B64URL, 93) + "AA"),
@@ -93,19 +93,19 @@ def _corpus() -> list[Credential]:
         _c("Linear", "lin_api_" + _r(B62, 40)),
         _c("Atlassian", "ATATT3" + _r(B64URL, 186), "jira token {}"),
         _c("Grafana", "glsa_" + _r(B62, 32) + "_" + _r(HEX, 8)),
-        _c("Grafana Cloud", "glc_" + _r(B64, 60)),
+        _c("Grafana", "glc_" + _r(B64, 60)),
         _c("New Relic", "NRAK-" + _r(UPPER + DIGITS, 27)),
         _c("Sentry", "sntryu_" + _r(HEX, 64), "SENTRY_AUTH_TOKEN={}"),
         _c("age", "AGE-SECRET-KEY-1" + _r("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
         _c("Alibaba Cloud", "LTAI" + _r(B62, 20)),
         _c(
-            "Azure Storage",
+            "Azure",
             _r(B64, 86) + "==",
             "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={};"
             "EndpointSuffix=core.windows.net",
         ),
         _c(
-            "Azure Service Bus",
+            "Azure",
             _r(B64, 43) + "=",
             "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey={}",
         ),
@@ -124,14 +124,14 @@ def _corpus() -> list[Credential]:
         _c("Twilio", "SK" + _r(HEX, 32), "twilio api key {}"),
         _c("SendGrid", "SG." + _r(B64URL, 22) + "." + _r(B64URL, 43)),
         _c("PyPI", "pypi-AgEIcHlwaS5vcmc" + _r(B64URL, 120), "password = {}"),
-        _c("Discord bot", "MT" + _r(B62, 22) + "." + _r(B62, 6) + "." + _r(B64URL, 27)),
+        _c("Discord", "MT" + _r(B62, 22) + "." + _r(B62, 6) + "." + _r(B64URL, 27)),
         _c(
-            "Discord webhook",
+            "Discord",
             "https://discord.com/api/webhooks/" + _r(DIGITS, 18) + "/" + _r(B64URL, 68),
         ),
         _c("Telegram", _r(DIGITS, 10) + ":AA" + _r(B64URL, 33), "bot token {}"),
         _c("Square", "EAAA" + _r(B64URL, 60)),
-        _c("Square OAuth", "sq0csp-" + _r(B64URL, 43)),
+        _c("Square", "sq0csp-" + _r(B64URL, 43)),
         _c("Mailchimp", _r(HEX, 32) + "-us14", "mailchimp key {}"),
         _c("JSON Web Token", f"{jwt_head}.{jwt_body}.{_r(B64URL, 43)}", "session {}"),
         _c("private key", "-----BEGIN OPENSSH PRIVATE KEY----- " + _r(B64, 70)),
@@ -183,6 +183,13 @@ def _corpus() -> list[Credential]:
 
 
 CREDENTIALS: list[Credential] = _corpus()
+# Shapes no one service owns.
+GENERIC = frozenset(
+    {
+        "HTTP Basic", "netrc", "Docker config", "Redis URL", "PostgreSQL URL", "JSON Web Token",
+        "private key", "labelled password", "bearer token", "hexadecimal secret",
+    }
+)  # fmt: skip
 
 _X = "x"
 PLACEHOLDERS: list[str] = [

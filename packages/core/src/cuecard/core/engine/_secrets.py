@@ -144,7 +144,7 @@ def _loose_parts() -> tuple[str, ...]:
 
 @functools.cache
 def _loose() -> Callable[[str], object]:
-    """One pass for every rule: ``None`` means no rule can match."""
+    """One pass for every rule when no RE2 set can be had: ``None`` means no rule can match."""
     pattern = "|".join(_loose_parts())
     re2 = _re2()
     if re2 is None:  # pragma: no cover
@@ -154,26 +154,40 @@ def _loose() -> Callable[[str], object]:
     return re2.compile(pattern, options).search  # type: ignore[no-any-return]
 
 
+# What the RE2 set must find when built: an AWS access key's shape (joined here, so that no
+# scanner of this file takes it for one).
+_SELF_TEST = "key " + "AKIA" + "Q7MBXL2RN4TPW6YZ"
+
+
 @functools.cache
 def _loose_set() -> Any:
+    """An RE2 set of every loosened rule: one pass says which of them match. ``None`` without
+    RE2 or when the set fails its test. A set's search never gives up on a slow text (RE2 lets
+    only single-pattern searches bail out); its memory is raised so that no one state can outgrow
+    it."""
     re2 = _re2()
+    if re2 is None:  # pragma: no cover
+        return None
     options = re2.Options()
     options.log_errors = False
+    options.max_mem = 64 << 20
     found = re2.Set.SearchSet(options)
     for part in _loose_parts():
         found.Add(part)
     found.Compile()
+    if not found.Match(_SELF_TEST):  # pragma: no cover
+        return None
     return found
 
 
 def _candidates(text: str) -> frozenset[int] | None:
-    """Which loosened rules match ``text`` (their indexes in ``_loose_parts()``), so that only
-    those are compiled and run; ``None`` when RE2 cannot tell (no RE2, or its DFA gave up): then
-    every rule runs."""
-    if _re2() is None:  # pragma: no cover
-        return None
-    found = _loose_set().Match(text)
-    return frozenset(found) if found else None
+    """Which loosened rules match ``text`` (their indexes in ``_loose_parts()``): only those are
+    compiled and run, and none means ``text`` holds no credential. ``None`` when only the
+    one-pass pattern can be had and it matches: then every rule runs."""
+    found = _loose_set()
+    if found is None:  # pragma: no cover
+        return None if _loose()(text) is not None else frozenset()
+    return frozenset(found.Match(text) or ())
 
 
 _SURROGATE = "[\ud800-\udfff]"
@@ -205,7 +219,7 @@ def may_hold_secret(text: str) -> bool:
 
     No rule is anchored to a line, so a text of many lines joined by line breaks is tested at once:
     a credential in one line is one in the whole."""
-    return _loose()(searchable(text)) is not None
+    return _candidates(searchable(text)) != frozenset()
 
 
 def _value_span(match: Any, longest_group: bool) -> tuple[int, int]:
@@ -227,11 +241,9 @@ def _value_span(match: Any, longest_group: bool) -> tuple[int, int]:
 
 
 def _labelled(text: str) -> Iterator[tuple[str, int, int]]:
-    from cuecard.core.engine._placeholders import placeholder
-
     for match in _assigned()(text):
         label, value = match.group("label"), match.group("value")
-        if placeholder(value) or value.lower().rstrip(".,:") in _PROSE:
+        if _placeholder(value) or value.lower().rstrip(".,:") in _PROSE:
             continue
         if " " in label and not (
             any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
@@ -250,30 +262,33 @@ def _hex() -> re.Pattern[str]:
     return re.compile(_HEX)
 
 
-def _long_hex(text: str) -> Iterator[tuple[str, int, int]]:
+def _placeholder(value: str) -> bool:
+    """``_placeholders.placeholder``, imported when a value is first found."""
     from cuecard.core.engine._placeholders import placeholder
 
+    return placeholder(value)
+
+
+def _long_hex(text: str) -> Iterator[tuple[str, int, int]]:
     for match in _hex().finditer(text):
-        if placeholder(match.group()):
-            continue
         before = text[max(0, match.start() - 60) : match.start()]
         if len(match.group()) in (32, 40, 64, 128) and re.search(_NAMED_DIGEST, before):
+            continue
+        if _placeholder(match.group()):
             continue
         yield "long hexadecimal secret", *match.span()
 
 
-def _findings(text: str) -> Iterator[tuple[str, int, int]]:
-    """(rule name, start, end) of each credential in ``text``, rule by rule."""
-    from cuecard.core.engine._placeholders import placeholder
-
-    candidates = _candidates(text)
+def _findings(text: str, candidates: frozenset[int] | None) -> Iterator[tuple[str, int, int]]:
+    """(rule name, start, end) of each credential in ``text``, rule by rule: the rules
+    ``candidates`` names, or all."""
     rules = _rule_patterns()
     for index, (name, _, longest_group) in enumerate(rules):
         if candidates is not None and index not in candidates:
             continue
         for match in _rule(index)(text):
             start, end = _value_span(match, longest_group)
-            if end > start and not placeholder(text[start:end]):
+            if end > start and not _placeholder(text[start:end]):
                 yield name, start, end
     if candidates is None or len(rules) in candidates:
         yield from _labelled(text)
@@ -285,17 +300,19 @@ def find_secret(text: str) -> str | None:
     """Name the rule of the first credential in ``text``, or ``None``. The value is never
     returned. Any text is taken: lone surrogates and every other code point."""
     text = searchable(text)
-    if _loose()(text) is None:
+    candidates = _candidates(text)
+    if candidates == frozenset():
         return None
-    return next((name for name, _, _ in _findings(text)), None)
+    return next((name for name, _, _ in _findings(text, candidates)), None)
 
 
 def redact(text: str) -> str:
     """Replace every credential in ``text`` with ``[redacted]``."""
     safe = searchable(text)
-    if _loose()(safe) is None:
+    candidates = _candidates(safe)
+    if candidates == frozenset():
         return text
-    spans = sorted((start, end) for _, start, end in _findings(safe))
+    spans = sorted((start, end) for _, start, end in _findings(safe, candidates))
     merged: list[list[int]] = []
     for start, end in spans:
         if merged and start <= merged[-1][1]:
