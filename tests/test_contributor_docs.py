@@ -75,3 +75,10 @@ def test_nothing_cites_a_document_outside_the_repository() -> None:
 def test_the_contributors_guide_holds_no_machine_paths() -> None:
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     assert re.findall(r"(?<![\w.~])/(?:work|root|home|Users|tmp)/", text) == []
+
+
+def test_every_test_file_the_guides_cite_exists() -> None:
+    for doc in ("CONTRIBUTING.md", "README.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for cited in re.findall(r"`(tests/[\w/.-]+\.py)", text):
+            assert (ROOT / cited).is_file(), f"{doc} cites {cited}, which does not exist"

@@ -47,3 +47,16 @@ def test_the_setup_commands_are_real_scripts() -> None:
         assert os.access(ROOT / line, os.X_OK)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == "scripts/test", "CI runs exactly the README's test command, last"
+
+
+def test_the_wheel_install_the_docs_give_is_the_one_ci_runs() -> None:
+    docs = (ROOT / "docs" / "installing.md").read_text(encoding="utf-8")
+    check = (ROOT / "scripts" / "check-install").read_text(encoding="utf-8")
+    assert "bin/python -m pip install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl" in docs
+    assert "`python -m pip install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl`" in README
+    assert "pip_install dist/cuecard_core-*.whl dist/cuecard_hooks-*.whl)" in check
+    assert "](docs/installing.md)" in README
+    assert "](docs/releasing.md)" in README
+    releasing = (ROOT / "docs" / "releasing.md").read_text(encoding="utf-8")
+    assert "twine check --strict dist/*" in releasing
+    assert "twine check --strict" in check, "CI runs the release procedure's check"

@@ -75,3 +75,39 @@ def test_a_dsh_hook_keeps_what_it_handed_out_of_the_real_home(project: Path) -> 
     assert not (real.cuecard_config.parent / handed).with_suffix(".json").exists()
     assert (session / ".config" / handed).with_suffix(".json").is_file()
     assert os.environ["HOME"] == str(session)
+
+
+def test_gits_environment_is_dropped_and_restored(tmp_path: Path) -> None:
+    developer = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Exported Name",
+        "GIT_COMMITTER_EMAIL": "exported@example.com",
+        "GIT_DIR": str(tmp_path / "elsewhere.git"),
+    }
+    environ = dict(developer)
+    suite = home.REAL, home.SESSION
+    session = home.isolate(environ)
+    try:
+        assert not [
+            name for name in environ if name.startswith("GIT_") and name != "GIT_CONFIG_NOSYSTEM"
+        ]
+        assert environ["GIT_CONFIG_NOSYSTEM"] == "1"
+        repo = tmp_path / "repo"
+        git = ["git", "-c", "user.name=seed", "-c", "user.email=seed@example.com"]
+        subprocess.run(["git", "init", "-q", str(repo)], check=True, env=environ)
+        subprocess.run(
+            [*git, "commit", "-q", "--allow-empty", "-m", "seed"], cwd=repo, check=True, env=environ
+        )
+        author = subprocess.run(
+            ["git", "log", "-1", "--format=%an <%ae>"],
+            cwd=repo,
+            check=True,
+            env=environ,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        assert author == "seed <seed@example.com>"
+    finally:
+        home.restore(session, environ)
+        home.REAL, home.SESSION = suite
+    assert environ == developer

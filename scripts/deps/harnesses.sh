@@ -5,9 +5,14 @@
 #   grok/     the PyPI wheel grok-cli-bin, unpacked with `pip install --target` (grok/bin/grok)
 #   opencode-plugin/  @opencode-ai/plugin, what OpenCode installs into a project's .opencode/ at
 #             start; the tests copy it there so that no test run reaches the registry.
-# Each part is skipped when its stamp matches its versions; a failed download is retried.
+# npm runs inside each target folder (never with --prefix, which would make it read another
+# global npmrc) and pip with the user's pip configuration. Each part is skipped when its stamp
+# matches its versions; a failed download is retried and its error shown.
 # Skip everything with CUECARD_SKIP_HARNESSES=1 (tests/e2e then skips, or fails in CI).
 set -euo pipefail
+LABEL=harnesses
+# shellcheck source=scripts/deps/_lib.sh
+source "$(dirname "$0")/_lib.sh"
 cd "$(dirname "$0")/../.."
 
 CLAUDE=2.1.332 CODEX=0.171.0 OPENCODE=1.18.33 OPENCODE_PLUGIN=1.18.33 GROK=0.2.111
@@ -17,17 +22,10 @@ case "$(uname -sm)" in
   "Linux x86_64") ;;
   *) echo "harnesses: the pinned harness binaries are for Linux x86_64; skipping" >&2; exit 0 ;;
 esac
-command -v npm >/dev/null || { echo "harnesses: npm is required (Node.js >= 20)" >&2; exit 1; }
+need_node
 
-retry() {
-  local attempt
-  for attempt in 1 2 3; do
-    "$@" && return 0
-    echo "harnesses: '$*' failed (attempt $attempt); retrying" >&2
-    sleep $((attempt * 5))
-  done
-  return 1
-}
+# npm_in DIR ARGS...: npm ARGS run inside DIR (which holds a package.json).
+npm_in() { (cd "$1" && shift && npm "$@"); }
 
 cache=.cache/harnesses
 mkdir -p "$cache"
@@ -39,7 +37,8 @@ want="claude-code $CLAUDE codex $CODEX opencode-ai $OPENCODE"
 if stale npm "$want"; then
   rm -rf "$cache/npm" && mkdir -p "$cache/npm"
   echo '{"private": true}' > "$cache/npm/package.json"
-  retry npm install --prefix "$cache/npm" --no-audit --no-fund --loglevel=error \
+  phase "Claude Code $CLAUDE, Codex $CODEX, OpenCode $OPENCODE (npm)" \
+    retry npm_in "$cache/npm" install --no-audit --no-fund --loglevel=error \
     "@anthropic-ai/claude-code@$CLAUDE" "@openai/codex@$CODEX" "opencode-ai@$OPENCODE"
   for bin in claude codex opencode; do
     "$cache/npm/node_modules/.bin/$bin" --version >/dev/null
@@ -52,7 +51,8 @@ if stale opencode-plugin "$want"; then
   rm -rf "$cache/opencode-plugin" && mkdir -p "$cache/opencode-plugin"
   printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$OPENCODE_PLUGIN" \
     > "$cache/opencode-plugin/package.json"
-  retry npm install --prefix "$cache/opencode-plugin" --no-audit --no-fund --loglevel=error
+  phase "@opencode-ai/plugin $OPENCODE_PLUGIN (npm)" \
+    retry npm_in "$cache/opencode-plugin" install --no-audit --no-fund --loglevel=error
   echo "$want" > "$cache/opencode-plugin/.stamp"
 fi
 
@@ -61,7 +61,8 @@ if stale grok "$want"; then
   rm -rf "$cache/grok" && mkdir -p "$cache/grok"
   python=python3
   [ -x .venv/bin/python ] && python=.venv/bin/python
-  retry "$python" -m pip install --quiet --no-deps --target "$cache/grok/site" "grok-cli-bin==$GROK"
+  phase "Grok Build $GROK (pip)" retry "$python" -m pip install --quiet --no-deps \
+    --disable-pip-version-check --target "$cache/grok/site" "grok-cli-bin==$GROK"
   mkdir -p "$cache/grok/bin"
   ln -sf ../site/grok_cli_bin/bin/grok "$cache/grok/bin/grok"
   "$cache/grok/bin/grok" --version >/dev/null

@@ -26,6 +26,11 @@ XDG = {
 }
 # the developer's own settings that would send a test to their real state
 DROPPED = ("CUECARD_VAULT", "CUECARD_VAULT_MIRROR", "DSH_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
+# git's environment is the developer's too: every GIT_* variable (an exported GIT_AUTHOR_NAME
+# names every test commit's author; GIT_DIR or GIT_INDEX_FILE would send git elsewhere) is
+# dropped, and git reads no system-wide configuration (the global one is in the session home).
+GIT_PREFIX = "GIT_"
+GIT_SET = {"GIT_CONFIG_NOSYSTEM": "1"}
 
 
 @dataclass(frozen=True)
@@ -63,13 +68,15 @@ def isolate(environ: MutableMapping[str, str] = os.environ) -> Session:
     global REAL, SESSION
     REAL = real_home(environ)
     home = Path(tempfile.mkdtemp(prefix="cuecard-tests-home-")).resolve()
-    names = ("HOME", *XDG, *DROPPED)
+    git = sorted({name for name in environ if name.startswith(GIT_PREFIX)} | set(GIT_SET))
+    names = ("HOME", *XDG, *DROPPED, *git)
     saved = {name: environ.get(name) for name in names}
     environ["HOME"] = str(home)
     for name, relative in XDG.items():
         environ[name] = str(home / relative)
-    for name in DROPPED:
+    for name in (*DROPPED, *git):
         environ.pop(name, None)
+    environ.update(GIT_SET)
     SESSION = Session(home, saved)
     return SESSION
 

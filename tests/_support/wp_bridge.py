@@ -14,6 +14,7 @@ import socket
 import subprocess
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,45 @@ class HungReceiver:
         self.sock.close()
         for conn in self._held:
             conn.close()
+
+
+@contextlib.contextmanager
+def serve_php(state: Path, plugin_dir: Path, port: int, **script: Any) -> Iterator[str]:
+    """WordPress's REST API as the harness serves it (PHP's built-in server, the harness as its
+    router): the bridge's routes and Data Machine's file routes over the disk store under
+    ``uploads_dir``. Yields the site's URL; stopped at the end."""
+    import os
+    import time
+
+    assert PHP is not None
+    spec: dict[str, Any] = {
+        "home_url": f"http://127.0.0.1:{port}/",
+        "options_file": str(state / "options.json"),
+        "log_file": str(state / "php.log"),
+        "users": USERS,
+        "agents": AGENTS,
+        "events": [],
+        **script,
+    }
+    path = state / f"serve-{uuid.uuid4().hex[:8]}.json"
+    path.write_text(json.dumps(spec))
+    env = {**os.environ, "HARNESS_PLUGIN_DIR": str(plugin_dir), "HARNESS_SCRIPT": str(path)}
+    server = subprocess.Popen(
+        [PHP, "-d", "display_errors=0", "-S", f"127.0.0.1:{port}", str(HARNESS)],
+        env=env,
+        cwd=state,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # liveness bound: the server accepts connections
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            assert server.poll() is None, "php -S exited"
+            assert time.monotonic() < deadline, "php -S did not start"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -19,11 +19,12 @@ ADD = ["add", "--kind", "trap", "--title", "T", "--body", "B", "--not-derivable"
 
 
 def files(root: Path) -> dict[str, str]:
+    """The store's committed files (the derived ``local/`` folder left out)."""
     store = root / ".cuecard"
     return {
         str(p.relative_to(store)): p.read_text()
         for p in sorted(store.rglob("*"))
-        if p.is_file() and p.name != ".lock"
+        if p.is_file() and p.name != ".lock" and p.relative_to(store).parts[0] != "local"
     }
 
 
@@ -57,9 +58,15 @@ def test_a_project_that_did_not_opt_in_gets_nothing_created(
 ) -> None:
     result = run_cli(*argv, cwd=tmp_path)
     assert list(tmp_path.iterdir()) == []
-    if argv != ["status"]:
-        assert result.returncode == 1
-        assert "has not opted in" in result.stderr
+    assert result.returncode == 1, "status exits as list does"
+    assert "has not opted in" in result.stderr
+    assert result.stdout == ""
+
+
+def test_status_json_outside_a_project_still_says_so(tmp_path: Path) -> None:
+    result = run_cli("status", "--json", cwd=tmp_path)
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == {"opted_in": False, "root": None}
 
 
 @pytest.mark.parametrize("point", ["before-journal", "after-journal", "mid-apply"])

@@ -82,14 +82,27 @@ def test_files_over_one_megabyte_are_judged_on_their_first_256_kb(fresh_repo: Pa
     assert "print('early')" not in text  # the first occurrence is in the first 256 KB
 
 
-def test_files_changed_through_the_shell_are_judged_at_stop(fresh_repo: Path) -> None:
+def test_a_check_judges_shell_changes_only_when_its_triggers_name_run(fresh_repo: Path) -> None:
+    """The DEBUG memory's triggers name ``edit`` only: a file ``sed -i`` changed is not judged
+    by it (its ``on`` is honoured); with ``run`` added, it is."""
     settings = fresh_repo / "config/settings.py"
     settings.write_text("DEBUG = True\n", encoding="utf-8")  # what the command did
     call(fresh_repo, "claude", "UserPromptSubmit", "sh", prompt="turn debugging on")
     call(fresh_repo, "claude", "PostToolUse", "sh", tool_name="Bash",
          tool_input={"command": "sed -i s/False/True/ config/settings.py"},
          tool_response={"stdout": "", "interrupted": False})  # fmt: skip
-    text = call(fresh_repo, "claude", "Stop", "sh", stop_hook_active=False)
+    assert call(fresh_repo, "claude", "Stop", "sh", stop_hook_active=False) == ""
+    path = fresh_repo / ".cuecard/memories/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa.json"
+    memory = json.loads(path.read_text())
+    memory["triggers"][0]["on"] = ["edit", "run"]
+    path.write_text(json.dumps(memory))
+    subprocess.run([str(BIN / "cuecard"), "compile"], cwd=fresh_repo, check=True,
+                   capture_output=True)  # fmt: skip
+    call(fresh_repo, "claude", "UserPromptSubmit", "sh2", prompt="turn debugging on")
+    call(fresh_repo, "claude", "PostToolUse", "sh2", tool_name="Bash",
+         tool_input={"command": "sed -i s/False/True/ config/settings.py"},
+         tool_response={"stdout": "", "interrupted": False})  # fmt: skip
+    text = call(fresh_repo, "claude", "Stop", "sh2", stop_hook_active=False)
     assert "## check: DEBUG is on" in text
     assert "config/settings.py" in text
 

@@ -97,6 +97,26 @@ def test_held_at_the_tool_call_given_at_stop_once_and_claimed_only_then(fresh_re
     assert stop(fresh_repo, "g1") == ""
 
 
+def test_match_as_grok_shows_the_memories_held_until_stop(
+    fresh_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cuecard.core.cli import main
+
+    monkeypatch.chdir(fresh_repo)
+    argv = ["match", "--event", "edit", "--path", "src/billing/charge.py"]
+    assert main([*argv, "--harness", "grok", "--json"]) == 0
+    held = json.loads(capsys.readouterr().out)
+    assert held["held_until"] == "Stop"
+    assert [d["title"] for d in held["deliveries"]] == [TRAP]
+    assert main([*argv, "--harness", "claude", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["held_until"] is None
+    assert main([*argv, "--harness", "grok"]) == 0
+    text = capsys.readouterr().out
+    assert "reach the model when the turn ends (Stop)" in text
+    assert edit_charge(fresh_repo, "g2") is None  # what the hook itself does: nothing now
+    assert TRAP in stop(fresh_repo, "g2")  # and the same memory at Stop
+
+
 def test_a_stop_after_a_continuation_or_at_session_end_gives_nothing_and_claims_nothing(
     fresh_repo: Path,
 ) -> None:

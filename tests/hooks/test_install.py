@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -265,7 +267,7 @@ def test_cli_install_initialises_the_project_and_prints_json(tmp_path: Path) -> 
     assert again["written"] == []
     result = run_cli("uninstall", "claude", cwd=tmp_path)
     assert result.returncode == 0
-    assert "cuecard uninstall for claude (project): done" in result.stdout
+    assert "cuecard uninstall for claude (project): done" in result.stderr
     usage = run_cli("install", "cursor", cwd=tmp_path)
     assert usage.returncode == 2
 
@@ -318,7 +320,8 @@ def test_install_dsh_without_the_dsh_adapter_names_the_distribution_to_install(
     err = capsys.readouterr().err
     assert "invalid choice" not in err
     assert "`cuecard install dsh` needs the cuecard-dsh-adapter distribution" in err
-    assert "pip install cuecard-dsh-adapter" in err
+    # the pip of the interpreter running cuecard, not whichever `pip` comes first on the PATH
+    assert f"{shlex.quote(sys.executable)} -m pip install cuecard-dsh-adapter" in err
     assert "harnesses installable here: claude, codex, opencode, grok)" in err
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(SystemExit) as exited:  # an unknown harness is still an invalid choice

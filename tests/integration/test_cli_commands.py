@@ -18,6 +18,7 @@ from cuecard.dsh_adapter.cli import SUBCOMMANDS as DSH
 from cuecard.hooks.cli import COMMANDS as HOOKS
 from cuecard.ui.cli import register as ui_command
 from cuecard.wp_projection.cli import SUBCOMMANDS as WP
+from tests._support.cli import run_cli
 
 # The modules each satellite's cuecard.commands entry points name.
 ENTRY_MODULES = {
@@ -178,3 +179,38 @@ def test_a_command_registers_into_a_plain_argparse_group_at_once() -> None:
     args = parser.parse_args(["list", "--status", "active"])
     assert args.status == "active"
     assert args.run.__module__ == "cuecard.core.cli._list"
+
+
+def test_version_names_every_installed_distribution(tmp_path: Path) -> None:
+    result = run_cli("--version", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    names = [line.split()[0] for line in lines[1:]]
+    for name in ("core", "hooks", "dsh-adapter", "wp-projection", "ui"):
+        assert f"cuecard-{name}" in names, lines
+
+
+def test_messages_go_to_stderr_and_json_to_stdout(tmp_path: Path) -> None:
+    """The README's promise: a command's messages on stderr; its --json object on stdout."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    vault = tmp_path / "vault"
+    assert run_cli("vault", "init", "--vault", str(vault), cwd=tmp_path).returncode == 0
+    steps = [
+        (["init"], "initialised"),
+        (["compile"], "compiled 0 live memories"),
+        (["maintain"], "rolled up"),
+        (["install", "claude"], "cuecard install for claude (project): done"),
+        (
+            ["vault", "submit", "--vault", str(vault), "--agent", "a", "ports are 8080"],
+            "submitted 1",
+        ),
+    ]
+    for argv, said in steps:
+        result = run_cli(*argv, cwd=repo)
+        assert result.returncode == 0, (argv, result.stderr)
+        assert said in result.stderr, argv
+        assert result.stdout == "", argv
+        as_json = run_cli(*argv, "--json", cwd=repo)
+        assert as_json.returncode == 0, (argv, as_json.stderr)
+        assert isinstance(json.loads(as_json.stdout), dict), argv

@@ -90,6 +90,7 @@ def test_each_action_produces_the_documented_envelope(tmp_path, bridge, receiver
         "user_id": 1,
         "agent_id": 0,
         "agent_slug": "admin",
+        "agent_dir": "admin",
         "filename": "MEMORY.md",
         "key": f"agent:site:{HOME}:1:0:MEMORY.md",
     }

@@ -88,14 +88,14 @@ def test_a_scope_nothing_resolves_is_refused_never_sent_as_another_agent(
 def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(
     tmp_path, bridge, receiver
 ) -> None:
-    # A filename Data Machine accepts but the projection's path rules refuse (a space).
-    out = run_php(tmp_path, bridge, [updated("notes v2.md", "n\n"), updated("ok.md", "ok\n")])
+    # A scope Data Machine accepts but the projection's rules refuse: a principal file of user 0.
+    principal = updated("USER_MEMORY.md", "n\n", layer="principal", user=0)
+    out = run_php(tmp_path, bridge, [principal, updated("ok.md", "ok\n")])
     assert [d["result"]["status"] for d in out["delivered"]] == [422, 202]
     event_id = out["delivered"][0]["envelope"]["event_id"]
     assert (
-        f"cuecard bridge: envelope {event_id} (seq 1, memory.updated agent/notes v2.md of agent "
-        "admin) refused by the receiver (422): scope.filename: path 'notes v2.md' segment"
-        in out["log"]
+        f"cuecard bridge: envelope {event_id} (seq 1, memory.updated principal/USER_MEMORY.md of "
+        "agent admin) refused by the receiver (422): scope.user_id must be positive" in out["log"]
     )
     assert "; dropped" in out["log"]
     assert out["queue"] == []  # refused envelopes leave the queue; the next one went through
@@ -104,9 +104,9 @@ def test_a_refused_envelope_is_logged_by_wordpress_and_listed_by_status(
     [refusal] = report["refused_events"]
     assert refusal["status"] == 422
     assert refusal["event_id"] == event_id
-    assert refusal["filename"] == "notes v2.md"
+    assert refusal["filename"] == "USER_MEMORY.md"
     assert refusal["agent_slug"] == "admin"
-    assert "outside [A-Za-z0-9._-] (rule 10)" in refusal["reason"]
+    assert "principal layer (rule 12)" in refusal["reason"]
 
 
 def capsys_out(main_fn: Callable[[list[str]], int], root: Path) -> str:

@@ -42,7 +42,7 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
     for first in range(0, writes, per_request):
         events = []
         for i in range(first, first + per_request):
-            events += [updated(f"notes/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
+            events += [updated(f"contexts/n-{i:03d}.md", f"note {i}\n"), _site_md(i)]
         events.append(updated("MEMORY.md", f"memory after write {first + per_request - 1}\n"))
         out = run_php(tmp_path, bridge, events, scheduler=scheduler)
         assert out["errors"] == []
@@ -73,11 +73,11 @@ def test_writes_made_while_the_receiver_is_down_all_land_in_order(
 
     report = receiver.wait_idle(applied=len(queued))
     by_path = {p["path"].split("/", 2)[2]: p["seq"] for p in report["projected"]}
-    notes = [by_path[f"agents/admin/notes/n-{i:03d}.md"] for i in range(writes)]
+    notes = [by_path[f"agents/admin/contexts/n-{i:03d}.md"] for i in range(writes)]
     assert notes == sorted(notes)  # applied in the order they were written
     files = {path.split("/", 1)[1]: body for path, body in receiver.files().items()}
     for i in range(writes):
-        assert files[f"agents/admin/notes/n-{i:03d}.md"] == f"note {i}\n".encode()
+        assert files[f"agents/admin/contexts/n-{i:03d}.md"] == f"note {i}\n".encode()
     assert files["agents/admin/MEMORY.md"] == f"memory after write {writes - 1}\n".encode()
     assert report["refused_events"] == []
 
@@ -154,3 +154,88 @@ def test_a_run_the_scheduler_lost_is_scheduled_again(tmp_path, secret, receiver,
     assert [d["result"]["status"] for d in second["delivered"]] == [202, 202]
     assert second["queue"] == []
     receiver.wait_idle(applied=2)
+
+
+class _PickyReceiver:
+    """Answers 500 to every envelope whose body names ``poison``, 202 to the others; records
+    what it was sent, in order."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        seen: list[str] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                envelope = json.loads(body)
+                name = envelope.get("scope", {}).get("filename", "")
+                seen.append(name)
+                poisoned = name.startswith("poison")
+                status = 500 if poisoned else 202
+                answer = b'{"error": "boom"}' if poisoned else b'{"queued": true}'
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.seen = seen
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("scheduler", ["action_scheduler", "wp_cron"])
+def test_an_envelope_the_receiver_keeps_failing_is_set_aside_and_the_rest_delivered(
+    tmp_path, secret, scheduler
+) -> None:
+    picky = _PickyReceiver()
+    try:
+        bridge = _bridge(tmp_path, picky.url, secret)
+        events = [updated("poison.md", "p\n")] + [updated(f"m{i}.md", f"{i}\n") for i in range(5)]
+        # The scheduler's clock runs an hour ahead: every backoff comes due within this run.
+        out = run_php(tmp_path, bridge, events, scheduler=scheduler, advance=3600)
+        assert picky.seen == ["poison.md"] * 5 + [f"m{i}.md" for i in range(5)]
+        assert out["queue"] == []
+        summary = out["summary"]
+        assert summary["waiting"] == 0
+        [aside] = summary["set_aside"]
+        assert aside["status"] == 500
+        assert aside["attempts"] == 5
+        assert aside["reason"] == "boom"
+        assert aside["label"] == "memory.updated agent/poison.md of agent admin"
+        assert summary["last_error"]["reason"] == "boom"
+        assert "(500) after 5 attempts: boom; dropped, the queue goes on" in out["log"]
+        assert "(1 more before it is set aside)" in out["log"]
+    finally:
+        picky.close()
+
+
+def test_a_receiver_that_is_down_never_sets_an_envelope_aside(tmp_path, secret) -> None:
+    bridge = _bridge(tmp_path, f"http://127.0.0.1:{free_port()}", secret)
+    out = run_php(tmp_path, bridge, [updated("MEMORY.md", "m\n")], advance=3600)
+    summary = out["summary"]
+    assert summary["waiting"] == 1
+    assert summary["set_aside"] == []
+    assert summary["oldest"]["attempts"] >= 5  # tried on every due run, never given up
+    assert summary["oldest"]["label"] == "memory.updated agent/MEMORY.md of agent admin"
+    assert summary["oldest"]["queued_at"] is not None
+    assert "set aside" not in out["log"]
+
+
+def test_queueing_an_envelope_is_one_database_transaction(tmp_path, secret) -> None:
+    bridge = _bridge(tmp_path, f"http://127.0.0.1:{free_port()}", secret)
+    events = [updated("MEMORY.md", "m\n"), _site_md(0), _site_md(1)]
+    out = run_php(tmp_path, bridge, events, run_queue=False, wpdb="record")
+    # one transaction per envelope queued (the second SITE.md coalesces, in its own)
+    assert out["wpdb_queries"] == ["START TRANSACTION", "COMMIT"] * 3
+    assert len(out["queue"]) == 2

@@ -15,21 +15,7 @@ from pytest_httpserver import HTTPServer
 
 from cuecard.core.cli import main
 from cuecard.wp_projection import PathRefused, SafeRoot, normalise_relative
-
-GIT_PATHS = [
-    ".git/HEAD",
-    ".git/config",
-    ".GIT/hooks/pre-commit",
-    "sub/.git/HEAD",
-    ".git/objects/info.md",
-    ".git/refs/heads/info.md",
-    ".git",
-    ".Git",
-    ".git./config",
-    ".git . /config",
-    "GIT~1/config",
-    "a/git~1",
-]
+from tests._support.wp_corpus import GIT_PATHS
 
 API = "/wp-json/datamachine/v1"
 AUTH = "admin:abcd efgh ijkl"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cuecard.wp_projection import PathRefused, normalise_relative, record_path, site_key
+from tests._support.wp_corpus import PATH_RULES as REFUSED
 
 ACCEPTED = [
     # the rows of Data Machine Code's own path smoke test
@@ -19,51 +20,6 @@ ACCEPTED = [
     ("a\\b.md", "a/b.md"),
     ("USER_MEMORY.md", "USER_MEMORY.md"),
     ("x-y_z.1.md", "x-y_z.1.md"),
-]
-
-REFUSED = [
-    ("MEMORY.md\x00", "NUL byte (rule 1)"),
-    ("\x00", "NUL byte (rule 1)"),
-    ("", "is empty (rule 4)"),
-    ("   ", "is empty (rule 4)"),
-    ("/etc/passwd", "is absolute (rule 4)"),
-    ("\\tmp\\x", "is absolute (rule 4)"),
-    ("\\\\server\\share", "is absolute (rule 4)"),
-    ("./", "empty after removing './' (rule 6)"),
-    (".", "'..' segment '.' (rule 7)"),
-    ("../MEMORY.md", "segment '..' (rule 7)"),
-    ("contexts/../MEMORY.md", "segment '..' (rule 7)"),
-    ("a\\..\\b", "segment '..' (rule 7)"),
-    ("x/..", "segment '..' (rule 7)"),
-    ("a/./b", "segment '.' (rule 7)"),
-    ("a/", "segment '' (rule 7)"),
-    ("C:\\x", "drive letter (rule 8)"),
-    ("C:/x", "drive letter (rule 8)"),
-    ("C:x", "drive letter (rule 8)"),
-    ("a:b", "':' in segment 'a:b' (rule 8)"),
-    ("MEMORY.md:stream", "':' in segment (rule 8)"),
-    ("a\x01b", "control character (rule 9)"),
-    ("a\x7fb", "control character (rule 9)"),
-    ("a\nb", "control character (rule 9)"),
-    ("~/x", "outside [A-Za-z0-9._-] (rule 10)"),
-    ("%2e%2e/x", "outside [A-Za-z0-9._-] (rule 10)"),
-    ("a b.md", "outside [A-Za-z0-9._-] (rule 10)"),
-    ("mémoire.md", "outside [A-Za-z0-9._-] (rule 10)"),
-    ("...", "ends in '.' or a space (rule 10)"),
-    ("a/.../b", "ends in '.' or a space (rule 10)"),
-    ("notes.", "ends in '.' or a space (rule 10)"),
-    ("CON.md", "Windows device name (rule 10)"),
-    ("con", "Windows device name (rule 10)"),
-    ("lpt9.txt", "Windows device name (rule 10)"),
-    ("dir/Com1", "Windows device name (rule 10)"),
-    ("Aux.tar.gz", "Windows device name (rule 10)"),
-    ("a" * 256, "longer than 255 bytes (rule 10)"),
-    ("/".join(["abcdefgh"] * 120), "longer than 1024 bytes (rule 10)"),
-    (".env", "sensitive or guard file name (rule 19)"),
-    ("deploy/id_rsa", "sensitive or guard file name (rule 19)"),
-    ("server.PEM", "sensitive or guard file name (rule 19)"),
-    ("index.php", "sensitive or guard file name (rule 19)"),
-    ("credentials.json", "sensitive or guard file name (rule 19)"),
 ]
 
 
@@ -99,6 +55,12 @@ LAYOUT = [
 ]
 
 
+def test_an_agent_folder_is_data_machines_own_suffix_included() -> None:
+    ours = record_path("s", "agent", 1, 7, "ops", "MEMORY.md", "ops--0123456789abcdef")
+    assert ours == "s/agents/ops--0123456789abcdef/MEMORY.md"
+    assert record_path("s", "agent", 1, 8, "ops", "MEMORY.md", "ops") == "s/agents/ops/MEMORY.md"
+
+
 @pytest.mark.parametrize(("layer", "user", "agent", "slug", "name", "path"), LAYOUT)
 def test_records_map_to_the_d5_layout(layer, user, agent, slug, name, path) -> None:
     assert record_path("s", layer, user, agent, slug, name) == path
@@ -114,7 +76,9 @@ def test_records_map_to_the_d5_layout(layer, user, agent, slug, name, path) -> N
         (("agent", 1, 0, "../x", "x.md"), "scope.agent_slug '../x' must match"),
         (("agent", 1, 0, None, "x.md"), "agent_slug is missing and scope.agent_id is 0"),
         (("principal", 0, 1, "a", "x.md"), "user_id must be positive for the principal layer"),
-        (("agent", 1, 0, "a", "users/2/USER_MEMORY.md"), "may not start with 'users/'"),
+        (("agent", 1, 0, "a", "users/2/USER_MEMORY.md"), "is not a name Data Machine's layouts"),
+        (("agent", 1, 0, "a", "x.md", "Bad--dir"), "scope.agent_dir 'Bad--dir' must match"),
+        (("agent", 1, 0, "refs", "x.md"), "scope.agent_slug 'refs' must match"),
         (("agent", 1, 0, "a", "../../etc/passwd"), "scope.filename: path"),
     ],
 )

@@ -157,6 +157,7 @@ def test_status_reports_projection_preserved_and_wiring(root, capsys) -> None:
         "preserved",
         "refused",
         "refused_events",
+        "retrying",
         "wired",
     }
     assert report["sites"]["prod"]["last_seq"] == 3

@@ -152,7 +152,7 @@ def _write_events(i: int) -> list[Any]:
         "workspace_id": HOME,
         "user_id": 1,
         "agent_id": 0,
-        "filename": f"notes/n-{i:04d}.md",
+        "filename": f"contexts/n-{i:04d}.md",
     }
     return [
         {

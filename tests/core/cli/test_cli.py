@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,10 @@ ADD = [
 def test_version(tmp_path: Path) -> None:
     result = run_cli("--version", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout.startswith("cuecard 0.")
+    first, *rest = result.stdout.splitlines()
+    assert first.startswith("cuecard 0.")
+    assert f"cuecard-core {first.split()[1]}" in rest
+    assert all(re.fullmatch(r"cuecard-[a-z-]+ \S+", line) for line in rest), rest
 
 
 def test_add_prints_the_id_alone_and_makes_one_clause(project: Path) -> None:

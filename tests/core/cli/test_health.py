@@ -66,7 +66,7 @@ def test_fires_by_dimension_and_last_delivered(store: Store) -> None:
     report = health_report(store)
     entry = _entry(report, a)
     assert entry["fires"] == {"commands": 1, "paths": 2}
-    assert entry["opportunities"] == 2
+    assert entry["opportunities"] == 3, "s1 and s2 touched its paths; it was delivered in s3"
     assert entry["last_delivered"] == datetime.fromtimestamp(round(last + 10, 3), UTC).isoformat()
     assert set(entry) == set(MEMORY_KEYS)
     assert a not in report["unused"]
@@ -108,6 +108,27 @@ def test_stale_evidence_when_the_file_changed_or_went_away(store: Store) -> None
         "package.json",
         "outside-link",
     }
+
+
+def test_a_delivered_memory_had_an_opportunity(store: Store) -> None:
+    """Delivered in a session whose footprint holds nothing of it (a lost footprint line, a
+    session recorded before it was created): still one chance, never "no opportunity"."""
+    once = add(store, created_at=OLD, triggers=[{"on": ["edit"], "paths": ["src/c/**"]}])
+    Ledger(str(store.local_dir), "s9", clock=lambda: NOW).append(
+        {
+            "event": "edit",
+            "epoch": 0,
+            "delivered": 1,
+            "deferred": 0,
+            "size": 9,
+            "ids": [[once, "paths"]],
+        }
+    )
+    report = health_report(store)
+    assert _entry(report, once)["fires"] == {"paths": 1}
+    assert _entry(report, once)["opportunities"] == 1
+    assert once not in report["no_opportunity"]
+    assert once not in report["unused"]
 
 
 def test_no_opportunity_and_unused(store: Store) -> None:

@@ -102,6 +102,6 @@ def test_init_converts_a_deltadictum_store(repo: Path) -> None:
     assert report["migrated"] == 7
     assert len(list((repo / ".cuecard/memories").glob("*.json"))) == 7
     again = run_cli("init", cwd=repo)
-    assert "already initialised" in again.stdout
-    assert "converted 0 memories" in again.stdout
+    assert "already initialised" in again.stderr
+    assert "converted 0 memories" in again.stderr
     assert len(list((repo / ".cuecard/memories").glob("*.json"))) == 7

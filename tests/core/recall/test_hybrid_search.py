@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -298,6 +299,9 @@ def test_without_the_extra_hybrid_runs_on_bm25_and_graph(cc: Run, tmp_path: Path
     assert status["recall"]["mode"] == "bm25"
     assert status["recall"]["configured"] == "auto"
     assert "cuecard-core[vectors]" in status["recall"]["vectors"]
+    # the pip of the interpreter running cuecard (a system Python's pip may refuse, or miss it)
+    pip = f"{shlex.quote(sys.executable)} -m pip install 'cuecard-core[vectors]'"
+    assert pip in status["recall"]["vectors"]
 
 
 def test_status_says_the_mode(cc: Run, tmp_path: Path) -> None:

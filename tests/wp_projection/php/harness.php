@@ -19,24 +19,40 @@
  *   "persist_at_end": bool,                write options once at the end (benchmark only)
  *   "finish_request": bool                 PHP-FPM: defines fastcgi_finish_request(), which marks
  *                                          the response as sent to the client
+ *   "mysql": {"socket", "user", "database"}  options live in a real MariaDB/MySQL table
+ *                                          `wp_options` (WordPress's schema; created when
+ *                                          missing) and are read and written as WordPress's
+ *                                          option API does, one autocommitted statement each;
+ *                                          "wpdb": false leaves $wpdb undefined (no transactions);
+ *                                          "record" defines one that only records its queries
  * }
  * An argument {"__scope": {...}} becomes a WP_Agent_Memory_Scope object, {"__bytes_b64": "..."}
  * a binary string.
  * Prints one JSON object: {"delivered": [{envelope, body, headers, result, phase ("request": during
  * the write's request, "scheduler": a later run), after_response (the response was sent)}], "errors": [...],
- * "log": "...", "request_ms": float (the request's actions and shutdown), "queue_ms": float
+ * "log": "...", "summary": the bridge's queue summary, "request_ms": float (the request's actions and shutdown), "queue_ms": float
  * (the scheduler's runs), "queue": [...], "scheduled": [{scheduler, hook, in, status}]}.
  *
  * Options persist in options_file between runs (the database); every top-level *.php file in
  * MU_PLUGINS_DIR is included, as WordPress does with wp-content/mu-plugins.
+ *
+ * As the router of PHP's built-in server (`HARNESS_PLUGIN_DIR=… HARNESS_SCRIPT=… php -S
+ * 127.0.0.1:PORT harness.php`) it serves GET /wp-json/<namespace>/<route> from the routes
+ * registered on `rest_api_init` (the bridge's, and Data Machine's file routes over the disk store
+ * under the script's "uploads_dir"), with permission callbacks; 404 for anything else.
  */
 
 define( 'ABSPATH', __DIR__ . '/' );
 
-$plugin_dir = $argv[1];
-$script     = json_decode( file_get_contents( $argv[2] ), true );
+// As a router of PHP's built-in web server (`php -S`), the harness serves WordPress's REST API
+// instead (the folders come from the environment): HARNESS_PLUGIN_DIR, HARNESS_SCRIPT.
+$serving    = ( 'cli-server' === PHP_SAPI );
+$plugin_dir = $serving ? getenv( 'HARNESS_PLUGIN_DIR' ) : $argv[1];
+$script     = json_decode( file_get_contents( $serving ? getenv( 'HARNESS_SCRIPT' ) : $argv[2] ), true );
 $script    += array(
 	'scheduler'   => 'action_scheduler',
+	'transport'   => 'wp',
+	'substrate'   => false,
 	'datamachine' => 'full',
 	'run_queue'   => true,
 	'advance'     => 0,
@@ -104,10 +120,70 @@ function harness_save_options( $force = false ) {
 	}
 	file_put_contents( $GLOBALS['script']['options_file'], json_encode( $GLOBALS['options'] ), LOCK_EX );
 }
+// With "mysql", WordPress's own statements on a real `wp_options` table: a non-autoloaded option
+// is read with one SELECT (then cached for the request until wp_cache_delete), added with an
+// INSERT … ON DUPLICATE KEY UPDATE, changed with an UPDATE (skipped when the value is the same),
+// removed with a DELETE; values are PHP-serialized; every statement autocommits.
+$GLOBALS['db']    = null;
+$GLOBALS['cache'] = array();
+if ( ! empty( $script['mysql'] ) ) {
+	$GLOBALS['db'] = new mysqli( null, $script['mysql']['user'], '', $script['mysql']['database'], 0, $script['mysql']['socket'] );
+	$GLOBALS['db']->query(
+		'CREATE TABLE IF NOT EXISTS wp_options ( option_id bigint(20) unsigned NOT NULL auto_increment, '
+		. "option_name varchar(191) NOT NULL default '', option_value longtext NOT NULL, "
+		. "autoload varchar(20) NOT NULL default 'yes', PRIMARY KEY (option_id), UNIQUE KEY option_name (option_name), "
+		. 'KEY autoload (autoload) ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci'
+	);
+}
+/** WordPress's $wpdb, as far as the bridge uses it: query() of a statement, false on failure. */
+final class Harness_WPDB {
+	public $queries = array();
+	public function query( $sql ) {
+		$this->queries[] = $sql;
+		return ( $GLOBALS['db'] && false === $GLOBALS['db']->query( $sql ) ) ? false : 0;
+	}
+}
+if ( ( $GLOBALS['db'] && ( ! isset( $script['wpdb'] ) || $script['wpdb'] ) ) || ( isset( $script['wpdb'] ) && 'record' === $script['wpdb'] ) ) {
+	$GLOBALS['wpdb'] = new Harness_WPDB();
+}
+function harness_db_get( $name ) {
+	if ( ! array_key_exists( $name, $GLOBALS['cache'] ) ) {
+		$statement = $GLOBALS['db']->prepare( 'SELECT option_value FROM wp_options WHERE option_name = ? LIMIT 1' );
+		$statement->bind_param( 's', $name );
+		$statement->execute();
+		$row = $statement->get_result()->fetch_row();
+		$GLOBALS['cache'][ $name ] = $row ? array( unserialize( $row[0] ) ) : null;
+	}
+	return $GLOBALS['cache'][ $name ];
+}
+function harness_db_write( $sql, $name, $value = null ) {
+	++$GLOBALS['option_writes'];
+	$statement = $GLOBALS['db']->prepare( $sql );
+	if ( null === $value ) {
+		$statement->bind_param( 's', $name );
+	} else {
+		$serialized = serialize( $value );
+		$statement->bind_param( 'ss', $name, $serialized );
+	}
+	$statement->execute();
+	unset( $GLOBALS['cache'][ $name ] );
+	return $statement->affected_rows;
+}
 function get_option( $name, $default = false ) {
+	if ( $GLOBALS['db'] ) {
+		$found = harness_db_get( $name );
+		return null === $found ? $default : $found[0];
+	}
 	return array_key_exists( $name, $GLOBALS['options'] ) ? $GLOBALS['options'][ $name ] : $default;
 }
 function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
+	if ( $GLOBALS['db'] ) {
+		if ( null !== harness_db_get( $name ) ) {
+			return false;
+		}
+		harness_db_write( "INSERT INTO wp_options (option_name, option_value, autoload) VALUES (?, ?, 'no') ON DUPLICATE KEY UPDATE option_name = VALUES(option_name), option_value = VALUES(option_value)", $name, $value );
+		return true;
+	}
 	if ( array_key_exists( $name, $GLOBALS['options'] ) ) {
 		return false;
 	}
@@ -116,11 +192,30 @@ function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
 	return true;
 }
 function update_option( $name, $value, $autoload = null ) {
+	if ( $GLOBALS['db'] ) {
+		$found = harness_db_get( $name );
+		if ( null === $found ) {
+			return add_option( $name, $value );
+		}
+		if ( $found[0] === $value ) {
+			return false;
+		}
+		$statement = $GLOBALS['db']->prepare( 'UPDATE wp_options SET option_value = ? WHERE option_name = ?' );
+		$serialized = serialize( $value );
+		$statement->bind_param( 'ss', $serialized, $name );
+		$statement->execute();
+		++$GLOBALS['option_writes'];
+		unset( $GLOBALS['cache'][ $name ] );
+		return true;
+	}
 	$GLOBALS['options'][ $name ] = $value;
 	harness_save_options();
 	return true;
 }
 function delete_option( $name ) {
+	if ( $GLOBALS['db'] ) {
+		return harness_db_write( 'DELETE FROM wp_options WHERE option_name = ?', $name ) > 0;
+	}
 	if ( ! array_key_exists( $name, $GLOBALS['options'] ) ) {
 		return false;
 	}
@@ -129,6 +224,7 @@ function delete_option( $name ) {
 	return true;
 }
 function wp_cache_delete( $key, $group = '' ) {
+	unset( $GLOBALS['cache'][ $key ] );
 	return true;
 }
 function home_url( $path = '' ) {
@@ -383,11 +479,83 @@ add_action(
 	4
 );
 
+// -- the REST API: register_rest_route, requests, responses ---------------------------------------
+
+$GLOBALS['rest_routes'] = array();
+function register_rest_route( $namespace, $route, $args = array() ) {
+	$GLOBALS['rest_routes'][] = array( trim( $namespace, '/' ) . '/' . ltrim( $route, '/' ), $args );
+	return true;
+}
+class WP_REST_Request {
+	private $headers;
+	private $params;
+	public function __construct( array $headers, array $params ) {
+		$this->headers = $headers;
+		$this->params  = $params;
+	}
+	/** Header names as WordPress keys them: lower case, dashes as underscores. */
+	public function get_header( $name ) {
+		$key = strtolower( str_replace( '-', '_', $name ) );
+		return isset( $this->headers[ $key ] ) ? $this->headers[ $key ] : null;
+	}
+	public function get_param( $name ) {
+		return isset( $this->params[ $name ] ) ? $this->params[ $name ] : null;
+	}
+}
+class WP_REST_Response {
+	public $data;
+	public $status;
+	public function __construct( $data = null, $status = 200 ) {
+		$this->data   = $data;
+		$this->status = $status;
+	}
+}
+function harness_serve_rest() {
+	if ( function_exists( 'harness_datamachine_routes' ) && 'none' !== $GLOBALS['script']['datamachine'] ) {
+		add_action( 'rest_api_init', 'harness_datamachine_routes', 10, 0 );
+	}
+	do_action( 'rest_api_init' );
+	$path    = rawurldecode( (string) parse_url( $_SERVER['REQUEST_URI'], PHP_URL_PATH ) );
+	$headers = array();
+	foreach ( $_SERVER as $key => $value ) {
+		if ( 0 === strpos( $key, 'HTTP_' ) ) {
+			$headers[ strtolower( substr( $key, 5 ) ) ] = $value;
+		}
+	}
+	header( 'Content-Type: application/json' );
+	foreach ( $GLOBALS['rest_routes'] as $entry ) {
+		list( $route, $args ) = $entry;
+		if ( 'GET' !== $_SERVER['REQUEST_METHOD'] || 1 !== preg_match( '#^/wp-json/' . $route . '$#', $path, $match ) ) {
+			continue;
+		}
+		$params  = array_merge( $_GET, array_filter( $match, 'is_string', ARRAY_FILTER_USE_KEY ) );
+		$request = new WP_REST_Request( $headers, $params );
+		if ( isset( $args['permission_callback'] ) && true !== call_user_func( $args['permission_callback'], $request ) ) {
+			http_response_code( 401 );
+			echo json_encode( array( 'code' => 'rest_forbidden', 'message' => 'Sorry, you are not allowed to do that.' ) );
+			return;
+		}
+		$answer = call_user_func( $args['callback'], $request );
+		if ( $answer instanceof WP_REST_Response ) {
+			http_response_code( $answer->status );
+			$answer = $answer->data;
+		}
+		echo json_encode( $answer, JSON_UNESCAPED_SLASHES );
+		return;
+	}
+	http_response_code( 404 );
+	echo json_encode( array( 'code' => 'rest_no_route', 'message' => 'No route was found matching the URL and request method.' ) );
+}
+
 // wp-settings.php: every top-level PHP file of the must-use plugins folder, in name order.
 $mu_plugins = glob( rtrim( $plugin_dir, '/' ) . '/*.php' );
 sort( $mu_plugins );
 foreach ( $mu_plugins as $mu_plugin ) {
 	include_once $mu_plugin;
+}
+if ( $serving ) {
+	harness_serve_rest();
+	return;
 }
 
 $errors  = array();
@@ -453,6 +621,8 @@ echo json_encode(
 		'queue_ms'   => $queue_ms,
 		'request_option_writes' => $request_saves,
 		'queue'      => method_exists( 'Cuecard_Bridge', 'queued' ) ? Cuecard_Bridge::queued() : array(),
+		'summary'    => method_exists( 'Cuecard_Bridge', 'summary' ) ? Cuecard_Bridge::summary() : null,
+		'wpdb_queries' => isset( $GLOBALS['wpdb'] ) ? $GLOBALS['wpdb']->queries : null,
 		'scheduled'  => $scheduled,
 	),
 	JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE

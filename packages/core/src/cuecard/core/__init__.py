@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from cuecard.core._memory import Review as Review
     from cuecard.core._memory import Status as Status
     from cuecard.core._memory import Trigger as Trigger
+    from cuecard.core._pip import pip_command as pip_command
     from cuecard.core._store import Store as Store
     from cuecard.core._store import find_root as find_root
     from cuecard.core._validate import validate_memory as validate_memory
@@ -67,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "find_secret": "cuecard.core.engine._text",
     "ingest_file": "cuecard.core._ingest",
     "neutralise": "cuecard.core.engine._text",
+    "pip_command": "cuecard.core._pip",
     "redact": "cuecard.core.engine._text",
     "unsafe_reason": "cuecard.core.engine._text",
     "validate_memory": "cuecard.core._validate",

@@ -138,9 +138,10 @@ def _check_entry(memory: Memory) -> dict[str, Any]:
 
 def _check_kinds(memory: Memory) -> list[str]:
     """The event kinds whose files a check judges: those its memory's triggers name among
-    ``edit``, ``write`` and ``run`` (files changed through the shell), else edits and writes."""
+    ``edit``, ``write`` and ``run`` (files changed through the shell or any other program), else
+    all three."""
     named = {k for clause in memory.triggers for k in clause.on}
-    return sorted(named & {"edit", "run", "write"}) or ["edit", "write"]
+    return sorted(named & {"edit", "run", "write"}) or ["edit", "run", "write"]
 
 
 def compile_memory(memory: Memory) -> dict[str, Any]:

@@ -48,7 +48,7 @@ MEMORY_KEYS: dict[str, str] = {
     "fires": "deliveries by the dimension that fired it (paths, commands, paths+symbols...)",
     "opportunities": (
         "sessions since it was created whose tool calls touched its paths, ran its commands "
-        "or named its symbols"
+        "or named its symbols, and sessions in which it was delivered"
     ),
     "dead_triggers": "indexes of its trigger clauses whose paths match no repository file",
     "stale_evidence": "refs of its file evidence whose content changed since it was recorded",
@@ -69,7 +69,7 @@ KEYS: dict[str, str] = {
     "stale_evidence": "[{id, ref}] live memories' file evidence that changed since recorded",
     "no_opportunity": (
         "ids of live memories with path, command or symbol triggers that no session gave a "
-        "chance to fire"
+        "chance to fire (never one that was delivered)"
     ),
     "unused": "ids of live memories that had opportunities but never fired",
     "hubs": (
@@ -230,11 +230,15 @@ def health_report(
     by_id = {m.id: m for m in memories}
     fires: dict[str, Counter[str]] = {}
     last: dict[str, float] = {}
+    delivered_in: dict[str, set[str]] = {}
     for line in history.deliveries:
         t = line.get("t")
+        session = line.get("session")
         for item in line.get("ids") or []:
             if isinstance(item, list) and len(item) >= 2 and isinstance(item[0], str):
                 fires.setdefault(item[0], Counter())[str(item[1])] += 1
+                if isinstance(session, str) and session:
+                    delivered_in.setdefault(item[0], set()).add(safe_name(session))
                 if isinstance(t, int | float):
                     last[item[0]] = max(last.get(item[0], 0.0), float(t))
     alarms = _false_alarms(history)
@@ -243,7 +247,7 @@ def health_report(
     touched_any: set[str] = set()
     for summary in history.sessions.values():
         touched_any.update(summary.get("touched", {}))
-    sessions = [(s, set(s.get("touched", {}))) for s in history.sessions.values()]
+    sessions = [(n, s, set(s.get("touched", {}))) for n, s in history.sessions.items()]
     touched_sorted = sorted(touched_any)
     hub_counts: dict[str, list[str]] = {}
     entries = []
@@ -252,10 +256,14 @@ def health_report(
         profile = _Profile(memory)
         born = memory.created_at.timestamp()
         reach = set(profile.globs.matching_sorted(touched_sorted))
-        chances = sum(
-            1
-            for s, paths in sessions
-            if (s.get("last_t") or 0.0) >= born and profile.chance(s, reach & paths)
+        # a session in which it was delivered gave it a chance, recorded footprint or not
+        chances = len(
+            {
+                name
+                for name, s, paths in sessions
+                if (s.get("last_t") or 0.0) >= born and profile.chance(s, reach & paths)
+            }
+            | delivered_in.get(memory.id, set())
         )
         covered = profile.globs.matching_sorted(files)
         dead = [
@@ -284,7 +292,7 @@ def health_report(
         out["dead_triggers"] += [{"id": memory.id, "clause": i} for i in dead]
         out["dead_commands"] += dead_commands(memory)
         out["stale_evidence"] += [{"id": memory.id, "ref": ref} for ref in stale]
-        if profile.observable and chances == 0:
+        if profile.observable and chances == 0 and not fired:
             out["no_opportunity"].append(memory.id)
         if chances > 0 and not fired:
             out["unused"].append(memory.id)

@@ -55,10 +55,11 @@ def store_checks(
     live = [m for m in memories if m.live]
     index = Index.read(str(root))
     if index is None and live:
-        out.problem(
+        # A fresh clone has none (local/ is not committed); the first hook event builds it.
+        out.note(
             "index",
-            f"no compiled index for {len(live)} live memories",
-            "run `cuecard compile` and read what it reports",
+            f"no compiled index yet for {len(live)} live memories",
+            "the first hook event compiles it; `cuecard compile` does it now and reports",
         )
     elif index is not None and not index.fresh(str(root)):
         out.note(

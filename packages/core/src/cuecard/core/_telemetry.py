@@ -30,6 +30,7 @@ __all__ = [
     "PRUNE_AFTER",
     "History",
     "Telemetry",
+    "delivery_history",
     "read_history",
     "session_folders",
     "summarise_session",
@@ -268,28 +269,45 @@ def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def read_history(local_dir: Path) -> History:
-    """The database and the files not rolled up yet, merged; creates nothing."""
-    history = History()
-    deliveries: dict[str, dict[str, Any]] = {}
-    ingestions: dict[str, dict[str, Any]] = {}
+def _when(record: dict[str, Any]) -> float:
+    return _number(record.get("t")) or 0.0
+
+
+def _rolled_up(
+    local_dir: Path, tables: tuple[str, ...], *, sessions: History | None = None
+) -> list[dict[str, dict[str, Any]]]:
+    """Each table's rows in ``local_dir/telemetry.sqlite`` (and its sessions into ``sessions``)."""
+    out: list[dict[str, dict[str, Any]]] = [{} for _ in tables]
     database = local_dir / "telemetry.sqlite"
     if database.is_file():
         try:
             with Telemetry(database, readonly=True) as db:
-                history.sessions.update(db.sessions())
-                deliveries.update(db.lines("deliveries"))
-                ingestions.update(db.lines("ingestions"))
+                if sessions is not None:
+                    sessions.sessions.update(db.sessions())
+                for rows, table in zip(out, tables, strict=True):
+                    rows.update(db.lines(table))
         except sqlite3.Error:
             pass
+    return out
+
+
+def delivery_history(local_dir: Path) -> list[dict[str, Any]]:
+    """Every delivery recorded in ``local_dir`` (``.cuecard/local``), oldest first: what
+    maintenance rolled up into ``telemetry.sqlite`` and the ledger lines since. The one source of
+    delivery history for health, doctor and the review UI; creates nothing."""
+    (rows,) = _rolled_up(local_dir, ("deliveries",))
+    rows.update(_jsonl_records(local_dir / "ledger.jsonl"))
+    return sorted(rows.values(), key=_when)
+
+
+def read_history(local_dir: Path) -> History:
+    """The database and the files not rolled up yet, merged (the deliveries are
+    ``delivery_history``'s); creates nothing."""
+    history = History()
+    (ingestions,) = _rolled_up(local_dir, ("ingestions",), sessions=history)
     for folder in session_folders(local_dir):
         history.sessions[folder.name] = summarise_session(folder)
-    deliveries.update(_jsonl_records(local_dir / "ledger.jsonl"))
     ingestions.update(_jsonl_records(local_dir / "telemetry" / "inbox.jsonl"))
-
-    def when(record: dict[str, Any]) -> float:
-        return _number(record.get("t")) or 0.0
-
-    history.deliveries = sorted(deliveries.values(), key=when)
-    history.ingestions = sorted(ingestions.values(), key=when)
+    history.deliveries = delivery_history(local_dir)
+    history.ingestions = sorted(ingestions.values(), key=_when)
     return history

@@ -1,7 +1,8 @@
 """What reviewing memories needs: dry runs, the health report, similarity, the generic-advice rule.
 
 Dry runs replay the sessions' recorded events against a memory's triggers; the health report says
-how the memories fare; similarity finds near-duplicates. Re-exported lazily.
+how the memories fare; the delivery history is every delivery recorded, rolled up by maintenance
+or not; similarity finds near-duplicates. Re-exported lazily.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ if TYPE_CHECKING:
     from cuecard.core._similarity import SimilarityIndex as SimilarityIndex
     from cuecard.core._similarity import jaccard as jaccard
     from cuecard.core._similarity import words as words
+    from cuecard.core._telemetry import delivery_history as delivery_history
 
 _EXPORTS: dict[str, str] = {
     "DUPLICATE_AT": "cuecard.core._similarity",
     "SimilarityIndex": "cuecard.core._similarity",
+    "delivery_history": "cuecard.core._telemetry",
     "dry_run": "cuecard.core._dryrun",
     "generic_reason": "cuecard.core._advice",
     "health_report": "cuecard.core._health",

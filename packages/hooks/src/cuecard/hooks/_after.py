@@ -147,7 +147,12 @@ def stop(ctx: Context) -> dict[str, Any] | None:
         from cuecard.core.engine import stop as stop_checks
 
         report = stop_checks(
-            ctx.root, ctx.session, changed, agent=ctx.agent, limit=ctx.limit("Stop")
+            ctx.root,
+            ctx.session,
+            changed,
+            agent=ctx.agent,
+            limit=ctx.limit("Stop"),
+            since=_began(turn),
         )
         if report.text:
             parts.append(report.text)
@@ -165,6 +170,12 @@ def stop(ctx: Context) -> dict[str, Any] | None:
         parts = _held_for_stop(ctx, parts)
     footprint.stop(asked)
     return {"decision": "block", "reason": "\n\n".join(parts)} if parts else None
+
+
+def _began(turn: list[dict[str, Any]]) -> float | None:
+    """When the turn began: its first record's time (the prompt's, where the harness sends one)."""
+    began = turn[0].get("t") if turn else None
+    return float(began) if isinstance(began, (int, float)) else None
 
 
 def _held_for_stop(ctx: Context, parts: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ wrapped in ``<user_query>``, and ``opencode run``'s prompt wrapped in double quo
 
 from __future__ import annotations
 
-from cuecard.core.engine import INLINE_LIMITS
+from cuecard.core.engine import INLINE_LIMITS, PASSED_ON
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
@@ -43,13 +43,15 @@ class Harness:
 
 
 HARNESSES: dict[str, Harness] = {
-    # The inline limits live in core (``_limits``), where ``cuecard doctor`` reads them too.
-    "claude": Harness("claude", "Claude Code", INLINE_LIMITS["claude"]),
-    "codex": Harness("codex", "Codex", INLINE_LIMITS["codex"]),
-    "opencode": Harness("opencode", "OpenCode", INLINE_LIMITS["opencode"]),
-    # Grok Build 0.2.111 drops hook output at SessionStart, UserPromptSubmit, PreToolUse and
-    # PostToolUse; only Stop's block reason (or additionalContext) reaches the model.
-    "grok": Harness("grok", "Grok Build", INLINE_LIMITS["grok"], delivers=("Stop",)),
+    # The inline limits and the events each harness passes on live in core (``_limits``), where
+    # ``cuecard doctor`` and ``cuecard match`` read them too.
+    name: Harness(name, title, INLINE_LIMITS[name], delivers=PASSED_ON.get(name))
+    for name, title in (
+        ("claude", "Claude Code"),
+        ("codex", "Codex"),
+        ("opencode", "OpenCode"),
+        ("grok", "Grok Build"),
+    )
 }
 
 # Accepted spellings of the events -> the canonical (Claude Code) name.

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Project", "Snapshot"]
 
-MAX_LEDGER_BYTES = 16 * 1024 * 1024
 HISTORY_FILE = "ui-history.jsonl"
 
 
@@ -38,6 +37,7 @@ class Snapshot:
     requests: list[dict[str, Any]]
     """Open person-facing requests (``.cuecard/requests/*.json`` not yet resolved)."""
     ledger: list[dict[str, Any]]
+    """Every delivery recorded, rolled up by maintenance or not, oldest first."""
     health: dict[str, Any] | None
     """``cuecard health --json``'s object."""
     stale: dict[str, list[str]] = field(default_factory=dict)
@@ -119,23 +119,11 @@ class Project:
         return next((r for r in self.requests(resolved=True) if r.get("id") == ident), None)
 
     def ledger(self) -> list[dict[str, Any]]:
-        path = self.store.local_dir / "ledger.jsonl"
-        try:
-            with path.open(encoding="utf-8", errors="replace") as handle:
-                size = path.stat().st_size
-                if size > MAX_LEDGER_BYTES:
-                    handle.seek(size - MAX_LEDGER_BYTES)
-                    handle.readline()
-                lines = handle.read().splitlines()
-        except OSError:
-            return []
-        out = []
-        for line in lines:
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if isinstance(record, dict):
-                    out.append(record)
-        return out
+        """Every delivery recorded, oldest first: what ``cuecard maintain`` rolled up into
+        ``telemetry.sqlite`` and the ledger lines since (the history ``cuecard health`` reads)."""
+        from cuecard.core.review import delivery_history
+
+        return delivery_history(self.store.local_dir)
 
     def _health_key(self) -> tuple[int, ...]:
         """What the health report is read from: when none of it changed, the report holds."""

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from cuecard.wp_projection._errors import RootBusy as RootBusy
     from cuecard.wp_projection._errors import RootNotWritable as RootNotWritable
     from cuecard.wp_projection._errors import SignatureRefused as SignatureRefused
+    from cuecard.wp_projection._paths import FILENAME_PATTERN as FILENAME_PATTERN
+    from cuecard.wp_projection._paths import check_filename as check_filename
     from cuecard.wp_projection._paths import normalise_relative as normalise_relative
     from cuecard.wp_projection._paths import record_path as record_path
     from cuecard.wp_projection._paths import site_key as site_key
@@ -50,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "ApplyResult": "cuecard.wp_projection._change",
     "Change": "cuecard.wp_projection._change",
     "Envelope": "cuecard.wp_projection._envelope",
+    "FILENAME_PATTERN": "cuecard.wp_projection._paths",
     "EnvelopeRefused": "cuecard.wp_projection._errors",
     "Outcome": "cuecard.wp_projection._change",
     "PathRefused": "cuecard.wp_projection._errors",
@@ -65,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "SyncSettings": "cuecard.wp_projection._reconcile",
     "build_app": "cuecard.wp_projection._receiver",
     "change_from_envelope": "cuecard.wp_projection._change",
+    "check_filename": "cuecard.wp_projection._paths",
     "fetch_remote": "cuecard.wp_projection._reconcile",
     "normalise_relative": "cuecard.wp_projection._paths",
     "parse_envelope": "cuecard.wp_projection._envelope",

@@ -23,6 +23,7 @@ class Change:
     user_id: int = 0
     agent_id: int = 0
     agent_slug: str | None = None
+    agent_dir: str | None = None
     filename: str = ""
     content: bytes | None = None
     seq: int | None = None
@@ -38,7 +39,8 @@ class Outcome:
 
     path: str | None
     action: str
-    """written, unchanged, adopted, stale, deleted, tombstone, preserved, refused, hint."""
+    """written, unchanged, adopted, stale, deleted, tombstone, preserved, refused, hint, or
+    failed (an error worth another attempt: the record was left as it was)."""
     detail: str = ""
 
 
@@ -62,13 +64,16 @@ def change_from_envelope(
         return Change(kind="hint", reason=f"guideline {env.post_id} updated", **common)  # type: ignore[arg-type]
     assert env.layer is not None and env.filename is not None
     slug = env.agent_slug or (default_agent if env.agent_id == 0 else None)
-    path = record_path(site, env.layer, env.user_id, env.agent_id, slug, env.filename)
+    path = record_path(
+        site, env.layer, env.user_id, env.agent_id, slug, env.filename, env.agent_dir
+    )
     ident = {
         "path": path,
         "layer": env.layer,
         "user_id": env.user_id,
         "agent_id": env.agent_id,
         "agent_slug": slug,
+        "agent_dir": env.agent_dir,
         "filename": env.filename,
     }
     if env.type == "memory.deleted":

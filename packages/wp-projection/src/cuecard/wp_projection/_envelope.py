@@ -49,6 +49,9 @@ class Envelope:
     """The scope's agent id (0 means: resolved from the user)."""
     agent_slug: str | None = None
     """The agent slug the bridge resolved, if any."""
+    agent_dir: str | None = None
+    """The agent's folder name in Data Machine's disk store (its slug, with the suffix Data
+    Machine adds for a non-default instance), when the bridge could ask for it."""
     filename: str | None = None
     """The record's relative filename inside its layer."""
     content: bytes | None = None
@@ -150,12 +153,13 @@ def parse_envelope(data: object) -> Envelope:
     user_id = scope.get("user_id", 0)
     agent_id = scope.get("agent_id", 0)
     slug = scope.get("agent_slug")
+    folder = scope.get("agent_dir")
     try:
-        check_identity(layer, user_id, agent_id, slug)
+        check_identity(layer, user_id, agent_id, slug, folder)
     except PathRefused as exc:
         raise EnvelopeRefused(str(exc)) from None
     filename = _require(scope, "filename", str, "scope.")
-    base.update(layer=layer, user_id=user_id, agent_id=agent_id, agent_slug=slug)
+    base.update(layer=layer, user_id=user_id, agent_id=agent_id, agent_slug=slug, agent_dir=folder)
     base["filename"] = filename
     if "content" in data and kind in ("memory.updated", "composable.regenerated"):
         base["content"], base["sha1"] = _content(data)

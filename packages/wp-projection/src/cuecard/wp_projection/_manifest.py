@@ -41,6 +41,8 @@ class Record:
     """``push`` or ``pull``: where the last applied version came from."""
     deleted: bool = False
     """A tombstone: Data Machine deleted the record."""
+    agent_dir: str | None = None
+    """The agent's folder name in Data Machine's store, when the bridge sent it."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,12 @@ class SiteState:
     last_sync_at: str | None = None
     reconcile_needed: bool = False
     reconcile_reason: str | None = None
+    bridge: dict[str, Any] | None = None
+    """The WordPress side as the last pull found it: ``fetched_at`` and the bridge's ``queue``
+    (waiting, oldest, last_error, set_aside), or ``error`` when the bridge could not be asked."""
+    stale_agents: list[dict[str, Any]] = field(default_factory=list)
+    """Agent folders the last pull found Data Machine no longer has (renamed or removed): folder,
+    found_at, and the locally edited files kept in it (``kept``)."""
 
 
 @dataclass
@@ -85,7 +93,10 @@ class Manifest:
         """A copy whose dicts can change without touching this one (records are frozen)."""
         return Manifest(
             records=dict(self.records),
-            sites={k: SiteState(**vars(v)) for k, v in self.sites.items()},
+            sites={
+                k: SiteState(**{**vars(v), "stale_agents": list(v.stale_agents)})
+                for k, v in self.sites.items()
+            },
             preserved=dict(self.preserved),
             refused=list(self.refused),
             wired={k: list(v) for k, v in self.wired.items()},

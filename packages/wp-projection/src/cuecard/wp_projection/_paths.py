@@ -14,8 +14,10 @@ from cuecard.wp_projection._errors import PathRefused
 __all__ = [
     "LAYERS",
     "PRIVATE_LAYERS",
+    "check_filename",
     "check_identity",
     "collision_key",
+    "is_config_name",
     "is_git_metadata",
     "normalise_relative",
     "record_path",
@@ -34,7 +36,41 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SENSITIVE = frozenset({".env", "credentials.json", "id_rsa", "id_ed25519", "secrets", "index.php"})
 _SENSITIVE_SUFFIXES = (".pem", ".key")
 MAX_PATH_BYTES = 1024
-MAX_SEGMENT_BYTES = 255
+INCOMING_SUFFIX = ".incoming"
+MAX_SEGMENT_BYTES = 255 - len(INCOMING_SUFFIX)
+"""A segment leaves room for every name the projection derives from it (``<name>.incoming``)."""
+
+FILENAME_PATTERN = (
+    r"(contexts/)?[A-Za-z0-9][A-Za-z0-9._-]*\.md|daily/[0-9]{4}/[0-9]{2}/[0-9]{2}\.md"
+)
+"""The allowlist of record names (the bridge carries the same pattern, byte for byte): a
+Markdown file at the top of its layer's folder, in the legacy ``contexts/`` folder, or a daily
+file ``daily/YYYY/MM/DD.md``. Nothing else Data Machine's layouts define is projected."""
+_FILENAME = re.compile(FILENAME_PATTERN)
+
+CONFIG_NAMES = frozenset(
+    {
+        "head",
+        "config",
+        "objects",
+        "refs",
+        "packed-refs",
+        "index",
+        "hooks",
+        "info",
+        "logs",
+        "worktrees",
+        "modules",
+        "commondir",
+        "gitdir",
+        "fetch_head",
+        "orig_head",
+        "description",
+        "branches",
+        "shallow",
+    }
+)
+"""Names git reads inside a repository folder (compared without regard to case)."""
 
 
 def _refuse(raw: str, rule: str) -> PathRefused:
@@ -82,6 +118,31 @@ def is_git_metadata(segment: str) -> bool:
     return name in (".git", "git~1")
 
 
+def is_config_name(segment: str) -> bool:
+    """Whether git, a shell or an editor may read a file or folder of this name as
+    configuration: a dotfile (``.git``, ``.gitconfig``, ``.envrc``, ``.editorconfig``, ``.exrc``),
+    git's own names inside a repository folder (``HEAD``, ``config``, ``objects``, ``refs``,
+    ``index``, ``hooks``, …) or git's 8.3 short name ``GIT~1``."""
+    name = segment.rstrip(". ").casefold()
+    return segment.startswith(".") or name in CONFIG_NAMES or is_git_metadata(segment)
+
+
+def check_filename(raw: str) -> str:
+    """A record's filename from outside, normalised and checked against the allowlist
+    (``FILENAME_PATTERN``); raises ``PathRefused`` naming the rule it broke."""
+    name = normalise_relative(raw)
+    if not _FILENAME.fullmatch(name):
+        raise _refuse(
+            raw,
+            "is not a name Data Machine's layouts define (allowlist: NAME.md, contexts/NAME.md, "
+            "daily/YYYY/MM/DD.md; NAME starts with a letter or digit)",
+        )
+    for segment in name.split("/"):
+        if is_config_name(segment):
+            raise _refuse(raw, f"segment {segment!r} is a name git or a shell reads as config")
+    return name
+
+
 def _check_segment(raw: str, segment: str) -> None:
     if segment in ("", ".", ".."):
         raise _refuse(raw, f"has an empty, '.' or '..' segment {segment!r} (rule 7)")
@@ -92,7 +153,11 @@ def _check_segment(raw: str, segment: str) -> None:
     if not _SEGMENT.fullmatch(segment):
         raise _refuse(raw, f"segment {segment!r} has characters outside [A-Za-z0-9._-] (rule 10)")
     if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
-        raise _refuse(raw, f"segment is longer than {MAX_SEGMENT_BYTES} bytes (rule 10)")
+        raise _refuse(
+            raw,
+            f"segment is longer than {MAX_SEGMENT_BYTES} bytes, the room left for the names "
+            f"derived from it ('{INCOMING_SUFFIX}') (rule 10)",
+        )
     if segment.endswith((".", " ")):
         raise _refuse(raw, f"segment {segment!r} ends in '.' or a space (rule 10)")
     if _DEVICE.fullmatch(segment):
@@ -115,41 +180,68 @@ def site_key(home_url: str, aliases: dict[str, str] | None = None) -> str:
     url = home_url.strip().rstrip("/")
     if aliases and url in aliases:
         alias = aliases[url]
-        if not _SLUG.fullmatch(alias):
-            raise PathRefused(f"site alias {alias!r} must match [a-z0-9][a-z0-9-]* (rule 12)")
+        if not _SLUG.fullmatch(alias) or is_config_name(alias) or len(alias) > MAX_SEGMENT_BYTES:
+            raise PathRefused(
+                f"site alias {alias!r} must match [a-z0-9][a-z0-9-]*, be at most "
+                f"{MAX_SEGMENT_BYTES} bytes and not be a name git reads as configuration (rule 12)"
+            )
         return alias
     return "site-" + hashlib.sha256(url.encode("utf-8")).hexdigest()[:12]
 
 
-def check_identity(layer: object, user_id: object, agent_id: object, agent_slug: object) -> None:
-    """Rule 12: known layer, non-negative integer ids, a slug of the DM alphabet."""
+def check_identity(
+    layer: object,
+    user_id: object,
+    agent_id: object,
+    agent_slug: object,
+    agent_dir: object = None,
+) -> None:
+    """Rule 12: known layer, non-negative integer ids, a slug (and an agent folder name) of the
+    DM alphabet that git would not read as configuration."""
     if layer not in LAYERS:
         raise PathRefused(f"scope.layer {layer!r} must be one of {', '.join(LAYERS)} (rule 12)")
     for key, value in (("scope.user_id", user_id), ("scope.agent_id", agent_id)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise PathRefused(f"{key} {value!r} must be a non-negative integer (rule 12)")
-    if agent_slug is not None and (
-        not isinstance(agent_slug, str) or not _SLUG.fullmatch(agent_slug)
-    ):
-        raise PathRefused(
-            f"scope.agent_slug {agent_slug!r} must match [a-z0-9][a-z0-9-]* (rule 12)"
-        )
+    for key, slug in (("scope.agent_slug", agent_slug), ("scope.agent_dir", agent_dir)):
+        if slug is None:
+            continue
+        if (
+            not isinstance(slug, str)
+            or not _SLUG.fullmatch(slug)
+            or is_config_name(slug)
+            or len(slug) > MAX_SEGMENT_BYTES
+        ):
+            raise PathRefused(
+                f"{key} {str(slug)[:80]!r} must match [a-z0-9][a-z0-9-]*, be at most "
+                f"{MAX_SEGMENT_BYTES} bytes and not be a name git reads as configuration "
+                "(rule 12)"
+            )
 
 
 def record_path(
-    site: str, layer: str, user_id: int, agent_id: int, agent_slug: str | None, filename: str
+    site: str,
+    layer: str,
+    user_id: int,
+    agent_id: int,
+    agent_slug: str | None,
+    filename: str,
+    agent_dir: str | None = None,
 ) -> str:
     """Where a record lands, relative to the managed folder.
 
-    The path is the record's identity: agent id 0 and the real id name the same file once the
-    bridge resolved the agent slug, as they do in Data Machine's own disk store.
+    The path is the record's identity. An agent's folder is the one Data Machine's own disk store
+    uses (``agent_dir``, the last segment of ``DirectoryManager::resolve_agent_directory()``,
+    suffix included), so two agents that share a slug never share a folder; without it (an older
+    bridge, or a pull) the slug names it. Agent id 0 and the real id name the same file once the
+    bridge resolved the agent, as they do in Data Machine's store.
     """
-    check_identity(layer, user_id, agent_id, agent_slug)
+    check_identity(layer, user_id, agent_id, agent_slug, agent_dir)
     try:
-        name = normalise_relative(filename)
+        name = check_filename(filename)
     except PathRefused as exc:
         raise PathRefused(f"scope.filename: {exc}") from None
-    slug = agent_slug if agent_slug is not None else (f"agent-{agent_id}" if agent_id else None)
+    slug = agent_dir or agent_slug or (f"agent-{agent_id}" if agent_id else None)
     if layer == "shared":
         return f"{site}/shared/{name}"
     if layer == "network":
@@ -165,9 +257,4 @@ def record_path(
         if user_id == 0:
             raise PathRefused("scope.user_id must be positive for the principal layer (rule 12)")
         return f"{site}/agents/{slug}/users/{user_id}/{name}"
-    if name.split("/", 1)[0] == "users":
-        raise PathRefused(
-            f"scope.filename {filename!r}: an agent-layer file may not start with 'users/' "
-            "(it would alias principal files)"
-        )
     return f"{site}/agents/{slug}/{name}"

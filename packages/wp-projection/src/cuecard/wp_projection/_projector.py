@@ -7,6 +7,7 @@ manifest does not own never replaced. One writer per root holds the lock for a b
 
 from __future__ import annotations
 
+import errno
 import hashlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,12 +19,10 @@ from cuecard.core import find_secret
 from cuecard.wp_projection._change import ApplyResult, Change, Outcome
 from cuecard.wp_projection._errors import PathRefused
 from cuecard.wp_projection._manifest import MANIFEST_NAME, Manifest, Preserved, Record, SiteState
-from cuecard.wp_projection._paths import PRIVATE_LAYERS, collision_key
+from cuecard.wp_projection._paths import INCOMING_SUFFIX, PRIVATE_LAYERS, collision_key
 from cuecard.wp_projection._safefs import SafeRoot
 
 __all__ = ["Projector"]
-
-INCOMING_SUFFIX = ".incoming"
 
 
 def _sha1(data: bytes) -> str:
@@ -64,17 +63,25 @@ class _Plan:
             self.root.write(path, data, private=private, sync_dir=False)
         return path.rsplit("/", 1)[0] if "/" in path else ""
 
-    def execute(self, pool: ThreadPoolExecutor) -> dict[str, PathRefused]:
-        failures: dict[str, PathRefused] = {}
+    def execute(self, pool: ThreadPoolExecutor) -> dict[str, Exception]:
+        """Run the batch's operations; what failed, by path (a ``PathRefused`` is final, any
+        other error is worth another attempt). One path's failure never stops another's."""
+        failures: dict[str, Exception] = {}
         dirs: set[str] = set()
         paths = list(self.ops)
         futures = {path: pool.submit(self._run, path) for path in paths}
         for path, future in futures.items():
             try:
                 dirs.add(future.result())
-            except PathRefused as exc:
+            except Exception as exc:
                 failures[path] = exc
-        list(pool.map(self.root.sync_dir, sorted(dirs)))
+        for rel_dir in sorted(dirs):
+            try:
+                self.root.sync_dir(rel_dir)
+            except Exception as exc:  # the files in it are not known durable: try them again
+                for path in paths:
+                    if path.rsplit("/", 1)[0] == rel_dir and path not in failures:
+                        failures[path] = exc
         return failures
 
 
@@ -136,18 +143,25 @@ class Projector:
             plan = _Plan(self.root)
             index = {collision_key(p): p for p, r in manifest.records.items() if not r.deleted}
             prior: dict[str, tuple[Record | None, Preserved | None]] = {}
+            folders: dict[tuple[str, int], set[str]] | None = None
             result = ApplyResult()
             for change in changes:
                 self._note_site(manifest, change, result)
+                folders = self._note_moved_agent(manifest, change, result, folders)
                 if change.path is not None and change.path not in prior:
                     prior[change.path] = (
                         manifest.records.get(change.path),
                         manifest.preserved.get(change.path),
                     )
+                undo = _Undo(manifest, plan, change.path)
                 try:
                     outcome = self._apply_one(manifest, plan, index, change)
                 except PathRefused as exc:
+                    undo.restore()
                     outcome = Outcome(change.path, "refused", str(exc))
+                except Exception as exc:  # one event's failure is its own: the batch goes on
+                    undo.restore()
+                    outcome = Outcome(change.path, "failed", _reason(exc))
                 result.outcomes.append(outcome)
             failures = plan.execute(self._executor()) if plan.ops else {}
             for i, outcome in enumerate(result.outcomes):
@@ -158,7 +172,9 @@ class Projector:
                     record, kept = prior[outcome.path]
                     _restore(manifest.records, outcome.path, record)
                     _restore(manifest.preserved, outcome.path, kept)
-                    result.outcomes[i] = Outcome(outcome.path, "refused", str(failed))
+                    final = isinstance(failed, PathRefused)
+                    action = "refused" if final else "failed"
+                    result.outcomes[i] = Outcome(outcome.path, action, _reason(failed))
                 if result.outcomes[i].action == "refused":
                     manifest.note_refused(
                         {
@@ -168,7 +184,12 @@ class Projector:
                         }
                     )
             if self.on_change is not None and manifest.live_paths() != before:
-                self.on_change(self.root, manifest)
+                try:
+                    self.on_change(self.root, manifest)
+                except Exception as exc:  # the files stand; the wiring is retried next change
+                    manifest.note_refused(
+                        {"path": None, "reason": f"wiring: {_reason(exc)}", "at": self._stamp()}
+                    )
             self.save(manifest)
             return result
 
@@ -182,14 +203,30 @@ class Projector:
             self._pool.shutdown()
             self._pool = None
 
-    def mark_synced(self, site: str, home_url: str) -> None:
+    def mark_synced(
+        self,
+        site: str,
+        home_url: str,
+        *,
+        bridge: dict[str, Any] | None = None,
+        stale_agents: list[dict[str, Any]] | None = None,
+        prune: Iterable[str] = (),
+    ) -> None:
+        """Note a finished pull (with what it learnt of the WordPress side), and remove the
+        folders ``prune`` names under the site's folder where they are left empty."""
         with self.root.lock():
             manifest = self.load().copy()
             state = manifest.sites.setdefault(site, SiteState(home_url=home_url))
             state.last_sync_at = self._stamp()
             state.reconcile_needed = False
             state.reconcile_reason = None
+            if bridge is not None:
+                state.bridge = bridge
+            if stale_agents is not None:
+                state.stale_agents = stale_agents
             self.save(manifest)
+            for folder in prune:
+                self.root.prune(f"{site}/{folder}")
 
     def request_reconcile(self, site: str, home_url: str, reason: str) -> None:
         with self.root.lock():
@@ -219,6 +256,39 @@ class Projector:
             state.reconcile_reason = reason
             result.reconcile[change.site] = reason
         state.last_seq = max(state.last_seq or 0, change.seq)
+
+    def _note_moved_agent(
+        self,
+        manifest: Manifest,
+        change: Change,
+        result: ApplyResult,
+        folders: dict[tuple[str, int], set[str]] | None,
+    ) -> dict[tuple[str, int], set[str]] | None:
+        """An event that files agent N under another folder than the projection holds for N:
+        Data Machine renamed it (no event says so). The site is marked for reconcile, which
+        removes the old folder; ``folders`` is the batch's map (site, agent id) -> folders."""
+        if change.source != "push" or change.agent_dir is None or change.agent_id <= 0:
+            return folders
+        if folders is None:
+            folders = {}
+            for path, rec in manifest.records.items():
+                parts = path.split("/")
+                if not rec.deleted and rec.agent_id > 0 and len(parts) > 3 and parts[1] == "agents":
+                    folders.setdefault((rec.site, rec.agent_id), set()).add(parts[2])
+        held = folders.setdefault((change.site, change.agent_id), set())
+        moved = sorted(held - {change.agent_dir})
+        held.add(change.agent_dir)
+        if moved:
+            reason = (
+                f"agent {change.agent_id} is now in agents/{change.agent_dir}, the projection "
+                f"also holds agents/{', agents/'.join(moved)} (renamed in Data Machine?)"
+            )
+            state = manifest.sites.setdefault(change.site, SiteState(home_url=change.home_url))
+            state.reconcile_needed = True
+            state.reconcile_reason = reason
+            result.reconcile[change.site] = reason
+            held.difference_update(moved)
+        return folders
 
     def _apply_one(
         self, manifest: Manifest, plan: _Plan, index: dict[str, str], change: Change
@@ -254,6 +324,7 @@ class Projector:
             user_id=change.user_id,
             agent_id=change.agent_id,
             agent_slug=change.agent_slug,
+            agent_dir=change.agent_dir,
             filename=change.filename,
             hash=digest,
             bytes=size,
@@ -336,6 +407,35 @@ class Projector:
         plan.unlink(path)
         manifest.records[path] = tombstone
         return Outcome(path, "deleted")
+
+
+class _Undo:
+    """What one change may touch (its record, its preserved entry, its planned operations), kept
+    so that a change that fails half-way leaves the batch as it found it."""
+
+    def __init__(self, manifest: Manifest, plan: _Plan, path: str | None) -> None:
+        self.manifest, self.plan, self.path = manifest, plan, path
+        self.keys = [] if path is None else [path, path + INCOMING_SUFFIX]
+        self.record = None if path is None else manifest.records.get(path)
+        self.kept = None if path is None else manifest.preserved.get(path)
+        self.ops = {k: plan.ops.get(k) for k in self.keys}
+
+    def restore(self) -> None:
+        if self.path is None:
+            return
+        _restore(self.manifest.records, self.path, self.record)
+        _restore(self.manifest.preserved, self.path, self.kept)
+        for key, op in self.ops.items():
+            _restore(self.plan.ops, key, op)
+
+
+def _reason(exc: Exception) -> str:
+    """An error as one line for status: the message, and for an OS error its name."""
+    if isinstance(exc, OSError) and not isinstance(exc, PathRefused) and exc.errno is not None:
+        name = errno.errorcode.get(exc.errno, str(exc.errno))
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{name}: {exc.strerror or exc}{where}"
+    return str(exc) or type(exc).__name__
 
 
 def _restore(mapping: dict[str, Any], key: str, value: Any) -> None:

@@ -24,7 +24,15 @@ from typing import Any
 from cuecard.core.fs import crash_point
 from cuecard.wp_projection._errors import PathRefused
 
-__all__ = ["QUEUE_NAME", "DurableQueue", "QueuedEvent", "queue_counts", "recent_refusals"]
+__all__ = [
+    "QUEUE_NAME",
+    "DurableQueue",
+    "QueuedEvent",
+    "Retry",
+    "queue_counts",
+    "recent_refusals",
+    "retrying_events",
+]
 
 QUEUE_NAME = ".queue.sqlite"
 KEEP_APPLIED_S = 7 * 24 * 3600
@@ -60,6 +68,37 @@ class QueuedEvent:
     id: int
     event_id: str
     body: bytes
+    attempts: int = 0
+    """Failed attempts to apply it so far."""
+
+
+_RETRY_COLUMNS = {
+    "attempts": "INTEGER NOT NULL DEFAULT 0",
+    "next_at": "REAL",
+    "last_error": "TEXT",
+}
+"""Per event: failed attempts to apply it, when the next one is due, and why the last failed
+(added to a queue file from before they existed)."""
+
+
+def _add_retry_columns(conn: sqlite3.Connection) -> None:
+    have = {str(row[1]) for row in conn.execute("PRAGMA table_info(events)")}
+    for name, kind in _RETRY_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE events ADD COLUMN {name} {kind}")
+
+
+@dataclass(frozen=True)
+class Retry:
+    """An event that failed to apply: try again at ``next_at``, or give it up."""
+
+    id: int
+    attempts: int
+    error: str
+    next_at: float | None
+    """``None``: the attempts are spent; the event is given up and recorded as refused."""
+    detail: dict[str, Any]
+    """What the envelope named, for the refusal record."""
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -85,6 +124,7 @@ class DurableQueue:
         self._clock = time.time
         self._conn = _connect(path)
         self._conn.executescript(_SCHEMA)
+        _add_retry_columns(self._conn)
         self._read_lock = threading.Lock()
         self._inbox: queue.Queue[_Item | None] = queue.Queue()
         self.wakeup = threading.Event()
@@ -184,6 +224,10 @@ class DurableQueue:
                         (KEEP_REFUSED,),
                     )
                     results.append(True)
+                elif kind == "retry":
+                    for item in payload:
+                        self._retry(conn, item, now)
+                    results.append(True)
                 else:
                     conn.executemany(
                         "UPDATE events SET applied_at = ?, body = NULL WHERE id = ?",
@@ -200,16 +244,55 @@ class DurableQueue:
             raise
         return results
 
+    @staticmethod
+    def _retry(conn: sqlite3.Connection, item: Retry, now: float) -> None:
+        if item.next_at is not None:
+            conn.execute(
+                "UPDATE events SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?",
+                (item.attempts, item.next_at, item.error[:1000], item.id),
+            )
+            return
+        # Given up: it leaves the queue (later events were never held by it) for the refused list.
+        conn.execute(
+            "UPDATE events SET applied_at = ?, body = NULL, attempts = ?, last_error = ? "
+            "WHERE id = ?",
+            (now, item.attempts, item.error[:1000], item.id),
+        )
+        reason = f"not applied after {item.attempts} attempts: {item.error}"[:1000]
+        detail = {**item.detail, "stage": "apply", "attempts": item.attempts}
+        conn.execute(
+            "INSERT INTO refused (at, status, reason, detail) VALUES (?, 0, ?, ?)",
+            (now, reason, json.dumps(detail)),
+        )
+        conn.execute(
+            "DELETE FROM refused WHERE id <= (SELECT MAX(id) FROM refused) - ?", (KEEP_REFUSED,)
+        )
+
     # -- the worker's side ---------------------------------------------------------------------
 
-    def take(self, limit: int) -> list[QueuedEvent]:
+    def take(self, limit: int, now: float | None = None) -> list[QueuedEvent]:
+        """The oldest events due (an event waiting for its retry is not, until ``next_at``)."""
+        at = self._clock() if now is None else now
         with self._read_lock:
             rows = self._conn.execute(
-                "SELECT id, event_id, body FROM events WHERE applied_at IS NULL "
-                "ORDER BY id LIMIT ?",
-                (limit,),
+                "SELECT id, event_id, body, attempts FROM events WHERE applied_at IS NULL "
+                "AND (next_at IS NULL OR next_at <= ?) ORDER BY id LIMIT ?",
+                (at, limit),
             ).fetchall()
-        return [QueuedEvent(int(r[0]), str(r[1]), bytes(r[2])) for r in rows]
+        return [QueuedEvent(int(r[0]), str(r[1]), bytes(r[2]), int(r[3])) for r in rows]
+
+    def retry(self, items: list[Retry]) -> None:
+        """Record failed attempts (through the committer's connection); returns once durable."""
+        if items:
+            future: Future[bool] = Future()
+            self._inbox.put(("retry", list(items), future))
+            future.result()
+
+    def retrying(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Events waiting for another attempt, oldest first."""
+        with self._read_lock:
+            rows = self._conn.execute(_RETRYING, (limit,)).fetchall()
+        return _retrying_rows(rows)
 
     def done(self, ids: list[int]) -> None:
         """Mark events applied (through the committer's connection); returns once durable."""
@@ -246,6 +329,41 @@ def queue_counts(path: Path) -> dict[str, int]:
 
 
 _RECENT = "SELECT at, status, reason, detail FROM refused ORDER BY id DESC LIMIT ?"
+_RETRYING = (
+    "SELECT event_id, seq, attempts, next_at, last_error FROM events "
+    "WHERE applied_at IS NULL AND attempts > 0 ORDER BY id LIMIT ?"
+)
+
+
+def _retrying_rows(rows: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for event_id, seq, attempts, next_at, error in rows:
+        due = datetime.fromtimestamp(float(next_at or 0), UTC).isoformat(timespec="seconds")
+        out.append(
+            {
+                "event_id": str(event_id),
+                "seq": int(seq),
+                "attempts": int(attempts),
+                "next_attempt_at": due,
+                "last_error": str(error or ""),
+            }
+        )
+    return out
+
+
+def retrying_events(path: Path, limit: int = 20) -> list[dict[str, Any]]:
+    """Events waiting for another attempt (read-only; none when there is no queue)."""
+    if not path.is_file():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        try:
+            rows = conn.execute(_RETRYING, (limit,)).fetchall()
+        except sqlite3.OperationalError:  # a queue from before retries were kept
+            return []
+    finally:
+        conn.close()
+    return _retrying_rows(rows)
 
 
 def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:

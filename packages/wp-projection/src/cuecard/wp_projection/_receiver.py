@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from cuecard.wp_projection._errors import (
 )
 from cuecard.wp_projection._paths import site_key
 from cuecard.wp_projection._projector import Projector
-from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue
+from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue, QueuedEvent, Retry
 from cuecard.wp_projection._reconcile import SyncSettings, reconcile
 from cuecard.wp_projection._safefs import SafeRoot
 from cuecard.wp_projection._signature import MAX_SKEW_S, verify
@@ -75,6 +75,10 @@ class ReceiverSettings:
     """Most events applied under one lock and one manifest write."""
     reconcile_every_s: float = 300.0
     """With ``sync``: pull this often too, for writes Data Machine emits no event for."""
+    retry_attempts: int = 5
+    """Attempts to apply one event before it is given up and listed as refused."""
+    retry_backoff_s: float = 2.0
+    """Wait before an event's second attempt, doubled after each failure (at most 5 minutes)."""
 
 
 class Worker(threading.Thread):
@@ -102,6 +106,7 @@ class Worker(threading.Thread):
         self.apply_error: str | None = None
         self._last_pull = time.monotonic()
         self.reconcile_error: str | None = None
+        self._batch_failures = 0
         self.checked = {} if checked is None else checked
 
     def run(self) -> None:
@@ -120,36 +125,67 @@ class Worker(threading.Thread):
                 self.queue.wakeup.clear()
                 continue
             self.idle.clear()
-            changes, ids = [], []
+            pairs: list[tuple[QueuedEvent, Change]] = []
+            refused: list[Retry] = []
             for row in rows:
-                ids.append(row.id)
                 known = self.checked.pop(row.event_id, None)
                 if known is not None:
-                    changes.append(known)
+                    pairs.append((row, known))
                     continue
                 try:
                     envelope = parse_envelope(json.loads(row.body))
-                    changes.append(
-                        change_from_envelope(
-                            envelope,
-                            aliases=self.settings.aliases,
-                            default_agent=self.settings.default_agent,
-                        )
+                    change = change_from_envelope(
+                        envelope,
+                        aliases=self.settings.aliases,
+                        default_agent=self.settings.default_agent,
                     )
-                except (ValueError, ProjectionError) as exc:  # checked at intake; be safe anyway
-                    log.warning("event %s dropped: %s", row.event_id, exc)
+                except (ValueError, RecursionError, ProjectionError) as exc:
+                    # checked at intake; a queue from an older receiver may still hold one
+                    refused.append(self._retry_of(row, str(exc), final=True))
+                    continue
+                pairs.append((row, change))
             try:
-                result = self.projector.apply(changes)
-            except Exception as exc:  # keep the events queued and retry; status shows why
+                result = self.projector.apply([change for _, change in pairs])
+            except Exception as exc:  # the root itself failed (lock, manifest): no event's fault
                 self.apply_error = f"apply: {exc}"
                 log.error("apply failed: %s", exc)
-                self.stopping.wait(1.0)
+                self._batch_failures += 1
+                self.stopping.wait(min(30.0, 0.5 * 2**self._batch_failures))
                 continue
             self.apply_error = None
+            self._batch_failures = 0
             crash_point("wp-applied")
-            self.queue.done(ids)
+            done = [row.id for row, _ in pairs]
+            for (row, _), outcome in zip(pairs, result.outcomes, strict=False):
+                if outcome.action == "failed":
+                    done.remove(row.id)
+                    refused.append(self._retry_of(row, outcome.detail))
+            self.queue.retry(refused)
+            self.queue.done(done)
             if result.reconcile:
                 self._reconcile_if_needed()
+
+    def _retry_of(self, row: QueuedEvent, error: str, *, final: bool = False) -> Retry:
+        """The next attempt of an event that failed, or (attempts spent) its refusal."""
+        attempts = row.attempts + 1
+        settings = self.settings
+        last = final or attempts >= settings.retry_attempts
+        delay = min(300.0, settings.retry_backoff_s * 2 ** (attempts - 1))
+        try:
+            detail = _named(json.loads(row.body))
+        except (ValueError, RecursionError):
+            detail = {"event_id": row.event_id}
+        if last:
+            log.error("event %s given up after %d attempts: %s", row.event_id, attempts, error)
+        else:
+            log.warning("event %s failed (attempt %d): %s", row.event_id, attempts, error)
+        return Retry(
+            id=row.id,
+            attempts=attempts,
+            error=error,
+            next_at=None if last else time.time() + delay,
+            detail=detail,
+        )
 
     def _reconcile_if_needed(self, *, at_start: bool = False) -> None:
         sync = self.settings.sync
@@ -163,12 +199,45 @@ class Worker(threading.Thread):
         if at_start or state is None or state.reconcile_needed:
             self._last_pull = time.monotonic()
             try:
+                if sync.bridge_secret is None:  # the bridge signs with the receiver's secret
+                    sync = replace(sync, bridge_secret=self.settings.secret)
                 with self.client_factory() as client:
                     reconcile(self.projector, sync, client=client)
                 self.apply_error = None
             except Exception as exc:  # reported in status; the next gap or restart retries
                 self.reconcile_error = f"reconcile: {exc}"
                 log.error("reconcile failed: %s", exc)
+
+
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects an envelope may hold (it needs four)."""
+
+
+def _bad_text(data: object) -> str | None:
+    """Why a decoded body is not text the projection takes, or ``None``: nesting deeper than
+    ``MAX_DEPTH``, or a string (a value or a key) holding a lone surrogate, which no UTF-8 file,
+    log line or answer can carry. Walks without recursion, whatever the depth."""
+    stack: list[tuple[object, int, str]] = [(data, 0, "body")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{where}: holds a lone surrogate (\\ud800-\\udfff), not valid Unicode"
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        if depth >= MAX_DEPTH:
+            return f"body: JSON nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                name = key if key.isascii() and key.isprintable() else "a key"
+                stack.append((key, depth + 1, f"{where}.{name}"[:200]))
+                stack.append((item, depth + 1, f"{where}.{name}"[:200]))
+        else:
+            stack.extend((item, depth + 1, f"{where}[{i}]"[:200]) for i, item in enumerate(value))
+    return None
 
 
 def _refuse(status: int, message: str) -> JSONResponse:
@@ -315,8 +384,15 @@ class _Receiver:
             return await self.refused(body.status_code, str(error))
         try:
             data = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except RecursionError:
+            return await self.refused(400, f"body: JSON nested deeper than {MAX_DEPTH} levels")
+        except UnicodeDecodeError:
+            return await self.refused(400, "body: not UTF-8 (JSON text must be)")
+        except ValueError:
             return await self.refused(400, "body: not valid JSON")
+        problem = _bad_text(data)
+        if problem is not None:
+            return await self.refused(400, problem, data)
         checked = await self._checked(data)
         if isinstance(checked, JSONResponse):
             return checked
@@ -385,7 +461,7 @@ class _Receiver:
         snapshot = projector.snapshot or projector.load()
         queue: DurableQueue = self.state["queue"]
         report = await asyncio.to_thread(
-            status_report, self.root, queue.counts(), snapshot, queue.refusals()
+            status_report, self.root, queue.counts(), snapshot, queue.refusals(), queue.retrying()
         )
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])

@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +23,7 @@ from urllib.parse import quote
 import httpx
 
 from cuecard.core import UsageError
+from cuecard.wp_projection._bridge_state import BridgeState, fetch_bridge_state
 from cuecard.wp_projection._change import ApplyResult, Change, Outcome
 from cuecard.wp_projection._errors import PathRefused, ReconcileAuthError, ReconcileError
 from cuecard.wp_projection._paths import record_path, site_key
@@ -58,6 +60,10 @@ class SyncSettings:
     """Wait before the second attempt, doubled after each failure."""
     timeout_s: float = 20.0
     """Timeout of each request."""
+    bridge_secret: bytes | None = field(default=None, repr=False)
+    """The bridge's shared secret: with it, the pull also asks the bridge for its queue and for
+    Data Machine's agent folders (``cuecard-bridge/v1/state``), files the agent's records under
+    Data Machine's own folder name and removes agent folders Data Machine no longer has."""
 
     @property
     def site(self) -> str:
@@ -211,17 +217,42 @@ def fetch_remote(
     return records
 
 
-def _in_scope(settings: SyncSettings, path: str, layer: str, slug: str | None, user: int) -> bool:
+def _agent_folder(path: str) -> str | None:
+    """The agent folder a record path lies in (``<site>/agents/<folder>/…``), if any."""
+    parts = path.split("/")
+    return parts[2] if len(parts) > 3 and parts[1] == "agents" else None
+
+
+def _in_scope(settings: SyncSettings, path: str, layer: str, folder: str | None, user: int) -> bool:
     if layer == "shared":
         return True
     if layer == "user":
         return user == settings.user_id
     if layer == "principal":
-        return user == settings.user_id and slug == settings.agent_slug
+        return user == settings.user_id and _agent_folder(path) == folder
     if layer == "agent":
         is_daily = "/daily/" in path
-        return slug == settings.agent_slug and (settings.include_daily or not is_daily)
+        return _agent_folder(path) == folder and (settings.include_daily or not is_daily)
     return False
+
+
+def _bridge(
+    settings: SyncSettings, client: httpx.Client
+) -> tuple[BridgeState | None, dict[str, Any] | None]:
+    """The bridge's state and what to note of it (``None``, ``None`` without a secret)."""
+    if settings.bridge_secret is None:
+        return None, None
+    try:
+        state = fetch_bridge_state(
+            settings.home_url, settings.bridge_secret, client, timeout_s=settings.timeout_s
+        )
+    except ReconcileError as exc:
+        return None, {"error": str(exc), "fetched_at": _now()}
+    return state, {"fetched_at": _now(), "queue": state.queue}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def reconcile(
@@ -236,10 +267,17 @@ def reconcile(
     http = client or httpx.Client()
     try:
         remote = fetch_remote(settings, http, sleep=sleep)
+        bridge, noted = _bridge(settings, http)
     finally:
         if own_client:
             http.close()
     site, home = settings.site, settings.home_url
+    # The agent's folder: Data Machine's own name for it when the bridge says, else the slug.
+    folder = bridge.folder_of(settings.agent_id, settings.user_id) if bridge else None
+    folder = folder or settings.agent_slug
+    # The folder record_path files this agent's records in, whatever named it.
+    fallback = f"agent-{settings.agent_id}" if settings.agent_id else None
+    scope_folder = folder or fallback
     changes: list[Change] = []
     seen: set[str] = set()
     refused: list[tuple[str, str]] = []
@@ -253,6 +291,7 @@ def reconcile(
                 settings.agent_id,
                 settings.agent_slug,
                 record.filename,
+                folder,
             )
         except PathRefused as exc:
             refused.append((record.filename, str(exc)))
@@ -268,18 +307,27 @@ def reconcile(
                 user_id=settings.user_id,
                 agent_id=settings.agent_id,
                 agent_slug=settings.agent_slug,
+                agent_dir=folder if folder != settings.agent_slug else None,
                 filename=record.filename,
                 content=record.content,
                 source="pull",
             )
         )
     manifest = projector.load()
+    known = (
+        None if bridge is None or bridge.agents is None else {a.agent_dir for a in bridge.agents}
+    )
+    stale: dict[str, list[str]] = {}
     for path, rec in manifest.records.items():
         if rec.site != site or rec.deleted or rec.hash is None or path in seen:
             continue
-        in_scope = _in_scope(settings, path, rec.layer, rec.agent_slug, rec.user_id) or (
+        in_scope = _in_scope(settings, path, rec.layer, scope_folder, rec.user_id) or (
             rec.layer == "network" and network_listed
         )
+        held = _agent_folder(path)
+        if known is not None and held is not None and held not in known:
+            stale.setdefault(held, []).append(path)  # renamed or removed in Data Machine
+            in_scope = True
         if in_scope:
             changes.append(
                 Change(
@@ -298,5 +346,24 @@ def reconcile(
     result = projector.apply(changes)
     for filename, reason in refused:
         result.outcomes.append(Outcome(filename, "refused", reason))
-    projector.mark_synced(site, home)
+    found: list[dict[str, Any]] = []
+    for held, paths in sorted(stale.items()):
+        kept = [o.path for o in result.outcomes if o.path in paths and o.action == "preserved"]
+        removed = sum(1 for o in result.outcomes if o.path in paths and o.action == "deleted")
+        result.outcomes.append(
+            Outcome(
+                f"{site}/agents/{held}",
+                "stale",
+                f"Data Machine no longer has this agent folder (renamed or removed): "
+                f"{removed} files removed, {len(kept)} local edits kept",
+            )
+        )
+        found.append({"folder": f"agents/{held}", "found_at": _now(), "kept": kept})
+    projector.mark_synced(
+        site,
+        home,
+        bridge=noted,
+        stale_agents=found if known is not None else None,
+        prune=[f"agents/{held}" for held in sorted(stale)],
+    )
     return result

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cuecard.core.fs import flock_within
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
-from cuecard.wp_projection._paths import is_git_metadata, normalise_relative
+from cuecard.wp_projection._paths import is_config_name, is_git_metadata, normalise_relative
 
 __all__ = ["SafeRoot"]
 
@@ -137,11 +137,21 @@ class SafeRoot:
                 os.close(fd)
             raise
 
-    def _split(self, rel: str, *, top: bool = False) -> tuple[list[str], str]:
+    def _split(
+        self, rel: str, *, top: bool = False, removing: bool = False
+    ) -> tuple[list[str], str]:
         parts = rel.split("/")
         for part in parts:  # the last line of defence: every filesystem call passes here
             if is_git_metadata(part):
                 raise PathRefused(f"{rel!r}: segment {part!r} is git repository metadata")
+        # Below the managed folder's own state files (.manifest.json, .lock), no folder and no
+        # file may bear a name git, a shell or an editor reads as configuration.
+        # (Removing such a file is allowed: a projection made before the rule may hold one.)
+        for part in parts if len(parts) > 1 and not top and not removing else ():
+            if is_config_name(part):
+                raise PathRefused(
+                    f"{rel!r}: segment {part!r} is a name git or a shell reads as configuration"
+                )
         base = [] if top else [self.managed]
         return [*base, *parts[:-1]], parts[-1]
 
@@ -155,7 +165,10 @@ class SafeRoot:
             return None
         try:
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+                # O_NONBLOCK: a FIFO planted at the target opens at once (and is refused below)
+                # instead of waiting for a writer forever.
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+                fd = os.open(name, flags, dir_fd=dfd)
             except FileNotFoundError:
                 return None
             except OSError as exc:
@@ -242,7 +255,7 @@ class SafeRoot:
 
     def unlink(self, rel: str, *, sync_dir: bool = True) -> bool:
         """Remove a regular file (never a symlink or through one); ``False`` if absent."""
-        dirs, name = self._split(rel)
+        dirs, name = self._split(rel, removing=True)
         dfd = self._walk(dirs, create=False)
         if dfd is None:
             return False
@@ -259,6 +272,44 @@ class SafeRoot:
             return True
         finally:
             os.close(dfd)
+
+    def prune(self, rel_dir: str) -> bool:
+        """Remove the folder ``rel_dir`` under the managed folder and the folders in it, where
+        they are empty once their empty subfolders are gone; never through a link (walked by
+        descriptor). Whether ``rel_dir`` itself is gone."""
+        parts = rel_dir.split("/")
+        parent = self._walk([self.managed, *parts[:-1]], create=False)
+        if parent is None:
+            return True
+        try:
+            return self._prune_in(parent, parts[-1])
+        finally:
+            os.close(parent)
+
+    def _prune_in(self, parent: int, name: str) -> bool:
+        try:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return False  # a link or a file: not ours to remove
+            raise
+        try:
+            with os.scandir(fd) as entries:
+                subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+            for sub in subdirs:
+                self._prune_in(fd, sub)
+        finally:
+            os.close(fd)
+        try:
+            os.rmdir(name, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                return False
+            raise
+        os.fsync(parent)
+        return True
 
     # -- availability --------------------------------------------------------------------------
 

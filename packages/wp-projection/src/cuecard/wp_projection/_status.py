@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from cuecard.wp_projection._manifest import MANIFEST_NAME, Manifest
-from cuecard.wp_projection._queue import QUEUE_NAME, queue_counts, recent_refusals
+from cuecard.wp_projection._queue import (
+    QUEUE_NAME,
+    queue_counts,
+    recent_refusals,
+    retrying_events,
+)
 from cuecard.wp_projection._safefs import SafeRoot
 from cuecard.wp_projection._wiring import RUNTIMES
 
@@ -18,6 +23,7 @@ STATUS_KEYS = (
     "queue",
     "refused",
     "refused_events",
+    "retrying",
     "root",
     "sites",
     "wired",
@@ -29,11 +35,14 @@ def status_report(
     counts: dict[str, int] | None = None,
     manifest: Manifest | None = None,
     refusals: list[dict[str, Any]] | None = None,
+    retrying: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One JSON-ready object with the keys ``STATUS_KEYS``.
 
     ``refused`` lists records the projector would not write; ``refused_events`` the requests the
-    receiver answered with a refusal (status, reason, and what a signed envelope named).
+    receiver answered with a refusal (status, reason, and what a signed envelope named), and the
+    events it accepted but gave up applying after its attempts (status 0, ``stage`` ``apply``);
+    ``retrying`` the events waiting for another attempt (attempts, next attempt, last error).
     """
     if manifest is None:
         raw = root.read(MANIFEST_NAME)
@@ -42,6 +51,8 @@ def status_report(
         counts = queue_counts(root.managed_path / QUEUE_NAME)
     if refusals is None:
         refusals = recent_refusals(root.managed_path / QUEUE_NAME)
+    if retrying is None:
+        retrying = retrying_events(root.managed_path / QUEUE_NAME)
     projected = [
         {
             "path": f"{root.managed}/{path}",
@@ -70,5 +81,6 @@ def status_report(
         },
         "refused": manifest.refused[-20:],
         "refused_events": refusals,
+        "retrying": retrying,
         "wired": sorted(k for k in manifest.wired if k in RUNTIMES),
     }

@@ -102,6 +102,11 @@ BUILTINS: dict[str, Command] = {
             "write live path-scoped memories as claude, cursor or AGENTS.md rules",
             "cuecard.core.cli._export",
         ),
+        Command(
+            "completion",
+            "print a bash or zsh completion script for the commands installed here",
+            "cuecard.core.cli._completion",
+        ),
     )
 }
 
@@ -139,8 +144,35 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     return Parser
 
 
-def _root_parser(chosen: str | None, *, with_entry_points: bool) -> argparse.ArgumentParser:
+def _versions() -> str:
+    """``cuecard X``, then one line per installed cuecard distribution: ``cuecard-hooks 0.1.0``."""
+    from importlib.metadata import distributions
+
     from cuecard.core.__about__ import __version__
+
+    found: dict[str, str] = {}
+    for dist in distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name.startswith("cuecard-") and name not in found:
+            found[name] = dist.version
+    lines = [f"cuecard {__version__}", *(f"{n} {v}" for n, v in sorted(found.items()))]
+    return "\n".join(lines)
+
+
+def _version_action() -> type[argparse.Action]:
+    import argparse
+
+    class Version(argparse.Action):
+        """``--version``: the versions are read only when it is given."""
+
+        def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
+            print(_versions())
+            parser.exit()
+
+    return Version
+
+
+def _root_parser(chosen: str | None, *, with_entry_points: bool) -> argparse.ArgumentParser:
     from cuecard.core.cli._subcommands import add_subcommands
 
     parser_class = _parser_class()
@@ -155,7 +187,12 @@ def _root_parser(chosen: str | None, *, with_entry_points: bool) -> argparse.Arg
             "the pipe (quietly). Messages go to stderr."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"cuecard {__version__}")
+    parser.add_argument(
+        "--version",
+        action=_version_action(),
+        nargs=0,
+        help="print cuecard's version and that of every installed cuecard distribution",
+    )
     subparsers = add_subcommands(
         parser, BUILTINS.values(), dest="command", parser_class=parser_class
     )

@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Add a person's explicit memory: origin user_explicit, status active. The repeated "
             "trigger flags of one call make one trigger clause: --on names the event kinds, and "
             "--paths, --commands, --symbols and --keywords narrow them. With no trigger flags the "
-            "memory has no trigger and is found by recall only. Prints the new id alone on stdout."
+            "memory has no trigger and is found by recall only. The hooks' index is compiled "
+            "afterwards, so the next hook event pays nothing for it. Prints the new id alone on "
+            "stdout."
         ),
     )
     parser.add_argument(
@@ -110,4 +112,7 @@ def run(args: argparse.Namespace) -> int:
     )
     saved = store.add(memory)
     print(saved.id)
+    from cuecard.core.cli._compile import compile_after_change
+
+    compile_after_change(store)
     return 0

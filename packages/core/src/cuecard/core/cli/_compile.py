@@ -7,6 +7,10 @@ import sys
 
 from cuecard.core.cli._output import emit_json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core._store import Store
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
@@ -55,10 +59,30 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"compiled {report.memories} live memories, {report.clauses} clauses in "
-        f"{report.buckets} buckets, {report.checks} checks in {report.seconds:.2f} s"
+        f"{report.buckets} buckets, {report.checks} checks in {report.seconds:.2f} s",
+        file=sys.stderr,
     )
     for item in report.left_out:
-        print(f"check left out: memory {item['id'][:8]}: {item['reason']}")
+        print(f"check left out: memory {item['id'][:8]}: {item['reason']}", file=sys.stderr)
     for problem in report.problems:
-        print(f"problem: {problem}")
+        print(f"problem: {problem}", file=sys.stderr)
     return 0
+
+
+def compile_after_change(store: Store) -> None:
+    """Compile the hooks' index after a command changed the memories. The change is kept
+    whatever happens here: a compile that cannot run now (the store busy, a broken file of
+    another memory) is named on stderr, and the next hook event compiles."""
+    from cuecard.core._compiler import compile_index
+    from cuecard.core._errors import CuecardError
+
+    try:
+        report = compile_index(store)
+    except (CuecardError, OSError) as exc:
+        print(
+            f"cuecard: the index was not compiled now ({exc}); hooks compile it at the next event",
+            file=sys.stderr,
+        )
+        return
+    for problem in report.problems:
+        print(f"cuecard: compile: {problem}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from cuecard.core.cli._output import emit_json
@@ -14,7 +15,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Opt the project in by writing .cuecard/config.json (with a project id), "
             ".cuecard/.gitignore (ignores the derived local/ folder), .cuecard/memories/ and "
-            ".cuecard/inbox/. Existing files are kept. A folder inside a project that opted in "
+            ".cuecard/inbox/. Existing files are kept, and the hooks' index is compiled from the "
+            "memories the project holds (a fresh clone's). A folder inside a project that opted in "
             "is refused (commands there already use the outer project) unless --force. A "
             "DeltaDictum store in .dd/ is converted as `cuecard migrate` does. "
             "--json prints keys: root, created, project_id, migrated (memories converted from "
@@ -49,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         )
     store, created = Store.init(root)
     migrated = _migrate_deltadictum(root)
+    from cuecard.core.cli._compile import compile_after_change
+
+    compile_after_change(store)
     config = store.config()
     if args.json:
         emit_json(
@@ -61,11 +66,12 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     state = "initialised" if created else "already initialised"
-    print(f"cuecard {state} in {store.dir} (project {config.project_id})")
+    print(f"cuecard {state} in {store.dir} (project {config.project_id})", file=sys.stderr)
     if migrated is not None:
         print(
             f"converted {migrated} memories from the DeltaDictum store in .dd/ (as `cuecard "
-            "migrate` does); each waits for a person to supply not_derivable in `cuecard ui`"
+            "migrate` does); each waits for a person to supply not_derivable in `cuecard ui`",
+            file=sys.stderr,
         )
     return 0
 

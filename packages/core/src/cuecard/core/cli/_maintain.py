@@ -79,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"rolled up {report.sessions_rolled} sessions ({report.sessions_pruned} pruned), "
-        f"{report.deliveries_rolled} deliveries, {report.ingestions_rolled} ingestions"
+        f"{report.deliveries_rolled} deliveries, {report.ingestions_rolled} ingestions",
+        file=sys.stderr,
     )
     for item in report.retired:
         print(
             f"retired {item['id'][:8]} {item['title']!r}: paths touched in {item['sessions']} "
-            "sessions without it firing"
+            "sessions without it firing",
+            file=sys.stderr,
         )
-    print(f"similarity index: {report.similarity} live memories ({report.seconds:.2f} s)")
+    print(
+        f"similarity index: {report.similarity} live memories ({report.seconds:.2f} s)",
+        file=sys.stderr,
+    )
     return 0

@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "repository is an error (the hooks ignore it). With --session it claims "
             "in the ledger as a hook would, so a second identical call delivers nothing. --json "
             'prints keys: event ({"kind", "paths", "symbols", "command", "prompt"}), deliveries '
-            '([{"id", "title", "dimension"}]), deferred ([{"id", "title"}]), size, text.'
+            '([{"id", "title", "dimension"}]), deferred ([{"id", "title"}]), size, text, and '
+            'held_until (the event whose output carries them: null, or "Stop" for a harness '
+            "that passes hook output on only when a turn ends, as Grok Build does)."
         ),
     )
     parser.add_argument("--event", choices=EVENT_KINDS, help="the event kind")
@@ -49,16 +51,18 @@ def _harness_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _harness_limit(args: argparse.Namespace, event: object) -> int | None:
-    """The knowledge limit of ``--harness``'s hook at ``event``, or ``None`` without it."""
+def _hook_event(args: argparse.Namespace, event: object) -> str | None:
+    """The hook event whose output carries ``event``'s memories to ``--harness``'s model:
+    ``Stop`` for a harness that drops the output of the event itself; ``None`` without it."""
     from cuecard.core.engine._event import Event
-    from cuecard.core.engine._limits import INLINE_LIMITS, hook_limit
+    from cuecard.core.engine._limits import PASSED_ON
 
     if args.harness is None:
         return None
     assert isinstance(event, Event)
     hook_event = "UserPromptSubmit" if event.kind == "prompt" else "PreToolUse"
-    return hook_limit(INLINE_LIMITS[args.harness], hook_event)
+    passed_on = PASSED_ON.get(args.harness)
+    return hook_event if passed_on is None or hook_event in passed_on else "Stop"
 
 
 def _event(args: argparse.Namespace, root: str) -> object:
@@ -101,19 +105,34 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.core._store import Store
     from cuecard.core.engine._engine import handle
     from cuecard.core.engine._event import Event
+    from cuecard.core.engine._limits import INLINE_LIMITS, hook_limit
 
     store = Store.open()
     event = _event(args, str(store.root))
     assert isinstance(event, Event)
-    limit = _harness_limit(args, event)
+    hook_event = _hook_event(args, event)
+    limit = None if hook_event is None else hook_limit(INLINE_LIMITS[args.harness], hook_event)
+    held = "Stop" if hook_event == "Stop" else None
     delivery = handle(str(store.root), event, limit=limit)
     if args.json:
-        emit_json({"event": event.as_dict(), **delivery.as_json(), "text": delivery.text})
+        emit_json(
+            {
+                "event": event.as_dict(),
+                **delivery.as_json(),
+                "text": delivery.text,
+                "held_until": held,
+            }
+        )
         return 0
     print(f"event: {event.describe()}")
     if limit is not None:
         print(
             f"as the {args.harness} hook delivers: within {limit:,} characters and delivery_limit"
+        )
+    if held:
+        print(
+            f"the {args.harness} harness drops what a hook prints at this event: the memories "
+            "are held and reach the model when the turn ends (Stop), as feedback on the turn"
         )
     if not delivery.delivered and not delivery.deferred:
         print("nothing would be delivered")

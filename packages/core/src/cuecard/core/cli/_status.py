@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "status",
         description=(
-            "Show whether this project opted in and what its store holds. --json prints keys: "
+            "Show whether this project opted in and what its store holds; exits 1 outside a "
+            "project that opted in, as list does. --json prints keys: "
             "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "
             "waiting), problems."
         ),
@@ -34,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
         if linked is not None:
             error(linked)
             return 1
+        # as `cuecard list` does: exit 1, the message on stderr (--json still prints its object)
         if args.json:
             emit_json({"opted_in": False, "root": None})
-        else:
-            print("this project has not opted in to cuecard; run `cuecard init` at its root")
-        return 0
+        error("this project has not opted in to cuecard; run `cuecard init` at its root")
+        return 1
     store = Store.open(root)
     config = store.config()
     memories, problems = store.load()

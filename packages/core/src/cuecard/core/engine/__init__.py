@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from cuecard.core.engine._ledger import Ledger as Ledger
     from cuecard.core.engine._ledger import safe_name as safe_name
     from cuecard.core.engine._limits import INLINE_LIMITS as INLINE_LIMITS
+    from cuecard.core.engine._limits import PASSED_ON as PASSED_ON
     from cuecard.core.engine._limits import hook_limit as hook_limit
     from cuecard.core.engine._limits import limit_report as limit_report
     from cuecard.core.engine._paths import locate_root as locate_root
@@ -46,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "Event": "cuecard.core.engine._event",
     "Footprint": "cuecard.core.engine._footprint",
     "INLINE_LIMITS": "cuecard.core.engine._limits",
+    "PASSED_ON": "cuecard.core.engine._limits",
     "Ledger": "cuecard.core.engine._ledger",
     "classify": "cuecard.core.engine.shell._classifier",
     "clear_failure": "cuecard.core.engine._hookfail",

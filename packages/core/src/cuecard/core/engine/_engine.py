@@ -263,19 +263,36 @@ def stop(
     agent: str = "",
     limit: int | None = None,
     clock: Callable[[], float] = time.time,
+    since: float | None = None,
 ) -> Delivery:
     """Turn checks at Stop over the final state of the files the turn changed.
 
     ``changed`` holds ``(path, event kind)`` pairs (a path may come with several kinds); a check
     judges only files touched by the kinds its memory's triggers name, and reports only
-    violations absent from the last commit. A file a shell command touched (kind ``run``) was
-    changed through the shell: checks on ``run``, ``edit`` or ``write`` judge it. Check reports
-    held back at an earlier event come first.
+    violations absent from the last commit. A file changed through the shell (kind ``run``) is
+    judged by the checks on ``run``: a check whose triggers name only ``edit`` or ``write``
+    judges what the agent's edit and write tools changed. Given ``since`` (when the turn began,
+    a Unix time), the files git shows changed and modified since then count as changed through
+    the shell too, whichever program changed them (``_worktree``). Check reports held back at an
+    earlier event come first.
     """
     index = load_index(root)
     if index is None:
         return Delivery()
-    ledger = Ledger(os.path.join(root, ".cuecard", "local"), session, agent, clock=clock)
+    local = os.path.join(root, ".cuecard", "local")
+    turn = (index.meta.get("checks") or {}).get("turn")
+    if since is not None and turn:
+        from cuecard.core.engine._worktree import changed_since, folders_of
+
+        checks = index.checks()
+        shell = [checks.get(memory_id) for memory_id in turn]
+        globs = [g for c in shell if c and "run" in c["on"] for g in (c["paths"] or ["**"])]
+        changed = list(changed)
+        named = {path for path, _kind in changed}
+        for path in changed_since(root, since, folders_of(globs)) if globs else ():
+            if path not in named:  # a call named it: judged by that call's kind
+                changed.append((path, "run"))
+    ledger = Ledger(local, session, agent, clock=clock)
     blocks = _turn_blocks(root, index, ledger, changed)
     blocks, held = _with_held(ledger, blocks)
     if not blocks:
@@ -301,9 +318,6 @@ def _judged_text(root: str, path: str, size: int) -> str | None:
         return None
 
 
-_SHELL_KINDS = frozenset({"run", "edit", "write"})
-
-
 def _turn_blocks(
     root: str, index: Index, ledger: Ledger, changed: Iterable[tuple[str, str]]
 ) -> list[Block]:
@@ -314,7 +328,7 @@ def _turn_blocks(
 
     kinds: dict[str, set[str]] = {}
     for path, kind in changed:
-        kinds.setdefault(path, set()).update(_SHELL_KINDS if kind == "run" else {kind})
+        kinds.setdefault(path, set()).add(kind)
     checks = index.checks()
     blocks = []
     for path, touched in kinds.items():

@@ -44,7 +44,7 @@ __all__ = [
     "source_changed",
 ]
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4  # 4: a check with no file event in its triggers judges shell changes too
 _MAX_JSON = 64 * 1024 * 1024  # an index file larger than this is not read
 
 

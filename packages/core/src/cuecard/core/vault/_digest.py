@@ -252,8 +252,11 @@ def _httpx_post(
     try:
         import httpx
     except ImportError:
+        from cuecard.core._pip import pip_command
+
         raise ConfigError(
-            "vault digest needs httpx: install the extra with pip install 'cuecard-core[digest]'"
+            "vault digest needs httpx: install the extra with "
+            f"{pip_command('cuecard-core[digest]')}"
         ) from None
     try:
         response = httpx.post(url, headers=headers, json=body, timeout=timeout)

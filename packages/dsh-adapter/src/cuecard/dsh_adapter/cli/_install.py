@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
 __all__ = ["register", "run"]
 
@@ -121,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
 
         emit_json(report)
     else:
-        print(f"recorded {sys.executable} as the plugins' default python ({record})")
-        print("added to DSH profile " + args.profile if added else "to add: " + " ".join(command))
+        say = partial(print, file=sys.stderr)  # messages, as every command's (README)
+        say(f"recorded {sys.executable} as the plugins' default python ({record})")
+        say("added to DSH profile " + args.profile if added else "to add: " + " ".join(command))
         if patch_file is not None:
-            print(f"mounted the Claude Code hook bridge on {hooks_file} in {patch_file}")
+            say(f"mounted the Claude Code hook bridge on {hooks_file} in {patch_file}")
     return 0

@@ -4,6 +4,7 @@ the report."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -62,9 +63,12 @@ def print_report(report_json: dict[str, object], as_json: bool, verb: str) -> No
         return
     for key, label in (("written", "wrote"), ("removed", "removed"), ("unchanged", "unchanged")):
         for path in report_json[key]:  # type: ignore[attr-defined]
-            print(f"{label}: {path}")
+            print(f"{label}: {path}", file=sys.stderr)
     for path in report_json["backups"]:  # type: ignore[attr-defined]
-        print(f"backup: {path}")
+        print(f"backup: {path}", file=sys.stderr)
     for note in report_json["notes"]:  # type: ignore[attr-defined]
-        print(f"note: {note}")
-    print(f"cuecard {verb} for {report_json['harness']} ({report_json['scope']}): done")
+        print(f"note: {note}", file=sys.stderr)
+    print(
+        f"cuecard {verb} for {report_json['harness']} ({report_json['scope']}): done",
+        file=sys.stderr,
+    )

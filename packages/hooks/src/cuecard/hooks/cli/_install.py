@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from cuecard.core import pip_command
 from cuecard.hooks.cli._common import HARNESS_CHOICES, KEYS, add_harness
 
 INSTALLER_GROUP = "cuecard.installers"
@@ -53,7 +54,7 @@ def _harness_check(available: Sequence[str]) -> Callable[[str], str]:
         if wanted is not None and name not in available:
             raise argparse.ArgumentTypeError(
                 f"`cuecard install {name}` needs the {wanted} distribution, which is not "
-                f"installed: pip install {wanted} (harnesses installable here: "
+                f"installed: {pip_command(wanted)} (harnesses installable here: "
                 f"{', '.join(available)})"
             )
         return name

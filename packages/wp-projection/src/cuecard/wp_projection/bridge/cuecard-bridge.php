@@ -2,7 +2,7 @@
 /**
  * Plugin Name: cuecard Data Machine bridge
  * Description: Forwards Data Machine agent memory and guideline events, signed, to a cuecard receiver (one-way). A memory write only queues its envelope (WordPress options); Action Scheduler, or WP-Cron without it, delivers the queue after the request (with the blocking setting, the request itself does when it ends, after its response is sent where PHP allows), in order, retrying with backoff until the receiver acknowledges. Every refused or undelivered envelope is logged with error_log.
- * Version: 0.2.0
+ * Version: 0.3.0
  * License: MIT
  *
  * Settings (first found wins): the constants CUECARD_BRIDGE_ENDPOINT and CUECARD_BRIDGE_SECRET;
@@ -36,6 +36,14 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		const RUN_ENVELOPES  = 500;
 		const STALE_SECONDS  = 600;
 		const SLUG_PATTERN   = '/^[a-z0-9][a-z0-9-]*$/';
+		const MAX_SEGMENT    = 246;
+		const MAX_PATH       = 1024;
+		const FILENAME_PATTERN = '(contexts/)?[A-Za-z0-9][A-Za-z0-9._-]*\\.md|daily/[0-9]{4}/[0-9]{2}/[0-9]{2}\\.md';
+		const MAX_ATTEMPTS   = 5;
+		const KEEP_REFUSED   = 50;
+		const REFUSED_OPTION = 'cuecard_bridge_refused';
+		const RECEIVER_STATUSES = array( 401, 403, 404, 405, 408, 415, 421, 429, 502, 503, 504 );
+		const CONFIG_NAMES   = array( 'head', 'config', 'objects', 'refs', 'packed-refs', 'index', 'hooks', 'info', 'logs', 'worktrees', 'modules', 'commondir', 'gitdir', 'fetch_head', 'orig_head', 'description', 'branches', 'shallow' );
 		const DIRECTORY_MGR  = '\\DataMachine\\Core\\FilesRepository\\DirectoryManager';
 		const AGENTS_REPO    = '\\DataMachine\\Core\\Database\\Agents\\Agents';
 
@@ -54,6 +62,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			add_action( 'datamachine_guideline_updated', array( __CLASS__, 'on_guideline_updated' ), 10, 2 );
 			add_action( 'datamachine_composable_regenerated', array( __CLASS__, 'on_composable_regenerated' ), 10, 3 );
 			add_action( self::HOOK, array( __CLASS__, 'run_queue' ), 10, 0 );
+			add_action( 'rest_api_init', array( __CLASS__, 'register_routes' ), 10, 0 );
 		}
 
 		/** Where `cuecard wp bridge` writes the settings: outside what WordPress loads itself. */
@@ -190,14 +199,37 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		}
 
 		/**
-		 * Why a filename may not leave WordPress, or null: a segment git takes for its repository
-		 * folder (`.git` in any case, with trailing dots or spaces, or its 8.3 name `GIT~1`).
+		 * Why a filename may not leave WordPress, or null. The same rule as the receiver's (its
+		 * FILENAME_PATTERN is this pattern, byte for byte), an allowlist: a Markdown file at the top
+		 * of its layer's folder (NAME.md), in the legacy contexts/ folder, or a daily file
+		 * daily/YYYY/MM/DD.md, NAME starting with a letter or a digit; no segment a name git, a shell
+		 * or an editor reads as configuration (a dotfile, HEAD, config, objects, refs, index, hooks,
+		 * `.git` in any case with dots or spaces after it, its 8.3 name GIT~1), nor a Windows device
+		 * name; each segment at most MAX_SEGMENT bytes, which leaves room for `<name>.incoming`.
 		 */
 		public static function refused_filename( $filename ) {
-			foreach ( preg_split( '#[/\\\\]#', (string) $filename ) as $segment ) {
+			$filename = (string) $filename;
+			foreach ( preg_split( '#[/\\\\]#', $filename ) as $segment ) {
 				$name = strtolower( rtrim( $segment, '. ' ) );
 				if ( '.git' === $name || 'git~1' === $name ) {
 					return 'segment ' . $segment . ' is git repository metadata';
+				}
+			}
+			if ( strlen( $filename ) > self::MAX_PATH ) {
+				return 'it is longer than ' . self::MAX_PATH . ' bytes';
+			}
+			if ( 1 !== preg_match( '#\\A(?:' . self::FILENAME_PATTERN . ')\\z#', $filename ) ) {
+				return 'it is not a name Data Machine\'s layouts define (allowlist: NAME.md, contexts/NAME.md, daily/YYYY/MM/DD.md; NAME starts with a letter or digit)';
+			}
+			foreach ( explode( '/', $filename ) as $segment ) {
+				if ( strlen( $segment ) > self::MAX_SEGMENT ) {
+					return 'segment ' . substr( $segment, 0, 40 ) . '... is longer than ' . self::MAX_SEGMENT . ' bytes, the room left for the names derived from it (.incoming)';
+				}
+				if ( in_array( strtolower( rtrim( $segment, '. ' ) ), self::CONFIG_NAMES, true ) ) {
+					return 'segment ' . $segment . ' is a name git or a shell reads as configuration';
+				}
+				if ( 1 === preg_match( '/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\\..*)?$/i', $segment ) ) {
+					return 'segment ' . $segment . ' is a Windows device name';
 				}
 			}
 			return null;
@@ -247,7 +279,110 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 			if ( function_exists( 'apply_filters' ) ) {
 				$slug = apply_filters( 'cuecard_bridge_agent_slug', $slug, $scope );
 			}
-			return ( is_string( $slug ) && 1 === preg_match( self::SLUG_PATTERN, $slug ) ) ? $slug : null;
+			return self::valid_folder( $slug ) ? $slug : null;
+		}
+
+		/**
+		 * The folder Data Machine's own disk store keeps an agent's files in: the last segment of
+		 * DirectoryManager::resolve_agent_directory() (its slug, with the suffix Data Machine adds
+		 * so that two agents of one slug never share a folder). Null where Data Machine has no
+		 * such method or answers a name the receiver would refuse (the slug then names it).
+		 */
+		public static function resolve_agent_dir( array $scope ) {
+			$manager = self::DIRECTORY_MGR;
+			if ( ! class_exists( $manager ) || ! method_exists( $manager, 'resolve_agent_directory' ) ) {
+				return null;
+			}
+			$path   = ( new $manager() )->resolve_agent_directory( array( 'agent_id' => (int) $scope['agent_id'], 'user_id' => (int) $scope['user_id'] ) );
+			$folder = is_string( $path ) ? basename( rtrim( $path, '/' ) ) : null;
+			return self::valid_folder( $folder ) ? $folder : null;
+		}
+
+		/**
+		 * Every agent Data Machine has, with the folder its disk store keeps the agent's files in:
+		 * [{agent_id, agent_slug, owner_id, agent_dir}]. The receiver's `cuecard wp sync` compares
+		 * it with the folders it projected, so a renamed or deleted agent leaves no stale copy.
+		 */
+		public static function agents() {
+			$repo    = self::AGENTS_REPO;
+			$manager = self::DIRECTORY_MGR;
+			if ( ! class_exists( $repo ) || ! method_exists( $repo, 'get_all' ) ) {
+				return null;
+			}
+			$out  = array();
+			$seen = array();
+			foreach ( ( new $repo() )->get_all() as $row ) {
+				$scope = array( 'agent_id' => (int) $row['agent_id'], 'user_id' => (int) $row['owner_id'] );
+				$dir   = self::resolve_agent_dir( $scope );
+				$out[] = array(
+					'agent_id'   => (int) $row['agent_id'],
+					'agent_slug' => (string) $row['agent_slug'],
+					'owner_id'   => (int) $row['owner_id'],
+					'agent_dir'  => null !== $dir ? $dir : (string) $row['agent_slug'],
+				);
+				$seen[ end( $out )['agent_dir'] ] = true;
+			}
+			// A user without an agent row still has a default agent folder (Data Machine names it
+			// after the login): it is no stale folder either.
+			if ( function_exists( 'get_users' ) ) {
+				foreach ( (array) get_users( array( 'number' => 500, 'fields' => 'ID', 'orderby' => 'ID' ) ) as $user_id ) {
+					$dir = self::resolve_agent_dir( array( 'agent_id' => 0, 'user_id' => (int) $user_id ) );
+					if ( null !== $dir && ! isset( $seen[ $dir ] ) ) {
+						$seen[ $dir ] = true;
+						$out[]        = array( 'agent_id' => 0, 'agent_slug' => $dir, 'owner_id' => (int) $user_id, 'agent_dir' => $dir );
+					}
+				}
+			}
+			return $out;
+		}
+
+		/** `rest_api_init`: GET /wp-json/cuecard-bridge/v1/state, signed with the shared secret. */
+		public static function register_routes() {
+			if ( ! function_exists( 'register_rest_route' ) ) {
+				return;
+			}
+			register_rest_route(
+				'cuecard-bridge/v1',
+				'/state',
+				array(
+					'methods'             => 'GET',
+					'callback'            => array( __CLASS__, 'state_route' ),
+					'permission_callback' => array( __CLASS__, 'signed_request' ),
+				)
+			);
+		}
+
+		/**
+		 * Whether a request carries the receiver's signature: X-Cuecard-Timestamp within 300 s and
+		 * X-Cuecard-Signature `sha256=<HMAC-SHA256 of "<timestamp>.">` with the shared secret
+		 * (compared in constant time).
+		 */
+		public static function signed_request( $request ) {
+			$settings  = self::settings();
+			$secret    = (string) $settings['secret'];
+			$timestamp = (string) $request->get_header( 'x_cuecard_timestamp' );
+			$signature = (string) $request->get_header( 'x_cuecard_signature' );
+			if ( strlen( $secret ) < 16 || ! ctype_digit( $timestamp ) || abs( time() - (int) $timestamp ) > 300 ) {
+				return false;
+			}
+			return hash_equals( 'sha256=' . hash_hmac( 'sha256', $timestamp . '.', $secret ), $signature );
+		}
+
+		/** The queue's summary and Data Machine's agents, for the receiver (read only). */
+		public static function state_route( $request = null ) {
+			return array(
+				'schema'   => 'cuecard-bridge-state/v1',
+				'home_url' => self::home_url(),
+				'at'       => gmdate( 'Y-m-d\TH:i:s\Z' ),
+				'queue'    => self::summary(),
+				'agents'   => self::agents(),
+			);
+		}
+
+		/** An agent slug or folder name the receiver takes: the slug alphabet, not a name git reads. */
+		public static function valid_folder( $name ) {
+			return is_string( $name ) && 1 === preg_match( self::SLUG_PATTERN, $name ) && strlen( $name ) <= self::MAX_SEGMENT
+				&& ! in_array( $name, self::CONFIG_NAMES, true );
 		}
 
 		/**
@@ -312,7 +447,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		private static function enqueue( array $envelope ) {
 			$key    = self::identity( $envelope );
 			$at_end = self::arrange_delivery_at_end();
-			self::locked(
+			self::locked_transaction(
 				function () use ( $envelope, $key, $at_end ) {
 					$state = self::state();
 					foreach ( $state['entries'] as $entry ) {
@@ -331,6 +466,7 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 						'key'      => $key,
 						'seq'      => null,
 						'attempts' => 0,
+						'at'       => time(),
 					);
 					$running = $state['running'] > time() - self::STALE_SECONDS;
 					if ( ! $at_end && ! $running && ! self::pending( $state ) ) {
@@ -478,26 +614,38 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 		}
 
 		/**
-		 * What a send means for the queue: acknowledged (2xx, or 409: the receiver already has
-		 * it) and refused (400, 413, 422: the receiver will never take it) leave the queue; any
-		 * other answer keeps the envelope at the head. Returns the backoff delay, 0 to go on.
+		 * What a send means for the queue. Acknowledged (2xx, or 409: the receiver already has it)
+		 * leaves it. Refused for its content (400, 413, 422: the receiver will never take it) leaves
+		 * it for the set-aside list. A failure of the receiver itself (no answer, a redirect, 401,
+		 * 403, 404, 405, 408, 415, 421, 429, 502, 503, 504: every envelope would fail alike) keeps
+		 * it at the head and backs off, for as long as it takes. Any other answer (a 500 for this
+		 * envelope) counts against the envelope: after MAX_ATTEMPTS it is set aside like a refusal,
+		 * so no envelope holds the ones behind it for longer than its backoff. Returns the backoff
+		 * delay, 0 to go on.
 		 */
 		public static function settle( array $entry, array $envelope, array $result ) {
-			$status = (int) $result['status'];
-			$what   = 'envelope ' . $envelope['event_id'] . ' (seq ' . $entry['seq'] . ', ' . self::label( $envelope ) . ')';
-			$done   = $result['ok'] || 409 === $status;
-			$refuse = in_array( $status, array( 400, 413, 422 ), true );
-			$queue  = self::queue();
-			$index  = null;
+			$status   = (int) $result['status'];
+			$what     = 'envelope ' . $envelope['event_id'] . ' (seq ' . $entry['seq'] . ', ' . self::label( $envelope ) . ')';
+			$done     = $result['ok'] || 409 === $status;
+			$refuse   = in_array( $status, array( 400, 413, 422 ), true );
+			$receiver = $status < 400 || in_array( $status, self::RECEIVER_STATUSES, true );
+			$queue    = self::queue();
+			$index    = null;
 			foreach ( $queue as $i => $queued ) {
 				if ( $queued['id'] === $entry['id'] ) {
 					$index = $i;
 					break;
 				}
 			}
+			$attempts = (int) $entry['attempts'] + 1;
+			if ( ! $done && ! $refuse && ! $receiver && $attempts >= self::MAX_ATTEMPTS ) {
+				$refuse = true;
+			}
 			if ( $done || $refuse ) {
 				if ( $refuse ) {
-					error_log( 'cuecard bridge: ' . $what . ' refused by the receiver (' . $status . '): ' . self::reason( $result ) . '; dropped' );
+					$tried = $attempts > 1 ? ' after ' . $attempts . ' attempts' : '';
+					error_log( 'cuecard bridge: ' . $what . ' refused by the receiver (' . $status . ')' . $tried . ': ' . self::reason( $result ) . '; dropped, the queue goes on' );
+					self::set_aside( $entry, $envelope, $status, self::reason( $result ), $attempts );
 				}
 				delete_option( self::ITEM_PREFIX . $entry['id'] );
 				if ( null !== $index ) {
@@ -506,15 +654,67 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				self::save( $queue, null );
 				return 0;
 			}
-			$attempts = (int) $entry['attempts'] + 1;
-			$delay    = (int) min( self::BACKOFF_MAX, self::BACKOFF_FIRST * pow( 2, min( $attempts - 1, 16 ) ) );
+			$delay = (int) min( self::BACKOFF_MAX, self::BACKOFF_FIRST * pow( 2, min( $attempts - 1, 16 ) ) );
 			if ( null !== $index ) {
 				$queue[ $index ]['attempts']   = $attempts;
 				$queue[ $index ]['last_error'] = self::reason( $result );
 				self::save( $queue, null );
 			}
-			error_log( 'cuecard bridge: ' . $what . ' not delivered (attempt ' . $attempts . '): ' . self::reason( $result ) . '; ' . count( $queue ) . ' queued, next attempt in ' . $delay . ' s' );
+			$state = self::state();
+			$state['last_error'] = array( 'at' => time(), 'event_id' => $envelope['event_id'], 'status' => $status, 'reason' => self::reason( $result ) );
+			self::save( null, $state );
+			$bound = $receiver ? '' : ' (' . ( self::MAX_ATTEMPTS - $attempts ) . ' more before it is set aside)';
+			error_log( 'cuecard bridge: ' . $what . ' not delivered (attempt ' . $attempts . '): ' . self::reason( $result ) . '; ' . count( $queue ) . ' queued, next attempt in ' . $delay . ' s' . $bound );
 			return $delay;
+		}
+
+		/** Keeps a refused or given-up envelope's record (not its body) in the set-aside list. */
+		private static function set_aside( array $entry, array $envelope, $status, $reason, $attempts ) {
+			$list   = self::fresh_option( self::REFUSED_OPTION, array() );
+			$list   = is_array( $list ) ? $list : array();
+			$list[] = array(
+				'at'       => time(),
+				'event_id' => $envelope['event_id'],
+				'seq'      => $entry['seq'],
+				'label'    => self::label( $envelope ),
+				'status'   => (int) $status,
+				'reason'   => substr( (string) $reason, 0, 300 ),
+				'attempts' => (int) $attempts,
+			);
+			update_option( self::REFUSED_OPTION, array_slice( $list, -self::KEEP_REFUSED ), false );
+		}
+
+		/**
+		 * The queue as the receiver's `cuecard wp status` shows it: how many envelopes wait, the
+		 * oldest (when it was queued, what it is, its attempts), the last failed delivery, and the
+		 * envelopes set aside (refused by the receiver, or given up after MAX_ATTEMPTS).
+		 */
+		public static function summary() {
+			$state   = self::state();
+			$entries = $state['entries'];
+			$oldest  = null;
+			if ( $entries ) {
+				$head     = reset( $entries );
+				$envelope = self::fresh_option( self::ITEM_PREFIX . $head['id'] );
+				$oldest   = array(
+					'queued_at' => isset( $head['at'] ) ? gmdate( 'Y-m-d\TH:i:s\Z', (int) $head['at'] ) : null,
+					'label'     => is_array( $envelope ) ? self::label( $envelope ) : null,
+					'attempts'  => (int) $head['attempts'],
+					'last_error' => isset( $head['last_error'] ) ? $head['last_error'] : null,
+				);
+			}
+			$last = isset( $state['last_error'] ) && is_array( $state['last_error'] ) ? $state['last_error'] : null;
+			if ( null !== $last ) {
+				$last['at'] = gmdate( 'Y-m-d\TH:i:s\Z', (int) $last['at'] );
+			}
+			$aside = self::fresh_option( self::REFUSED_OPTION, array() );
+			return array(
+				'waiting'    => count( $entries ),
+				'oldest'     => $oldest,
+				'last_error' => $last,
+				'set_aside'  => is_array( $aside ) ? array_values( $aside ) : array(),
+				'seq'        => (int) $state['seq'],
+			);
 		}
 
 		/** The queued entries, oldest first, with what each is (for status pages and tests). */
@@ -736,7 +936,9 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				return null;
 			}
 			$out['agent_slug'] = null;
+			$out['agent_dir']  = null;
 			if ( in_array( $out['layer'], array( 'agent', 'principal' ), true ) ) {
+				$out['agent_dir']  = self::resolve_agent_dir( $out );
 				$out['agent_slug'] = self::resolve_agent_slug( $out );
 				if ( null === $out['agent_slug'] ) {
 					error_log( 'cuecard bridge: event for the ' . $what . ' refused: Data Machine could not resolve its agent, and it is never sent under another agent\'s name' . self::fallback_declined( $out ) . '; nothing sent' );
@@ -753,7 +955,8 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				return $envelope['type'] . ':' . ( isset( $envelope['post_id'] ) ? $envelope['post_id'] : '' );
 			}
 			$s = $envelope['scope'];
-			return implode( '|', array( $s['layer'], $s['user_id'], (string) $s['agent_slug'], $s['filename'] ) );
+			$folder = isset( $s['agent_dir'] ) ? (string) $s['agent_dir'] : (string) $s['agent_slug'];
+			return implode( '|', array( $s['layer'], $s['user_id'], $folder, $s['filename'] ) );
 		}
 
 		private static function label( array $envelope ) {
@@ -856,6 +1059,32 @@ if ( ! class_exists( 'Cuecard_Bridge' ) ) {
 				$state['entries'] = array_values( $queue );
 			}
 			update_option( self::QUEUE_OPTION, $state, false );
+		}
+
+		/**
+		 * Runs $callback holding the queue lock, inside one database transaction where WordPress's
+		 * $wpdb allows one (InnoDB): queueing an envelope writes its option, the queue's index and
+		 * maybe the scheduler's row, and on a durable database each autocommitted write waits for
+		 * the disk; one commit waits once. Without $wpdb, or where it refuses, as locked().
+		 */
+		private static function locked_transaction( $callback ) {
+			return self::locked(
+				function () use ( $callback ) {
+					global $wpdb;
+					$db = ( isset( $wpdb ) && is_object( $wpdb ) && method_exists( $wpdb, 'query' ) ) ? $wpdb : null;
+					if ( null === $db || false === $db->query( 'START TRANSACTION' ) ) {
+						return $callback();
+					}
+					try {
+						$result = $callback();
+					} catch ( \Throwable $error ) {
+						$db->query( 'ROLLBACK' );
+						throw $error;
+					}
+					$db->query( 'COMMIT' );
+					return $result;
+				}
+			);
 		}
 
 		/**

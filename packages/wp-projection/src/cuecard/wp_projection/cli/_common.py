@@ -86,6 +86,15 @@ def add_sync_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alias", help="site folder name (default: a short hash of the URL)")
     parser.add_argument("--no-daily", action="store_true", help="do not pull daily files")
     parser.add_argument(
+        "--secret-file",
+        type=Path,
+        help=(
+            "file holding the bridge's shared secret (else the environment variable "
+            f"{SECRET_ENV}, when set): also read the bridge's queue and Data Machine's agent "
+            "folders, and remove agent folders Data Machine no longer has"
+        ),
+    )
+    parser.add_argument(
         "--config", type=Path, help="JSON file with the same keys (site_url, auth_file, …)"
     )
 
@@ -106,7 +115,13 @@ def sync_settings(values: dict[str, Any], root: Path) -> Any:
         value = values.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise UsageError(f"{key} must be a non-negative integer")
+    secret_file = values.get("secret_file")
+    bridge_secret = None
+    if secret_file or os.environ.get(SECRET_ENV):
+        holder = argparse.Namespace(secret_file=Path(secret_file) if secret_file else None)
+        bridge_secret = load_secret(holder).encode("utf-8")
     return SyncSettings(
+        bridge_secret=bridge_secret,
         site_url=site_url,
         authorization=authorization,
         user_id=int(values.get("user_id", 1)),
@@ -121,7 +136,7 @@ def sync_values(args: argparse.Namespace) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if args.config is not None:
         values = read_json_config(args.config)
-    for key in ("site_url", "auth_file", "agent_slug", "alias"):
+    for key in ("site_url", "auth_file", "agent_slug", "alias", "secret_file"):
         if getattr(args, key) is not None:
             values[key] = str(getattr(args, key))
     for key in ("user_id", "agent_id"):

@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "notes are read). Returned facts count as used, for `vault forget`. --json prints "
             "keys: query, count, results (each note, id, text, score); in hybrid mode or with "
             "--explain also mode, and with --explain explain (streams, expansion, vectors_off; on "
-            "a PostgreSQL vault also lexical and mirror) and each result's ranks."
+            "a PostgreSQL vault also lexical and mirror) and each result's ranks. A score orders "
+            "the results of one search only: BM25 gives a word held by half the facts or more "
+            "next to no weight, so in a vault of a few facts a right hit can score 0.00000."
         ),
     )
     parser.add_argument("query", nargs="+", help="what to look for")

@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
 
         emit_json({"file": name, "facts": count})
     else:
-        print(f"submitted {count} fact(s) to the inbox as {name}")
-        print("they become searchable after review and promotion (cuecard vault review)")
+        print(f"submitted {count} fact(s) to the inbox as {name}", file=sys.stderr)
+        print(
+            "they become searchable after review and promotion (cuecard vault review)",
+            file=sys.stderr,
+        )
     return 0

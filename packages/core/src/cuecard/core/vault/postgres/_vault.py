@@ -46,9 +46,11 @@ def connect(url: str) -> psycopg.Connection[tuple[Any, ...]]:
     try:
         import psycopg
     except ImportError:
+        from cuecard.core._pip import pip_command
+
         raise VaultError(
             f"{safe_url(url)}: a PostgreSQL vault needs psycopg: "
-            "pip install 'cuecard-core[postgres]'"
+            f"{pip_command('cuecard-core[postgres]')}"
         ) from None
     try:
         return psycopg.connect(url, connect_timeout=10, application_name="cuecard")
