@@ -69,6 +69,42 @@ def test_a_credential_next_to_a_lone_surrogate_is_still_found() -> None:
     assert shown.endswith("\udfff")
 
 
+HOSTILE = [
+    "password=" + "_." * 40 + "_!",
+    "token: " + "a." * 5000 + "!",
+    "secret=" + "a_" * 5000 + "!",
+    "Bearer " + "0" * 100_000 + " ",
+    "commit " + "a" * 100_000 + "!",
+    "eyJ" + "eyJ" * 30_000 + ".",
+    "https://" + "a:" * 30_000 + "@",
+]
+
+
+def test_hostile_values_are_judged_in_bounded_time() -> None:
+    """Values built to make a backtracking pattern take exponential or quadratic time are judged
+    in a child process that must end (a liveness bound, not a timing)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from cuecard.core.engine._secrets import find_secret, redact\n"
+        "for text in json.load(sys.stdin):\n"
+        "    find_secret(text)\n"
+        "    redact(text)\n"
+        "print('done')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(HOSTILE),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.strip() == "done", done.stderr
+
+
 @pytest.mark.parametrize("space", ["\u00a0", "\u2003", "\u3000", "\x0b", "\x1f"])
 def test_a_credential_behind_an_unusual_space_is_still_found(space: str) -> None:
     for text in (f"password{space}:{space}hunter22x", f"Bearer{space}abcdefghij0123456789abcdef"):

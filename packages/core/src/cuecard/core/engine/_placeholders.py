@@ -34,7 +34,9 @@ _SHORT = re.compile(r"(?i)(?:^|[_.-])(?:my|not|some|todo|none)(?:[_.-]|$)")
 _ONE_CASE_WORDS = re.compile(r"^(?:[a-z]+|[A-Z]+)(?:[_.-]+(?:[a-z]+|[A-Z]+))*$")
 _RUN = re.compile(r"([A-Za-z0-9*.])\1{5,}")
 # An attribute of a settings object, ``settings.SECRET_KEY``: a name, not a value.
-_ATTRIBUTE = re.compile(r"^(?:[a-z_]+|[A-Z_]+)(?:\.(?:[a-z_]+|[A-Z_]+))+$")
+# Each part is matched atomically: ``_`` is of both cases, and trying both for every part of
+# ``_._._…!`` would take time exponential in their number.
+_ATTRIBUTE = re.compile(r"^(?>[a-z_]+|[A-Z_]+)(?:\.(?>[a-z_]+|[A-Z_]+))+$")
 _SEQUENCES = (
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
