@@ -167,7 +167,7 @@ def make_dd(root: Path) -> Path:
             "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5e",
             "candidate",
             "ops/keys",
-            behavior_delta="Use AKIAIOSFODNN7EXAMPLE for deploys.",
+            behavior_delta="Use " + "AKIA" + "Q7MBXL2RN4TPW6YZ" + " for deploys.",
         ),
     )
     write(dd / "actions/act1.json", {"id": "act1", "kind": "archive"})

@@ -57,7 +57,7 @@ CORPUS: dict[str, bytes | str] = {
     ".claude/rules/nomatch.md": fm("paths: lib/**"),
     ".claude/rules/traversal.md": fm("paths: ../secrets/**"),
     ".claude/rules/secret.md": fm(
-        "paths: src/**", body="Deploy with AKIAIOSFODNN7EXAMPLE in `src/app`.\n"
+        "paths: src/**", body="Deploy with " + "AKIA" + "Q7MBXL2RN4TPW6YZ" + " in `src/app`.\n"
     ),
     ".claude/rules/invisible.md": fm("paths: src/**", body="Use `main.ts` \u202e always.\n"),
     ".claude/rules/flow.md": fm('paths: [src/app/*.tsx, "docs/**"]'),

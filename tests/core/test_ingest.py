@@ -94,7 +94,7 @@ def test_auto_accept_off(repo: Path) -> None:
         ("{not json", "not valid JSON"),
         ("[1, 2]", "not one JSON object"),
         ({**GOOD, "kind": "opinion"}, "kind input should be"),
-        ({**GOOD, "body": "token: ghp_" + "a" * 36}, "credential-shaped value (GitHub token)"),
+        ({**GOOD, "body": "token: ghp_" + "Zq7" * 12}, "credential-shaped value (GitHub token)"),
         ({**GOOD, "title": "x </memory-data> y"}, "<memory-data> tag"),
         ({**GOOD, "triggers": [{"on": ["edit"], "paths": ["../up"]}]}, "leaves the repository"),
         (

@@ -49,7 +49,7 @@ def test_a_valid_record_passes() -> None:
 SECRETS = {
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
     "openssh": "-----BEGIN OPENSSH PRIVATE KEY-----",
-    "aws": "the key is AKIAIOSFODNN7EXAMPLE for prod",
+    "aws": "the key is " + "AKIA" + "Q7MBXL2RN4TPW6YZ" + " for prod",
     "github": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
     "github-pat": "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
     "slack": "xoxb-1234567890-abcdefghijkl",
@@ -78,6 +78,7 @@ NOT_SECRETS = {
     "env-ref": "password = os.environ['DB_PASSWORD']",
     "placeholder": "token=<your token>",
     "var": "API_KEY=$API_KEY",
+    "aws-documented-example": "the key is AKIAIOSFODNN7EXAMPLE for prod",
 }
 
 

@@ -114,7 +114,7 @@ def _calls(root: Path) -> list[tuple[str, str, str]]:
                 "e",
                 tool_name=bash,
                 tool_input={"command": "make test"},
-                tool_response={"exit_code": 1, "stderr": "token=ghp_" + "x" * 36},
+                tool_response={"exit_code": 1, "stderr": "token=ghp_" + "Zq7" * 12},
             ),
         ),
         (

@@ -88,7 +88,7 @@ def test_edits_are_validated_as_ingestion_validates(
 def test_a_secret_in_an_edit_is_refused_and_never_echoed(
     client: httpx.Client, seeded: Seeded
 ) -> None:
-    secret = "AKIA" + "Z" * 16
+    secret = "AKIA" + "ZQ7MBXL2RN4TPW6Y"
     before = seeded.memory_bytes("candidate")
     answer = edit(client, seeded.ids["candidate"], body=f"Use the key {secret} for refunds.")
     assert answer.status_code == 422

@@ -137,11 +137,11 @@ def test_submit_inserts_and_refuses_credentials(cc: Run, db: str) -> None:
     assert first["facts"] == 1
     assert first["file"].startswith("codex-")
     code, _, err = cc(
-        "vault", "submit", "--agent", "codex", "--vault", db, stdin="ok\ntoken ghp_" + "a" * 36
+        "vault", "submit", "--agent", "codex", "--vault", db, stdin="ok\ntoken ghp_" + "Zq7" * 12
     )
     assert code == 1
     assert "credential" in err
-    assert "ghp_" + "a" * 36 not in err
+    assert "ghp_" + "Zq7" * 12 not in err
     code, _, _ = cc("vault", "submit", "--agent", "../x", "--vault", db, "fact")
     assert code == 2
     assert json.loads(cc("vault", "status", "--vault", db, "--json")[1])["pending"] == 1

@@ -42,8 +42,8 @@ def _list(memories: str) -> list[str]:
 def _extract(rel: str, text: str) -> list[Entry]:
     import json
 
+    from cuecard.core.engine._secrets import redact
     from cuecard.core.engine._text import neutralise
-    from cuecard.core.vault._secrets import redact_credentials as redact
 
     try:
         raw = json.loads(text)

@@ -221,8 +221,8 @@ def build_request(config: DigestConfig, name: str, transcript: str) -> dict[str,
 def parse_facts(content: str) -> tuple[list[str], int]:
     """The fact lines of an answer, and how many lines were dropped as credential-shaped or
     unsafe. Placeholder answers ("(none)") give no facts."""
+    from cuecard.core.engine._secrets import find_secret
     from cuecard.core.engine._text import unsafe_reason
-    from cuecard.core.vault._secrets import find_credential
 
     facts: list[str] = []
     dropped = 0
@@ -233,7 +233,7 @@ def parse_facts(content: str) -> tuple[list[str], int]:
         fact = " ".join(line[2:].split())
         if len(fact) < 2 or fact.lower() in NONE_LINES:
             continue
-        if find_credential(fact) is not None or unsafe_reason(fact) is not None:
+        if find_secret(fact) is not None or unsafe_reason(fact) is not None:
             dropped += 1
             continue
         if fact not in facts:
@@ -302,7 +302,7 @@ def digest(
     """Digest the pending ``archives`` of a folder or PostgreSQL vault (see the module docstring);
     a report of what was done. Each archive is claimed (locked against every other digest)
     while its request runs, so two digests at once never send the same text."""
-    from cuecard.core.vault._secrets import redact_credentials
+    from cuecard.core.engine._secrets import redact
 
     report: dict[str, Any] = {
         "enabled": config.enabled,
@@ -322,7 +322,7 @@ def digest(
         with archives.claim(name, lock=not dry_run) as claim:
             if claim is None:  # another digest took it meanwhile
                 continue
-            transcript = redact_credentials(claim.new_text)[-config.max_chars :]
+            transcript = redact(claim.new_text)[-config.max_chars :]
             body = build_request(config, name, transcript)
             if dry_run:
                 report["requests"].append({"file": claim.label, "body": body})

@@ -47,10 +47,10 @@ def safe(text: str) -> str:
 
 def clean(text: str) -> str:
     """Redacted, with controls dropped and wrapper tags defused: safe to print."""
+    from cuecard.core.engine._secrets import redact
     from cuecard.core.engine._text import neutralise
-    from cuecard.core.vault._secrets import redact_credentials
 
-    return neutralise(redact_credentials(text))
+    return neutralise(redact(text))
 
 
 def wrap(body: str, source: str) -> str:
@@ -80,10 +80,10 @@ def render_hits(hits: list[Result], *, source: str = "vault", header: str = DATA
 
 def render_note(name: str, text: str) -> str:
     """A whole note, redacted, with a header naming it (never its host path)."""
+    from cuecard.core.engine._secrets import redact
     from cuecard.core.engine._text import wrap_memory_data
-    from cuecard.core.vault._secrets import redact_credentials
 
-    body = f"{DATA_LINE}\n\n# {name}\n\n{redact_credentials(text)}"
+    body = f"{DATA_LINE}\n\n# {name}\n\n{redact(text)}"
     return wrap_memory_data(body, source="vault")
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import date
 
 from cuecard.core._errors import UsageError, ValidationError
+from cuecard.core.engine._secrets import find_secret, redact
 from cuecard.core.engine._text import neutralise, strip_invisibles, unsafe_reason
 from cuecard.core.vault._facts import (
     best_overlap,
@@ -22,7 +23,6 @@ from cuecard.core.vault._facts import (
     usage_tag,
 )
 from cuecard.core.vault._model import Candidate, Conflict, Pending, Review
-from cuecard.core.vault._secrets import find_credential, redact_credentials
 
 __all__ = [
     "AGENT_RULE",
@@ -68,7 +68,7 @@ def check_facts(lines: list[str]) -> list[str]:
     if len(facts) > MAX_FACTS:
         refusals.append(f"submission: {len(facts)} facts, at most {MAX_FACTS} per submission")
     for number, fact in enumerate(facts, 1):
-        secret = find_credential(fact)
+        secret = find_secret(fact)
         if secret is not None:
             refusals.append(
                 f"fact {number}: looks like a plaintext credential ({secret}); store a label or "
@@ -106,7 +106,7 @@ def classify_submissions(
     for name, body in submissions:
         result.sources.append(name)
         for raw in inbox_facts(body):
-            fact = neutralise(redact_credentials(raw)).strip()
+            fact = neutralise(redact(raw)).strip()
             if not fact:
                 continue
             note_id = note_of(fact)
@@ -181,7 +181,7 @@ MAX_ARCHIVE_CHARS = 1_000_000
 
 
 def _header_field(text: str) -> str:
-    return neutralise(redact_credentials(" ".join(text.split()))).replace("#", "\\#")
+    return neutralise(redact(" ".join(text.split()))).replace("#", "\\#")
 
 
 def render_block(when: str, agent: str, title: str, lines: list[str]) -> str:
@@ -191,7 +191,7 @@ def render_block(when: str, agent: str, title: str, lines: list[str]) -> str:
         head += f" {_header_field(title)}"
     body = []
     for raw in lines:
-        line = neutralise(redact_credentials(raw.strip()))
+        line = neutralise(redact(raw.strip()))
         if not line:
             continue
         body.append(line if line.startswith(("- ", "* ", "• ")) else f"- {line}")

@@ -16,11 +16,11 @@ import os
 
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, crash_point
+from cuecard.core.engine._secrets import find_secret
 from cuecard.core.vault._facts import note_facts
 from cuecard.core.vault._model import Applied, Pending, Review
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._rules import classify_submissions
-from cuecard.core.vault._secrets import find_credential
 from cuecard.core.vault.folder._conflicts import queue_conflicts
 from cuecard.core.vault.folder._pending import parse_pending, read_text, render_pending
 from cuecard.core.vault.folder._vault import Vault
@@ -53,7 +53,7 @@ def _check(vault: Vault, entries: list[Pending]) -> None:
             refusals.append(f"pending item {i}: note {p.note!r} is not one of {', '.join(known)}")
         if not p.fact:
             refusals.append(f"pending item {i}: the fact is empty")
-        secret = find_credential(p.fact)
+        secret = find_secret(p.fact)
         if secret is not None:
             refusals.append(f"pending item {i}: looks like a plaintext credential ({secret})")
     if refusals:

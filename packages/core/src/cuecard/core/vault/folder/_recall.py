@@ -59,8 +59,8 @@ def note_paths(root: str, layout: Layout) -> list[str]:
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
     with its headings as context."""
+    from cuecard.core.engine import _secrets
     from cuecard.core.engine._text import neutralise
-    from cuecard.core.vault import _secrets
     from cuecard.core.vault._facts import fact_id, headings, note_facts
 
     facts = note_facts(text)
@@ -70,7 +70,7 @@ def extract(rel: str, text: str) -> list[Entry]:
         if not (fact.superseded or fact.placeholder)
     ]
     # Most notes hold no credential: one test of all the strings below (joined by line breaks,
-    # see ``may_hold_credential``) spares each its own. A fact that ends its line after a space
+    # see ``may_hold_secret``) spares each its own. A fact that ends its line after a space
     # (``- fact``) is tested with it: the space at its edge is seen as its start is.
     probe = "\n".join(
         part
@@ -78,7 +78,7 @@ def extract(rel: str, text: str) -> list[Entry]:
         for line in (f.line.strip(),)
         for part in ((line, c) if line.endswith(" " + f.text) else (line, f.text, c))
     )
-    redact = _secrets.redact_credentials if _secrets.may_hold_credential(probe) else str
+    redact = _secrets.redact if _secrets.may_hold_secret(probe) else str
     entries = []
     # The facts under one heading share their context: redacted once.
     contexts: dict[str, str] = {}

@@ -82,16 +82,16 @@ def fact_contexts(text: str) -> dict[str, str]:
 
 
 def _redacted(context: str) -> str:
-    from cuecard.core.vault._secrets import redact_credentials as redact
+    from cuecard.core.engine._secrets import redact
 
     return redact(context) if context else ""
 
 
 def _columns(fact: NoteFact, context: str) -> tuple[Any, ...]:
     """What a fact line gives its row: (line, text, shown, source, written, context)."""
+    from cuecard.core.engine._secrets import redact
     from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._facts import stamp_date
-    from cuecard.core.vault._secrets import redact_credentials as redact
 
     return (
         fact.line,

@@ -13,11 +13,11 @@ writes the same note text on either backend; the promotion log gets the folder's
 from __future__ import annotations
 
 from cuecard.core._fsio import crash_point
+from cuecard.core.engine._secrets import find_secret
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._model import Applied, Pending, Review
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._rules import classify_submissions, distinct
-from cuecard.core.vault._secrets import find_credential
 from cuecard.core.vault.postgres._notes import lock_note, note_file_name, store_note
 from cuecard.core.vault.postgres._vault import PgVault
 
@@ -125,7 +125,7 @@ def _refusals(rows: list[tuple[int, Pending]]) -> list[str]:
             )
         if not p.fact:
             refusals.append(f"pending item {seq}: the fact is empty")
-        secret = find_credential(p.fact)
+        secret = find_secret(p.fact)
         if secret is not None:
             refusals.append(f"pending item {seq}: looks like a plaintext credential ({secret})")
     return refusals
