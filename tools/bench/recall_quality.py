@@ -14,11 +14,11 @@ Quality, in one process over the synchronised index: MRR@10 and recall@10 of
 - ``hybrid``: BM25 + graph + vectors fused, with the default weights and per-note cap.
 
 The conversational set is tools/bench/recall_conversation_set.json (written, deterministically,
-by tools/bench/recall_conversations.py and frozen): ten two-person conversations of eight dated
-sessions, one vault each, one fact per turn (1,052 facts), 314 questions as a person asks them,
-each labelled with its evidence turns and a kind (``single``, ``multi``, ``time``). A question is
-found at rank r when an evidence turn is the r-th result; recall@1/5/10 and MRR@10 are given per
-mode and per kind.
+by tools/bench/recall_conversations.py and frozen): two splits (``dev``, to tune on, and
+``heldout``, to report; ``--split``) of ten two-person conversations of eight dated sessions, one
+vault each, one fact per turn, questions as a person asks them, each labelled with its evidence
+turns and a kind (``single``, ``multi``, ``time``, ``open``). A question is found at rank r when
+an evidence turn is the r-th result; recall@1/5/10 and MRR@10 are given per mode and per kind.
 
 Cost: cold ``cuecard vault search`` processes (``python -c pass``, default BM25, hybrid without
 vectors, hybrid with vectors, alternating), warm per-query times, and the first embedding of the
@@ -27,7 +27,7 @@ vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virt
 model loads from the installed package alone.
 
 Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|both] [--distractors N]
-       [--cold Q] [--fresh-venv] [--json]
+       [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json]
 """
 
 from __future__ import annotations
@@ -153,11 +153,16 @@ def conversation_quality(
     variants: Variants,
     rankings: dict[str, Ranking],
     has_vectors: bool,
+    split: str,
 ) -> dict[str, object]:
-    """Every mode over every conversation of the frozen set: figures overall and per kind."""
+    """Every mode over every conversation of one split of the frozen set (``all``: both):
+    figures overall and per kind."""
     from cuecard.core.recall._vectors import refresh
 
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    data["conversations"] = [
+        c for c in data["conversations"] if split in ("all", c.get("split", "dev"))
+    ]
     ranks: dict[str, list[tuple[str, int | None]]] = {name: [] for name in variants}
     times: dict[str, list[float]] = {name: [] for name in variants}
     facts = questions = 0
@@ -188,6 +193,7 @@ def conversation_quality(
     kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
     quality = {name: figures([r for _, r in found]) for name, found in ranks.items()}
     out: dict[str, object] = {
+        "split": split,
         "conversations": len(data["conversations"]),
         "facts": facts,
         "questions": questions,
@@ -451,6 +457,12 @@ def main() -> int:
     parser.add_argument("--distractors", type=int, default=1000)
     parser.add_argument("--cold", type=int, default=11, help="cold queries per variant")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--split",
+        choices=("dev", "heldout", "all"),
+        default="heldout",
+        help="which conversations (tune on dev, report heldout)",
+    )
     parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-cold", action="store_true", help="quality only, no cold processes")
@@ -481,7 +493,7 @@ def main() -> int:
         if args.set in ("conversations", "both"):
             log("conversational set")
             result["conversations"] = conversation_quality(
-                work, env, variants, rankings, has_vectors
+                work, env, variants, rankings, has_vectors, args.split
             )
         result["load_average"] = [round(x, 2) for x in os.getloadavg()]
         if args.fresh_venv:
