@@ -78,6 +78,8 @@ def _is_word(char: str) -> bool:
 
 def _is_cjk(char: str) -> bool:
     code = ord(char)
+    if code < 0x1100:  # Latin, Greek, Cyrillic and the rest below the first range: most text
+        return False
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
