@@ -166,6 +166,7 @@ def conversation_quality(
     ranks: dict[str, list[tuple[str, int | None]]] = {name: [] for name in variants}
     times: dict[str, list[float]] = {name: [] for name in variants}
     facts = questions = 0
+    embed_s = 0.0
     for conv in data["conversations"]:
         root = work / str(conv["id"])
         cuecard = str(Path(sys.executable).with_name("cuecard"))
@@ -180,7 +181,9 @@ def conversation_quality(
             facts += sum(1 for line in body.splitlines() if line.startswith("- "))
         indexes = open_indexes(root, rankings)
         if has_vectors:
+            t0 = time.perf_counter()
             refresh(indexes["default"])
+            embed_s += time.perf_counter() - t0
         for item in conv["questions"]:
             questions += 1
             for name, (ranking, settings) in variants.items():
@@ -209,10 +212,114 @@ def conversation_quality(
             for k in kinds
         },
         "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
+        "first_embedding_ms_per_fact": round(embed_s * 1000 / facts, 1) if has_vectors else None,
     }
     for name, value in quality.items():
         log(f"conversations {name}: {value}")
     return out
+
+
+def collect_streams(
+    work: Path, env: dict[str, str], has_vectors: bool, split: str
+) -> list[tuple[str, list[str], dict[str, list[tuple[str, str]]], dict[tuple[str, str], str]]]:
+    """Every question of one split with each stream's ranked list (the pool hybrid search
+    fuses): (kind, evidence, streams, texts)."""
+    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._index import Ranking
+    from cuecard.core.recall._vectors import refresh, vector_search
+
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    out = []
+    for conv in data["conversations"]:
+        if split not in ("all", conv.get("split", "dev")):
+            continue
+        root = work / f"fit-{conv['id']}"
+        cuecard = str(Path(sys.executable).with_name("cuecard"))
+        subprocess.run(
+            [cuecard, "vault", "init", "--vault", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        for name, body in conv["notes"].items():
+            (root / "notes" / name).write_text(body, encoding="utf-8")
+        index = open_indexes(root, {"default": Ranking()})["default"]
+        if has_vectors:
+            refresh(index)
+        for item in conv["questions"]:
+            texts: dict[tuple[str, str], str] = {}
+            streams: dict[str, list[tuple[str, str]]] = {}
+            hits = index.search(item["q"], 10)
+            streams["default"] = [(h.path, h.key) for h in hits]
+            texts.update({(h.path, h.key): h.text for h in hits})
+            hits = index.search(content_query(item["q"]), 40)
+            streams["bm25"] = [(h.path, h.key) for h in hits]
+            texts.update({(h.path, h.key): h.text for h in hits})
+            graph, _ = graph_search(index._connect(), item["q"], 40)
+            streams["graph"] = [(h.path, h.key) for h in graph]
+            texts.update({(h.path, h.key): h.text for h in graph})
+            if has_vectors:
+                found = vector_search(index, item["q"], 40)
+                streams["vectors"] = [(h.path, h.key) for h in found]
+                texts.update({(h.path, h.key): h.text for h in found})
+            out.append((str(item["kind"]), list(item["evidence"]), streams, texts))
+        index.close()
+    return out
+
+
+def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[str, object]:
+    """Grid search of the fusion's weights and RRF constant on one split (the dev split: fit
+    there, report the held-out one): each candidate's MRR@10 and R@10 per kind, beside the
+    default search's, the best by the worst kind's MRR@10 difference, then overall MRR@10."""
+    from cuecard.core.recall._fusion import fuse
+
+    asked = collect_streams(work, env, has_vectors, split)
+    kinds = sorted({kind for kind, *_ in asked})
+
+    def score(weights: dict[str, float] | None, k: int) -> dict[str, dict[str, float]]:
+        ranks: list[tuple[str, int | None]] = []
+        for kind, evidence, streams, texts in asked:
+            if weights is None:
+                items = streams["default"]
+            else:
+                fused = fuse(
+                    {n: v for n, v in streams.items() if n != "default"},
+                    weights,
+                    limit=10,
+                    per_note=10,
+                    k=k,
+                )
+                items = [f.item for f in fused]
+            ranks.append((kind, rank_of([texts[i] for i in items], *evidence)))
+        out = {"all": figures([r for _, r in ranks])}
+        out |= {kind: figures([r for q, r in ranks if q == kind]) for kind in kinds}
+        return out
+
+    base = score(None, 60)
+    rows: list[tuple[tuple[float, float], dict[str, object]]] = []
+    for graph in (0.0, 0.1, 0.25, 0.5, 1.0):
+        for vectors in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0) if has_vectors else (0.0,):
+            for k in (1, 3, 5, 10, 20, 60):
+                got = score({"bm25": 1.0, "graph": graph, "vectors": vectors}, k)
+                worst = min(got[q]["mrr10"] - base[q]["mrr10"] for q in kinds)
+                worst_r = min(got[q]["recall10"] - base[q]["recall10"] for q in kinds)
+                order = (min(worst, worst_r, 0.0), got["all"]["mrr10"])
+                rows.append(
+                    (
+                        order,
+                        {
+                            "graph": graph,
+                            "vectors": vectors,
+                            "k": k,
+                            "worst_kind_mrr_gain": round(worst, 4),
+                            "worst_kind_recall_gain": round(worst_r, 4),
+                            "figures": got,
+                        },
+                    )
+                )
+    rows.sort(key=lambda row: row[0], reverse=True)
+    best = [row for _, row in rows[:15]]
+    return {"split": split, "default": base, "best": best, "questions": len(asked)}
 
 
 def cold(argv: list[str], env: dict[str, str]) -> float:
@@ -466,6 +573,9 @@ def main() -> int:
     parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-cold", action="store_true", help="quality only, no cold processes")
+    parser.add_argument(
+        "--fit", action="store_true", help="grid-search the fusion's weights on --split"
+    )
     parser.add_argument("--no-vectors", action="store_true", help="leave the vector stream out")
     parser.add_argument(
         "--ablation", action="store_true", help="also each ranking change on its own"
@@ -488,6 +598,10 @@ def main() -> int:
         has_vectors = unavailable() is None and not args.no_vectors
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
+        if args.fit:
+            result["fit"] = fit(work, env, has_vectors, args.split)
+            print(json.dumps(result, indent=1))
+            return 0
         if args.set in ("paraphrases", "both"):
             result |= paraphrases(work, env, variants, rankings, has_vectors, args)
         if args.set in ("conversations", "both"):

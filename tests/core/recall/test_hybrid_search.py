@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from cuecard.core.recall._fusion import fuse
 from cuecard.core.vault import Vault
+from cuecard.core.vault._settings import DEFAULT_WEIGHTS, RRF_K
 from tests._support.search import rows as results
 from tests._support.search import search, write_config
 
@@ -124,9 +125,7 @@ def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> N
         ranks = row["ranks"]
         assert isinstance(ranks, dict)
         expected = sum(
-            w / (60 + r)
-            for w, r in ((1.0, ranks["bm25"]), (0.5, ranks["graph"]), (2.0, ranks.get("vectors")))
-            if isinstance(r, int)
+            DEFAULT_WEIGHTS[name] / (RRF_K + r) for name, r in ranks.items() if isinstance(r, int)
         )
         assert float(str(row["score"])) == pytest.approx(expected, abs=1e-6)
     code, out, _ = cc(
