@@ -516,10 +516,10 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variant
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
     from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
-    from cuecard.core.vault._settings import Settings
+    from cuecard.core.vault._settings import DEFAULT_WEIGHTS, Settings
 
     rankings: dict[str, Ranking] = {"default": Ranking()}
-    no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}
+    no_vectors = DEFAULT_WEIGHTS | {"vectors": 0.0}
     variants: Variants = {
         "bm25": ("default", None),
         "graph": ("default", Settings(weights={"bm25": 0, "graph": 1, "vectors": 0})),
