@@ -63,9 +63,11 @@ class Ranking:
       and queries alike.
     - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
     - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
+    - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
+      plain query word as typed rank first.
     """
 
-    __slots__ = ("content", "context", "neighbours", "stem")
+    __slots__ = ("content", "context", "exact", "neighbours", "stem")
 
     def __init__(
         self,
@@ -74,8 +76,10 @@ class Ranking:
         stem: bool = True,
         context: bool = True,
         neighbours: float = NEIGHBOUR_SHARE,
+        exact: bool = True,
     ) -> None:
         self.content = content
+        self.exact = exact
         self.stem = stem
         self.context = context
         self.neighbours = neighbours
@@ -361,7 +365,8 @@ class RecallIndex:
             [d for d, _ in ranked],
         ):
             rows[ident] = (path, key, text)
-        words = exact_words(query, content=ranking.content) if ranking.stem else []
+        exact_first = ranking.stem and ranking.exact
+        words = exact_words(query, content=ranking.content) if exact_first else []
         if words:  # (exact forms first: among the best, an entry naming every word as typed)
             exact = {
                 d
