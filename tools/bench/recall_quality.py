@@ -27,7 +27,12 @@ vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virt
 model loads from the installed package alone.
 
 Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|both] [--distractors N]
-       [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json]
+       [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json] [--fit]
+       [--baseline-src DIR]
+
+``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
+``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
+search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
 """
 
 from __future__ import annotations
@@ -322,6 +327,88 @@ def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[
     return {"split": split, "default": base, "best": best, "questions": len(asked)}
 
 
+_WARM = """
+import json, os, statistics, sys, time
+import cuecard.core
+from cuecard.core.vault import Vault
+from cuecard.core.vault._settings import Settings
+from cuecard.core.vault.folder._hybrid import hybrid_results
+job = json.load(sys.stdin)
+settings = Settings()
+settings.weights["vectors"] = 0.0
+cpu = {"default": [], "hybrid_no_vectors": []}
+for root, questions in job:
+    vault = Vault.open(root)
+    vault.index.sync()
+    for q in questions[:3]:
+        vault.index.search(q, 10)
+        hybrid_results(vault.index, q, 10, settings, vectors=False)
+    for q in questions:
+        c = time.process_time()
+        vault.index.search(q, 10)
+        cpu["default"].append((time.process_time() - c) * 1000)
+        c = time.process_time()
+        hybrid_results(vault.index, q, 10, settings, vectors=False)
+        cpu["hybrid_no_vectors"].append((time.process_time() - c) * 1000)
+print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
+                 | {"core": os.path.dirname(cuecard.core.__file__)}))
+"""
+
+
+def warm_against(
+    work: Path, env: dict[str, str], baseline_src: str, split: str
+) -> dict[str, object]:
+    """Warm query CPU (median over every question of the split; default search and hybrid
+    without vectors) of this checkout and of another revision's ``packages/core/src``, in
+    processes of their own (their own cache folders), alternating over three rounds."""
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    job = []
+    cuecard = str(Path(sys.executable).with_name("cuecard"))
+    for conv in data["conversations"]:
+        if split not in ("all", conv.get("split", "dev")):
+            continue
+        root = work / f"warm-{conv['id']}"
+        subprocess.run(
+            [cuecard, "vault", "init", "--vault", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        for name, body in conv["notes"].items():
+            (root / "notes" / name).write_text(body, encoding="utf-8")
+        job.append((str(root), [str(q["q"]) for q in conv["questions"]]))
+    envs = {
+        "ours": env | {"XDG_CACHE_HOME": str(work / "warm-cache-ours")},
+        "baseline": env
+        | {
+            "XDG_CACHE_HOME": str(work / "warm-cache-baseline"),
+            "PYTHONPATH": str(Path(baseline_src).resolve()),
+        },
+    }
+    runs: dict[str, list[dict[str, object]]] = {"ours": [], "baseline": []}
+    for round_ in range(3):
+        order = ["ours", "baseline"] if round_ % 2 == 0 else ["baseline", "ours"]
+        for name in order:
+            done = subprocess.run(
+                [sys.executable, "-c", _WARM],
+                input=json.dumps(job),
+                env=envs[name],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
+            runs[name].append(json.loads(done.stdout))
+    out: dict[str, object] = {"split": split, "rounds": 3}
+    for name, got in runs.items():
+        out[name] = {
+            mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
+            for mode in ("default", "hybrid_no_vectors")
+        } | {"core": got[0]["core"]}
+    log(f"warm CPU (ms): {out}")
+    return out
+
+
 def cold(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
@@ -576,6 +663,10 @@ def main() -> int:
     parser.add_argument(
         "--fit", action="store_true", help="grid-search the fusion's weights on --split"
     )
+    parser.add_argument(
+        "--baseline-src",
+        help="a packages/core/src of another revision: warm query CPU of both, alternating",
+    )
     parser.add_argument("--no-vectors", action="store_true", help="leave the vector stream out")
     parser.add_argument(
         "--ablation", action="store_true", help="also each ranking change on its own"
@@ -598,6 +689,10 @@ def main() -> int:
         has_vectors = unavailable() is None and not args.no_vectors
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
+        if args.baseline_src:
+            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            print(json.dumps(result, indent=1))
+            return 0
         if args.fit:
             result["fit"] = fit(work, env, has_vectors, args.split)
             print(json.dumps(result, indent=1))
