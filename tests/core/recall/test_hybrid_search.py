@@ -112,6 +112,20 @@ def test_lone_cjk_characters_and_numbers_are_not_concepts(cc: Run, tmp_path: Pat
 # -- fusion ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("query", ["staging server", "kubelet node", "kernel upgrade kubelet"])
+def test_hybrid_without_vectors_keeps_the_bm25_top_and_the_graph_adds_below(
+    cc: Run, tmp_path: Path, query: str
+) -> None:
+    # The graph alone ranks below BM25 on the conversational benchmark, so the default weights
+    # trust it little: agreement far down the lists no longer outvotes BM25's first results
+    # (with graph 0.5 and rrf_k 60 each of these queries' top three changed).
+    root = make_vault(cc, tmp_path / "v")
+    write_config(tmp_path, "[recall]\n")
+    bm25 = [r["text"] for r in results(search(cc, root, "--mode", "bm25", *query.split()))]
+    hybrid = [r["text"] for r in results(search(cc, root, "--mode", "hybrid", *query.split()))]
+    assert hybrid[:3] == bm25[:3]
+
+
 def test_hybrid_fuses_ranks_and_explain_shows_them(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v")
     write_config(tmp_path, "[recall]\n")
