@@ -14,11 +14,11 @@ Quality, in one process over the synchronised index: MRR@10 and recall@10 of
 - ``hybrid``: BM25 + graph + vectors fused, with the default weights and per-note cap.
 
 The conversational set is tools/bench/recall_conversation_set.json (written, deterministically,
-by tools/bench/recall_conversations.py and frozen): ten two-person conversations of eight dated
-sessions, one vault each, one fact per turn (1,052 facts), 314 questions as a person asks them,
-each labelled with its evidence turns and a kind (``single``, ``multi``, ``time``). A question is
-found at rank r when an evidence turn is the r-th result; recall@1/5/10 and MRR@10 are given per
-mode and per kind.
+by tools/bench/recall_conversations.py and frozen): two splits (``dev``, to tune on, and
+``heldout``, to report; ``--split``) of ten two-person conversations of eight dated sessions, one
+vault each, one fact per turn, questions as a person asks them, each labelled with its evidence
+turns and a kind (``single``, ``multi``, ``time``, ``open``). A question is found at rank r when
+an evidence turn is the r-th result; recall@1/5/10 and MRR@10 are given per mode and per kind.
 
 Cost: cold ``cuecard vault search`` processes (``python -c pass``, default BM25, hybrid without
 vectors, hybrid with vectors, alternating), warm per-query times, and the first embedding of the
@@ -27,7 +27,12 @@ vault. ``--fresh-venv`` also installs ``packages/core[vectors]`` into a new virt
 model loads from the installed package alone.
 
 Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|both] [--distractors N]
-       [--cold Q] [--fresh-venv] [--json]
+       [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json] [--fit]
+       [--baseline-src DIR]
+
+``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
+``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
+search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
 """
 
 from __future__ import annotations
@@ -153,14 +158,20 @@ def conversation_quality(
     variants: Variants,
     rankings: dict[str, Ranking],
     has_vectors: bool,
+    split: str,
 ) -> dict[str, object]:
-    """Every mode over every conversation of the frozen set: figures overall and per kind."""
+    """Every mode over every conversation of one split of the frozen set (``all``: both):
+    figures overall and per kind."""
     from cuecard.core.recall._vectors import refresh
 
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    data["conversations"] = [
+        c for c in data["conversations"] if split in ("all", c.get("split", "dev"))
+    ]
     ranks: dict[str, list[tuple[str, int | None]]] = {name: [] for name in variants}
     times: dict[str, list[float]] = {name: [] for name in variants}
     facts = questions = 0
+    embed_s = 0.0
     for conv in data["conversations"]:
         root = work / str(conv["id"])
         cuecard = str(Path(sys.executable).with_name("cuecard"))
@@ -175,7 +186,9 @@ def conversation_quality(
             facts += sum(1 for line in body.splitlines() if line.startswith("- "))
         indexes = open_indexes(root, rankings)
         if has_vectors:
+            t0 = time.perf_counter()
             refresh(indexes["default"])
+            embed_s += time.perf_counter() - t0
         for item in conv["questions"]:
             questions += 1
             for name, (ranking, settings) in variants.items():
@@ -188,6 +201,7 @@ def conversation_quality(
     kinds = sorted({kind for kind, _ in next(iter(ranks.values()))})
     quality = {name: figures([r for _, r in found]) for name, found in ranks.items()}
     out: dict[str, object] = {
+        "split": split,
         "conversations": len(data["conversations"]),
         "facts": facts,
         "questions": questions,
@@ -203,9 +217,195 @@ def conversation_quality(
             for k in kinds
         },
         "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
+        "first_embedding_ms_per_fact": round(embed_s * 1000 / facts, 1) if has_vectors else None,
     }
     for name, value in quality.items():
         log(f"conversations {name}: {value}")
+    return out
+
+
+def collect_streams(
+    work: Path, env: dict[str, str], has_vectors: bool, split: str
+) -> list[tuple[str, list[str], dict[str, list[tuple[str, str]]], dict[tuple[str, str], str]]]:
+    """Every question of one split with each stream's ranked list (the pool hybrid search
+    fuses): (kind, evidence, streams, texts)."""
+    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._index import Ranking
+    from cuecard.core.recall._vectors import refresh, vector_search
+
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    out = []
+    for conv in data["conversations"]:
+        if split not in ("all", conv.get("split", "dev")):
+            continue
+        root = work / f"fit-{conv['id']}"
+        cuecard = str(Path(sys.executable).with_name("cuecard"))
+        subprocess.run(
+            [cuecard, "vault", "init", "--vault", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        for name, body in conv["notes"].items():
+            (root / "notes" / name).write_text(body, encoding="utf-8")
+        index = open_indexes(root, {"default": Ranking()})["default"]
+        if has_vectors:
+            refresh(index)
+        for item in conv["questions"]:
+            texts: dict[tuple[str, str], str] = {}
+            streams: dict[str, list[tuple[str, str]]] = {}
+            hits = index.search(item["q"], 10)
+            streams["default"] = [(h.path, h.key) for h in hits]
+            texts.update({(h.path, h.key): h.text for h in hits})
+            hits = index.search(content_query(item["q"]), 40)
+            streams["bm25"] = [(h.path, h.key) for h in hits]
+            texts.update({(h.path, h.key): h.text for h in hits})
+            graph, _ = graph_search(index._connect(), item["q"], 40)
+            streams["graph"] = [(h.path, h.key) for h in graph]
+            texts.update({(h.path, h.key): h.text for h in graph})
+            if has_vectors:
+                found = vector_search(index, item["q"], 40)
+                streams["vectors"] = [(h.path, h.key) for h in found]
+                texts.update({(h.path, h.key): h.text for h in found})
+            out.append((str(item["kind"]), list(item["evidence"]), streams, texts))
+        index.close()
+    return out
+
+
+def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[str, object]:
+    """Grid search of the fusion's weights and RRF constant on one split (the dev split: fit
+    there, report the held-out one): each candidate's MRR@10 and R@10 per kind, beside the
+    default search's, the best by the worst kind's MRR@10 difference, then overall MRR@10."""
+    from cuecard.core.recall._fusion import fuse
+
+    asked = collect_streams(work, env, has_vectors, split)
+    kinds = sorted({kind for kind, *_ in asked})
+
+    def score(weights: dict[str, float] | None, k: int) -> dict[str, dict[str, float]]:
+        ranks: list[tuple[str, int | None]] = []
+        for kind, evidence, streams, texts in asked:
+            if weights is None:
+                items = streams["default"]
+            else:
+                fused = fuse(
+                    {n: v for n, v in streams.items() if n != "default"},
+                    weights,
+                    limit=10,
+                    per_note=10,
+                    k=k,
+                )
+                items = [f.item for f in fused]
+            ranks.append((kind, rank_of([texts[i] for i in items], *evidence)))
+        out = {"all": figures([r for _, r in ranks])}
+        out |= {kind: figures([r for q, r in ranks if q == kind]) for kind in kinds}
+        return out
+
+    base = score(None, 60)
+    rows: list[tuple[tuple[float, float], dict[str, object]]] = []
+    for graph in (0.0, 0.1, 0.25, 0.5, 1.0):
+        for vectors in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0) if has_vectors else (0.0,):
+            for k in (1, 3, 5, 10, 20, 60):
+                got = score({"bm25": 1.0, "graph": graph, "vectors": vectors}, k)
+                worst = min(got[q]["mrr10"] - base[q]["mrr10"] for q in kinds)
+                worst_r = min(got[q]["recall10"] - base[q]["recall10"] for q in kinds)
+                order = (min(worst, worst_r, 0.0), got["all"]["mrr10"])
+                rows.append(
+                    (
+                        order,
+                        {
+                            "graph": graph,
+                            "vectors": vectors,
+                            "k": k,
+                            "worst_kind_mrr_gain": round(worst, 4),
+                            "worst_kind_recall_gain": round(worst_r, 4),
+                            "figures": got,
+                        },
+                    )
+                )
+    rows.sort(key=lambda row: row[0], reverse=True)
+    best = [row for _, row in rows[:15]]
+    return {"split": split, "default": base, "best": best, "questions": len(asked)}
+
+
+_WARM = """
+import json, os, statistics, sys, time
+import cuecard.core
+from cuecard.core.vault import Vault
+from cuecard.core.vault._settings import Settings
+from cuecard.core.vault.folder._hybrid import hybrid_results
+job = json.load(sys.stdin)
+settings = Settings()
+settings.weights["vectors"] = 0.0
+cpu = {"default": [], "hybrid_no_vectors": []}
+for root, questions in job:
+    vault = Vault.open(root)
+    vault.index.sync()
+    for q in questions[:3]:
+        vault.index.search(q, 10)
+        hybrid_results(vault.index, q, 10, settings, vectors=False)
+    for q in questions:
+        c = time.process_time()
+        vault.index.search(q, 10)
+        cpu["default"].append((time.process_time() - c) * 1000)
+        c = time.process_time()
+        hybrid_results(vault.index, q, 10, settings, vectors=False)
+        cpu["hybrid_no_vectors"].append((time.process_time() - c) * 1000)
+print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
+                 | {"core": os.path.dirname(cuecard.core.__file__)}))
+"""
+
+
+def warm_against(
+    work: Path, env: dict[str, str], baseline_src: str, split: str
+) -> dict[str, object]:
+    """Warm query CPU (median over every question of the split; default search and hybrid
+    without vectors) of this checkout and of another revision's ``packages/core/src``, in
+    processes of their own (their own cache folders), alternating over three rounds."""
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
+    job = []
+    cuecard = str(Path(sys.executable).with_name("cuecard"))
+    for conv in data["conversations"]:
+        if split not in ("all", conv.get("split", "dev")):
+            continue
+        root = work / f"warm-{conv['id']}"
+        subprocess.run(
+            [cuecard, "vault", "init", "--vault", str(root)],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        for name, body in conv["notes"].items():
+            (root / "notes" / name).write_text(body, encoding="utf-8")
+        job.append((str(root), [str(q["q"]) for q in conv["questions"]]))
+    envs = {
+        "ours": env | {"XDG_CACHE_HOME": str(work / "warm-cache-ours")},
+        "baseline": env
+        | {
+            "XDG_CACHE_HOME": str(work / "warm-cache-baseline"),
+            "PYTHONPATH": str(Path(baseline_src).resolve()),
+        },
+    }
+    runs: dict[str, list[dict[str, object]]] = {"ours": [], "baseline": []}
+    for round_ in range(3):
+        order = ["ours", "baseline"] if round_ % 2 == 0 else ["baseline", "ours"]
+        for name in order:
+            done = subprocess.run(
+                [sys.executable, "-c", _WARM],
+                input=json.dumps(job),
+                env=envs[name],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
+            runs[name].append(json.loads(done.stdout))
+    out: dict[str, object] = {"split": split, "rounds": 3}
+    for name, got in runs.items():
+        out[name] = {
+            mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
+            for mode in ("default", "hybrid_no_vectors")
+        } | {"core": got[0]["core"]}
+    log(f"warm CPU (ms): {out}")
     return out
 
 
@@ -403,10 +603,10 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variant
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
     from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
-    from cuecard.core.vault._settings import Settings
+    from cuecard.core.vault._settings import DEFAULT_WEIGHTS, Settings
 
     rankings: dict[str, Ranking] = {"default": Ranking()}
-    no_vectors = {"bm25": 1, "graph": 0.5, "vectors": 0}
+    no_vectors = DEFAULT_WEIGHTS | {"vectors": 0.0}
     variants: Variants = {
         "bm25": ("default", None),
         "graph": ("default", Settings(weights={"bm25": 0, "graph": 1, "vectors": 0})),
@@ -451,9 +651,22 @@ def main() -> int:
     parser.add_argument("--distractors", type=int, default=1000)
     parser.add_argument("--cold", type=int, default=11, help="cold queries per variant")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--split",
+        choices=("dev", "heldout", "all"),
+        default="heldout",
+        help="which conversations (tune on dev, report heldout)",
+    )
     parser.add_argument("--fresh-venv", action="store_true", help="prove the extra installs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-cold", action="store_true", help="quality only, no cold processes")
+    parser.add_argument(
+        "--fit", action="store_true", help="grid-search the fusion's weights on --split"
+    )
+    parser.add_argument(
+        "--baseline-src",
+        help="a packages/core/src of another revision: warm query CPU of both, alternating",
+    )
     parser.add_argument("--no-vectors", action="store_true", help="leave the vector stream out")
     parser.add_argument(
         "--ablation", action="store_true", help="also each ranking change on its own"
@@ -476,12 +689,20 @@ def main() -> int:
         has_vectors = unavailable() is None and not args.no_vectors
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
+        if args.baseline_src:
+            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            print(json.dumps(result, indent=1))
+            return 0
+        if args.fit:
+            result["fit"] = fit(work, env, has_vectors, args.split)
+            print(json.dumps(result, indent=1))
+            return 0
         if args.set in ("paraphrases", "both"):
             result |= paraphrases(work, env, variants, rankings, has_vectors, args)
         if args.set in ("conversations", "both"):
             log("conversational set")
             result["conversations"] = conversation_quality(
-                work, env, variants, rankings, has_vectors
+                work, env, variants, rankings, has_vectors, args.split
             )
         result["load_average"] = [round(x, 2) for x in os.getloadavg()]
         if args.fresh_venv:

@@ -90,12 +90,20 @@ def _idf(docs: int, df: int) -> float:
 
 
 def neighbours(
-    conn: sqlite3.Connection, concept: str, df: int, docs: int, dfs: dict[str, int]
+    conn: sqlite3.Connection,
+    concept: str,
+    df: int,
+    docs: int,
+    dfs: dict[str, int],
+    judged: dict[str, bool] | None = None,
 ) -> list[tuple[str, float]]:
     """The strongest concepts co-occurring with ``concept`` (strength = cosine of their entry
-    sets), strongest first; ``dfs`` caches entry counts."""
+    sets), strongest first; ``dfs`` caches entry counts, ``judged`` which terms are concepts
+    (one search meets the same terms in entry after entry)."""
     if df < 2 or df > MAX_SPREAD:
         return []
+    if judged is None:
+        judged = {}
     together: dict[str, int] = {}
     held = term_docs(conn, concept)
     for start in range(0, len(held), 500):
@@ -105,7 +113,12 @@ def neighbours(
             ids,
         ):
             for term in set(str(terms).split(" ")):
-                if term and term != concept and is_concept(term):
+                if not term or term == concept:
+                    continue
+                kept = judged.get(term)
+                if kept is None:
+                    kept = judged[term] = is_concept(term)
+                if kept:
                     together[term] = together.get(term, 0) + 1
     shared = [t for t, n in together.items() if n >= 2]
     missing = [t for t in shared if t not in dfs]
@@ -154,12 +167,13 @@ def graph_search(
         return [], {}
     weights: dict[str, float] = {}
     expansion: dict[str, list[tuple[str, float]]] = {}
+    judged: dict[str, bool] = {}
     for concept in found:
         df = dfs.get(concept, 0)
         if df == 0:
             continue
         weights[concept] = weights.get(concept, 0.0) + DIRECT * _idf(docs, df)
-        near = neighbours(conn, concept, df, docs, dfs)
+        near = neighbours(conn, concept, df, docs, dfs, judged)
         if near:
             expansion[concept] = near
         for term, strength in near:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
-from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
+from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
 
 TYPE_CHECKING = False  # the cold search imports no typing
 if TYPE_CHECKING:
@@ -56,6 +56,11 @@ RACY_NS = 2_000_000_000
 NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
+# Among this many best entries, those that name every plain query word exactly as typed rank
+# first (in their order): with stemming, an entry may hold all the words' other forms and
+# outscore the one a known-item query copies (tools/bench/recall.py's known-item MRR fell below
+# plain BM25's); a fixed window, so a longer result list does not reorder its top.
+EXACT_WINDOW = 24
 # New entries written per batch while a sync loads many (bounds the memory of a first build;
 # the batches of one sync share its transaction).
 BATCH = 20_000
@@ -76,9 +81,11 @@ class Ranking:
       and queries alike.
     - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
     - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
+    - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
+      plain query word as typed rank first.
     """
 
-    __slots__ = ("content", "context", "neighbours", "stem")
+    __slots__ = ("content", "context", "exact", "neighbours", "stem")
 
     def __init__(
         self,
@@ -87,8 +94,10 @@ class Ranking:
         stem: bool = True,
         context: bool = True,
         neighbours: float = NEIGHBOUR_SHARE,
+        exact: bool = True,
     ) -> None:
         self.content = content
+        self.exact = exact
         self.stem = stem
         self.context = context
         self.neighbours = neighbours
@@ -472,7 +481,8 @@ class RecallIndex:
         if not ranked:
             return []
         if share > 0:
-            ranked = with_neighbours(conn, ranked, weights, avgdl, share)[:limit]
+            ranked = with_neighbours(conn, ranked, weights, avgdl, share)
+        ranked = ranked[: max(limit, EXACT_WINDOW)]
         rows: dict[int, tuple[str, str, str]] = {}
         for ident, path, key, text in conn.execute(
             "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
@@ -480,7 +490,19 @@ class RecallIndex:
             [d for d, _ in ranked],
         ):
             rows[ident] = (path, key, text)
-        return [Hit(*rows[d], float(score)) for d, score in ranked if d in rows]
+        exact_first = ranking.stem and ranking.exact
+        words = exact_words(query, content=ranking.content) if exact_first else []
+        if words:  # (exact forms first: among the best, an entry naming every word as typed)
+            exact = {
+                d
+                for d, _ in ranked[:EXACT_WINDOW]
+                if d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
+            }
+            if exact:
+                ranked = [r for r in ranked if r[0] in exact] + [
+                    r for r in ranked if r[0] not in exact
+                ]
+        return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
 
     def counts(self) -> dict[str, int]:
         """Files and entries held, without synchronising (read-only)."""

@@ -25,7 +25,15 @@ import unicodedata
 
 from cuecard.core.engine._words import stem as _stem
 
-__all__ = ["FUNCTION_WORDS", "STOPWORDS", "TOKENIZER_VERSION", "query_tokens", "tokens"]
+__all__ = [
+    "FUNCTION_WORDS",
+    "STOPWORDS",
+    "TOKENIZER_VERSION",
+    "exact_words",
+    "has_word",
+    "query_tokens",
+    "tokens",
+]
 
 TOKENIZER_VERSION = "3"
 
@@ -78,6 +86,8 @@ def _is_word(char: str) -> bool:
 
 def _is_cjk(char: str) -> bool:
     code = ord(char)
+    if code < 0x1100:  # Latin, Greek, Cyrillic and the rest below the first range: most text
+        return False
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
@@ -260,6 +270,31 @@ def tokens(text: str, *, stem: bool = True) -> list[str]:
     plain words stemmed unless ``stem`` is false, an inflected word followed by itself as
     written (so the form a query names ranks above its other forms)."""
     return finish(_raw(text), stem, whole=True)
+
+
+def exact_words(text: str, *, content: bool = False) -> list[str]:
+    """The distinct plain words of a query as typed (lower-cased), without stopwords and, with
+    ``content``, without function words (unless nothing else is left): the forms an entry that
+    names them exactly holds."""
+    words = [t[1:] for t in _raw(text) if t[0] == "\0" and t[1:] not in STOPWORDS]
+    if content:
+        kept = [w for w in words if w not in FUNCTION_WORDS]
+        words = kept or words
+    return list(dict.fromkeys(words))
+
+
+def has_word(text: str, word: str) -> bool:
+    """Whether lower-cased ``text`` holds ``word`` whole (no letter, digit nor ``_`` either
+    side)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def query_tokens(text: str, *, content: bool = False, stem: bool = True) -> list[str]:

@@ -7,11 +7,16 @@ scan. The settings come from the ``[recall]`` table of the user config (``config
   the concept graph, plus local vectors when the ``cuecard-core[vectors]`` extra is installed)
   or ``"auto"`` (hybrid when the extra is installed, BM25 otherwise); ``--mode`` overrides it.
 - ``weights``: a table of per-stream weights (``bm25``, ``graph``, ``vectors``), each a number
-  from 0 to 10 (0 turns the stream off).
+  from 0 to 10 (0 turns the stream off). The defaults (``DEFAULT_WEIGHTS``) and ``RRF_K`` were
+  fitted on the dev split of tools/bench/recall_conversation_set.json (``recall_quality.py
+  --fit``): the weights and constant that keep hybrid at or above the default search on every
+  question kind, with and without vectors, then rank best overall. The concept graph alone
+  ranks below BM25 there, so the fusion trusts it little.
 - ``per_note``: at most this many results from one note (1-100, ``PER_NOTE``: 10; a cap of 3
   cost recall when the answers cluster in one note, as a conversation's do, and bought nothing
   on the paraphrase set: tools/bench/recall_quality.py --ablation).
-- ``rrf_k``: the RRF constant (1-1000, 60).
+- ``rrf_k``: the RRF constant (1-1000, ``RRF_K``: 3; a small constant lets a stream's first
+  results count for more than agreement far down the lists, which at 60 outvoted BM25's top).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "MODES",
     "PER_NOTE",
+    "RRF_K",
     "STREAMS",
     "Settings",
     "load_settings",
@@ -35,8 +41,9 @@ __all__ = [
 
 MODES = ("auto", "bm25", "hybrid")
 STREAMS = ("bm25", "graph", "vectors")
-DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.5, "vectors": 2.0}
+DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.1, "vectors": 1.5}
 PER_NOTE = 10
+RRF_K = 3
 
 
 class Settings:
@@ -49,7 +56,7 @@ class Settings:
         mode: str = "bm25",
         weights: dict[str, float] | None = None,
         per_note: int = PER_NOTE,
-        rrf_k: int = 60,
+        rrf_k: int = RRF_K,
     ) -> None:
         self.mode = mode
         self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
@@ -92,7 +99,7 @@ def parse_settings(path: str, table: object) -> Settings:
             )
         weights[name] = _number(path, f"weights.{name}", value, 0, 10, whole=False)
     per_note = int(_number(path, "per_note", table.get("per_note", PER_NOTE), 1, 100, whole=True))
-    rrf_k = int(_number(path, "rrf_k", table.get("rrf_k", 60), 1, 1000, whole=True))
+    rrf_k = int(_number(path, "rrf_k", table.get("rrf_k", RRF_K), 1, 1000, whole=True))
     return Settings(str(mode), weights, per_note, rrf_k)
 
 
