@@ -93,8 +93,8 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/vault/folder/_init.py": (VAULT_LATER, frozenset({"atomic_write", "mkdir"})),
     "core/vault/folder/_lock.py": (VAULT_LATER, frozenset({"os.open", "read_text", "unlink"})),
     "core/vault/folder/_pending.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_promote.py": (VAULT_LATER, frozenset(
-        {"atomic_write", "mkdir", "os.link", "unlink"})),
+    "core/vault/folder/_promote.py": (VAULT_LATER, frozenset({"atomic_write"})),
+    "core/vault/folder/_processed.py": (VAULT_LATER, frozenset({"mkdir", "os.link", "unlink"})),
     "core/vault/folder/_recall.py": (VAULT_LATER, frozenset(
         {"append_record", "open", "os.makedirs", "os.scandir"})),
     "core/vault/folder/_status.py": (VAULT_LATER, frozenset({"read_text"})),

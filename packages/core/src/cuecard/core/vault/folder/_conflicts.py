@@ -180,7 +180,7 @@ def _settle(vault: Vault, name: str) -> None:
     the queue, no unticked pending item): a decided submission no longer counts as waiting, and
     a later review does not see it again. The caller holds the vault lock."""
     from cuecard.core.vault.folder._pending import parse_pending
-    from cuecard.core.vault.folder._promote import _archive
+    from cuecard.core.vault.folder._processed import archive_sources
 
     if not name.endswith(".md") or not (vault.inbox / name).is_file():
         return
@@ -189,4 +189,4 @@ def _settle(vault: Vault, name: str) -> None:
     entries, _ = parse_pending(vault.layout, _read(vault.path(vault.layout.pending)))
     if any(Path(p.source).name == name for p in entries):
         return
-    _archive(vault, [name])
+    archive_sources(vault, [name])

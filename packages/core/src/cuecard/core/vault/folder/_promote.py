@@ -12,8 +12,6 @@ vault consistent and running ``apply`` again finishes the work.
 
 from __future__ import annotations
 
-import os
-
 from cuecard.core._errors import ValidationError
 from cuecard.core._fsio import atomic_write, crash_point
 from cuecard.core.engine._secrets import find_secret
@@ -23,6 +21,7 @@ from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._rules import classify_submissions
 from cuecard.core.vault.folder._conflicts import queue_conflicts
 from cuecard.core.vault.folder._pending import parse_pending, read_text, render_pending
+from cuecard.core.vault.folder._processed import archive_sources
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["apply_pending", "auto", "promote", "review", "write_review"]
@@ -58,31 +57,6 @@ def _check(vault: Vault, entries: list[Pending]) -> None:
             refusals.append(f"pending item {i}: looks like a plaintext credential ({secret})")
     if refusals:
         raise ValidationError(["nothing applied:", *refusals])
-
-
-def _archive(vault: Vault, names: list[str]) -> list[str]:
-    moved = []
-    vault.processed.mkdir(parents=True, exist_ok=True)
-    for name in sorted(set(names)):
-        if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".md"):
-            continue
-        if name.lower() == "readme.md":
-            continue
-        src = vault.inbox / name
-        if src.is_symlink() or not src.is_file():
-            continue
-        stem, n = name[:-3], 1
-        while True:
-            dst = vault.processed / (name if n == 1 else f"{stem}-{n}.md")
-            try:
-                os.link(src, dst)
-            except FileExistsError:
-                n += 1
-                continue
-            break
-        src.unlink()
-        moved.append(name)
-    return moved
 
 
 def _log(vault: Vault, promoted: list[Pending]) -> None:
@@ -121,7 +95,7 @@ def promote(vault: Vault, entries: list[Pending], sources: list[str]) -> Applied
             crash_point("vault-apply-note")
     crash_point("vault-apply-notes-written")
     _log(vault, done.promoted)
-    done.archived = _archive(vault, sources)
+    done.archived = archive_sources(vault, sources)
     crash_point("vault-apply-archived")
     return done
 
