@@ -53,6 +53,8 @@ __all__ = [
 
 _CACHE_LIMIT = 4_096  # compiled globs kept per process
 _DFA_LIMIT = 16_384  # steps remembered per glob
+_MEMO_LIMIT = 500_000  # steps remembered by all globs (about 75 MB), then forgotten together
+_MEMO = [0]  # steps remembered now
 _SINGLE = 0  # one character of a set, then the next state
 _STAR = 1  # any number of characters of a set (``*``, a final ``**``), or none
 _FOLDERS = 2  # ``**/``: any number of folders, or none
@@ -85,11 +87,11 @@ def _path_max() -> int:
 PATH_MAX = _path_max()
 """The longest path the system opens, in bytes (``PC_PATH_MAX``; 4,096 when it cannot say)."""
 
-MATCH_BUDGET = 500_000
+MATCH_BUDGET = 200_000
 """Matcher steps one event may spend on globs the string tests cannot answer: a path character
-costs one, compiling a glob two per glob character. About a quarter of a second of the worst
-globs (0.5 µs a step, 130 µs to compile a 200-character glob); an ordinary event spends a few
-hundred."""
+costs one, compiling a glob two per glob character. About 0.1 s of the worst globs (0.5 µs a
+step, 130 µs to compile a 200-character glob), a thousand such globs against a 200-character
+path; an ordinary event spends a few hundred."""
 
 
 def path_too_long(path: str) -> bool:
@@ -377,6 +379,9 @@ class Wildmatch:
                 found = self._step(states, char)
                 if len(dfa) < _DFA_LIMIT:
                     dfa[key] = found
+                    _MEMO[0] += 1
+                    if _MEMO[0] > _MEMO_LIMIT:
+                        _forget_steps()
             states = found
             if states <= 0:
                 return states == _ACCEPT
@@ -514,6 +519,14 @@ class Budget:
 
 
 _COMPILED: dict[str, Wildmatch | None] = {}
+
+
+def _forget_steps() -> None:
+    """Drop the steps every cached glob remembers: memory stays bounded in a long process."""
+    for compiled in _COMPILED.values():
+        if compiled is not None:
+            compiled._dfa.clear()
+    _MEMO[0] = 0
 
 
 def wildmatch(glob: str) -> Wildmatch | None:
