@@ -79,7 +79,10 @@ def pathspec_says(glob: str, path: str) -> bool | None:
         import pathspec
 
         try:
-            spec = pathspec.GitIgnoreSpec.from_lines([glob], backend="simple")
+            try:
+                spec = pathspec.GitIgnoreSpec.from_lines([glob], backend="simple")
+            except TypeError:  # pathspec before 1.0: one backend, no choice
+                spec = pathspec.GitIgnoreSpec.from_lines([glob])
         except Exception:  # pathspec raises its own errors and re's for a line it cannot read
             return None
         return bool(spec.match_file(path))
@@ -101,6 +104,7 @@ def check(globs: list[str], paths: list[str]) -> None:
 def test_the_folder_catch_alls_agree_with_git_and_pathspec() -> None:
     paths = ["a/b", "a", "foo", "foo/bar", "foo/bar/baz", "x/foo/bar", "foo/bar/baz/q.py"]
     check(CATCH_ALLS, paths)
+    assert pathspec_says("*/", "a/b") is True  # the comparison with pathspec is made
     for glob in ["*/", "**/", "**/*/**", "/**/", "**/**/"]:  # every path inside a folder
         assert [glob_matches(glob, p) for p in ("a/b", "a", "a/b/c")] == [True, False, True]
     # foo/**/: the folders below foo, so the files below them; not a file directly in foo
