@@ -252,17 +252,18 @@ def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
 
 
 def test_a_path_longer_than_path_max_is_not_matched_and_the_ledger_says_why(store) -> None:
-    from cuecard.core.engine._wildmatch import PATH_MAX
+    from cuecard.core.engine._budget import path_max
 
+    limit = path_max()
     m = add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])
     root = str(store.root)
-    long = "a/" * (PATH_MAX // 2) + "x.py"
+    long = "a/" * (limit // 2) + "x.py"
     assert ids(handle(root, Event("read", paths=(long, "b.txt"), session="s"))) == []
     record = json.loads((store.local_dir / "ledger.jsonl").read_text().splitlines()[-1])
     assert record["event"] == "unmatched"
     assert record["kind"] == "read"
-    assert f"1 path(s) longer than PATH_MAX ({PATH_MAX} bytes) not matched" in record["reason"]
-    assert ids(handle(root, Event("read", paths=(long[-PATH_MAX:],), session="s"))) == [m]
+    assert f"1 path(s) longer than PATH_MAX ({limit} bytes) not matched" in record["reason"]
+    assert ids(handle(root, Event("read", paths=(long[-limit:],), session="s"))) == [m]
 
 
 def test_the_folder_catch_alls_fire_on_paths_inside_a_folder(store) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-    from cuecard.core.engine._wildmatch import Budget
+    from cuecard.core.engine._budget import Budget
 
 __all__ = ["REPORTS_PER_FILE", "deliver_held", "handle", "load_index", "matches", "stop"]
 
@@ -230,7 +230,7 @@ def handle(
     cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
     local = os.path.join(root, ".cuecard", "local")
     ledger = Ledger(local, event.session, event.agent, clock=clock) if event.session else None
-    from cuecard.core.engine._wildmatch import Budget
+    from cuecard.core.engine._budget import Budget
 
     budget = Budget()  # what matching this event may cost, whatever the memories and paths
     try:
@@ -252,7 +252,7 @@ def handle(
 
 def _note_unmatched(ledger: Ledger | None, event: Event, budget: Budget) -> None:
     """A ledger line when matching left something out: a path longer than ``PATH_MAX``, or
-    glob tests past what one event may spend (``_wildmatch.Budget``)."""
+    glob tests past what one event may spend (``_budget.Budget``)."""
     reason = budget.reason()
     if reason is not None and ledger is not None:
         ledger.append({"event": "unmatched", "kind": event.kind, "reason": reason})
@@ -370,7 +370,7 @@ def matches(root: str, event: Event) -> list[tuple[str, str]]:
     local = os.path.join(root, ".cuecard", "local")
     ledger = Ledger(local, event.session, event.agent) if event.session else None
     ranked: list[tuple[int, str, str]] = []
-    from cuecard.core.engine._wildmatch import Budget
+    from cuecard.core.engine._budget import Budget
 
     budget = Budget()
     found = index.match(event, budget)

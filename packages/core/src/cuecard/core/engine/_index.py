@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import Any
 
+    from cuecard.core.engine._budget import Budget
     from cuecard.core.engine._event import Event
-    from cuecard.core.engine._wildmatch import Budget
 
 __all__ = [
     "INDEX_VERSION",
@@ -255,7 +255,7 @@ def _glob_hits(entry: list[Any], event: Event, budget: Budget | None) -> bool:
             hit = quick_glob_match(glob, path)
             if hit is None:
                 if budget is None:
-                    from cuecard.core.engine._wildmatch import Budget
+                    from cuecard.core.engine._budget import Budget
 
                     budget = Budget()
                 hit = budget.match(glob, path)
@@ -355,10 +355,10 @@ class Index:
     def match(self, event: Event, budget: Budget | None = None) -> list[Match]:
         """The clauses that fire for ``event``, one ``Match`` per memory, in bucket order.
 
-        What matching may cost is capped (``_wildmatch.Budget``): a path longer than
+        What matching may cost is capped (``_budget.Budget``): a path longer than
         ``PATH_MAX`` is left out, and the globs the string tests cannot answer share a fixed
         number of steps; ``budget.reason()`` then says what was not matched."""
-        from cuecard.core.engine._wildmatch import Budget
+        from cuecard.core.engine._budget import Budget
 
         budget = Budget() if budget is None else budget
         paths = budget.paths(event.paths)

@@ -26,30 +26,21 @@ them) is answered by string searches instead. ``backtracks_linearly`` tells the 
 regular expression (``Wildmatch.regex``) Python's own engine also runs in linear time, which
 the cold paths use to match long file lists at C speed (``_repofiles.GlobSet``).
 
-What one event may spend is capped too (``Budget``): a path longer than the system's
-``PATH_MAX`` is not matched at all (no file can have it), and the globs the string tests
-cannot answer share a fixed number of steps per event.
+A path longer than the system's ``PATH_MAX`` is never matched (no file can have it); what one
+event may spend on globs is capped by ``_budget.Budget``.
 """
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_right
+
+from cuecard.core.engine._budget import path_too_long
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = [
-    "MATCH_BUDGET",
-    "PATH_MAX",
-    "Budget",
-    "Wildmatch",
-    "backtracks_linearly",
-    "glob_matches",
-    "path_too_long",
-    "wildmatch",
-]
+__all__ = ["Wildmatch", "backtracks_linearly", "compiled", "glob_matches", "wildmatch"]
 
 _CACHE_LIMIT = 4_096  # compiled globs kept per process
 _DFA_LIMIT = 16_384  # steps remembered per glob
@@ -74,34 +65,6 @@ _POSIX: dict[str, Callable[[str], bool]] = {
     "xdigit": lambda c: c in "0123456789abcdefABCDEF",
 }
 """git's character classes, in the C locale: ASCII only (``_Class`` tests ASCII first)."""
-
-
-def _path_max() -> int:
-    try:
-        found = os.pathconf("/", "PC_PATH_MAX")
-    except (AttributeError, OSError, ValueError):
-        return 4_096
-    return found if found > 0 else 4_096
-
-
-PATH_MAX = _path_max()
-"""The longest path the system opens, in bytes (``PC_PATH_MAX``; 4,096 when it cannot say)."""
-
-MATCH_BUDGET = 200_000
-"""Matcher steps one event may spend on globs the string tests cannot answer: a path character
-costs one, compiling a glob two per glob character. About 0.1 s of the worst globs (0.5 µs a
-step, 130 µs to compile a 200-character glob), a thousand such globs against a 200-character
-path; an ordinary event spends a few hundred."""
-
-
-def path_too_long(path: str) -> bool:
-    """Whether ``path`` is longer than ``PATH_MAX`` bytes in UTF-8: no file has such a path,
-    and it is never matched."""
-    if len(path) > PATH_MAX:
-        return True
-    if len(path) * 4 <= PATH_MAX:
-        return False
-    return len(path.encode("utf-8", "surrogatepass")) > PATH_MAX
 
 
 class _Class:
@@ -458,66 +421,6 @@ def backtracks_linearly(glob: str) -> bool:
     return True
 
 
-class Budget:
-    """What one event may spend on globs. ``paths`` drops (and counts) the paths longer than
-    ``PATH_MAX``; ``match`` answers ``None`` once ``steps`` are spent, and counts what it could
-    not answer; ``reason`` says both, for the ledger."""
-
-    __slots__ = ("_answers", "left", "long_paths", "unanswered")
-
-    def __init__(self, steps: int = MATCH_BUDGET) -> None:
-        self.left = steps
-        self.unanswered = 0
-        self.long_paths: set[str] = set()
-        self._answers: dict[tuple[str, str], bool] = {}
-
-    def paths(self, paths: tuple[str, ...]) -> tuple[str, ...]:
-        """``paths`` without those longer than ``PATH_MAX``, which are never matched."""
-        if not any(len(p) * 4 > PATH_MAX for p in paths):
-            return paths
-        kept = []
-        for path in paths:
-            if path_too_long(path):
-                self.long_paths.add(path)
-            else:
-                kept.append(path)
-        return tuple(kept)
-
-    def match(self, glob: str, path: str) -> bool | None:
-        """``glob_matches(glob, path)``, or ``None`` when the budget is spent or the path is
-        longer than ``PATH_MAX``."""
-        key = (glob, path)
-        found = self._answers.get(key)
-        if found is not None:
-            return found
-        if path_too_long(path):
-            self.long_paths.add(path)
-            return None
-        cost = len(path) + (0 if glob in _COMPILED else 2 * len(glob))
-        if cost > self.left:
-            self.left = 0
-            self.unanswered += 1
-            return None
-        self.left -= cost
-        found = self._answers[key] = glob_matches(glob, path)
-        return found
-
-    def reason(self) -> str | None:
-        """What was not matched and why; ``None`` when everything was."""
-        said = []
-        if self.long_paths:
-            said.append(
-                f"{len(self.long_paths)} path(s) longer than PATH_MAX ({PATH_MAX} bytes) "
-                "not matched"
-            )
-        if self.unanswered:
-            said.append(
-                f"{self.unanswered} glob test(s) not made: the event spent its "
-                f"{MATCH_BUDGET:,} matcher steps"
-            )
-        return "; ".join(said) or None
-
-
 _COMPILED: dict[str, Wildmatch | None] = {}
 
 
@@ -527,6 +430,11 @@ def _forget_steps() -> None:
         if compiled is not None:
             compiled._dfa.clear()
     _MEMO[0] = 0
+
+
+def compiled(glob: str) -> bool:
+    """Whether ``glob`` is compiled already in this process (``wildmatch`` then costs nothing)."""
+    return glob in _COMPILED
 
 
 def wildmatch(glob: str) -> Wildmatch | None:
