@@ -35,13 +35,16 @@ CASES = [
 ]
 
 
-def git_check_ignore(globs: list[str], paths: list[str]) -> dict[tuple[str, str], bool]:
+def git_check_ignore(
+    globs: list[str], paths: list[str], *, folders: bool = False
+) -> dict[tuple[str, str], bool]:
     """What ``git check-ignore --no-index`` says of each (glob, path) pair, in one process.
 
     Glob ``k`` is the only line of ``dk/.gitignore``, which git applies to the paths under
     ``dk/`` only, so every pair is asked at once (``--stdin -z``) with no line shadowing
-    another. The paths name files that do not exist, as an event's paths may; each folder
-    above them is a folder. Neither the user's nor the system's excludes are read.
+    another. The paths name files that do not exist, as an event's paths may (each folder
+    above them is a folder), or, with ``folders``, folders made on disk. Neither the user's
+    nor the system's excludes are read.
     """
     import os
     import subprocess
@@ -53,6 +56,8 @@ def git_check_ignore(globs: list[str], paths: list[str]) -> dict[tuple[str, str]
             os.mkdir(os.path.join(tmp, f"d{k}"))
             with open(os.path.join(tmp, f"d{k}", ".gitignore"), "w", encoding="utf-8") as out:
                 out.write(glob + "\n")
+            for path in paths if folders else ():
+                os.makedirs(os.path.join(tmp, f"d{k}", path), exist_ok=True)
         asked = "".join(f"d{k}/{path}\0" for k in range(len(globs)) for path in paths)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),

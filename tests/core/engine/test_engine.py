@@ -276,3 +276,11 @@ def test_the_folder_catch_alls_fire_on_paths_inside_a_folder(store) -> None:
     assert sorted(ids(handle(root, Event("read", paths=("foo/bar/baz",))))) == sorted(
         [every, below]
     )
+
+
+def test_a_search_of_a_folder_fires_a_folders_only_glob_that_names_it(store) -> None:
+    below = add(store, triggers=[{"on": ["search", "read"], "paths": ["foo/**/"]}])
+    root = str(store.root)
+    assert ids(handle(root, Event("search", paths=("foo/bar",)))) == [below]  # bar: a folder
+    assert ids(handle(root, Event("search", paths=("bar/foo",)))) == []
+    assert ids(handle(root, Event("read", paths=("foo/bar",)))) == []  # a read: bar, a file

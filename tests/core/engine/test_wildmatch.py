@@ -89,12 +89,17 @@ def pathspec_says(glob: str, path: str) -> bool | None:
 
 
 def check(globs: list[str], paths: list[str]) -> None:
+    """Each pair against git, the path taken for a file and for a folder (made on disk); and
+    against pathspec, for a file."""
     git = git_check_ignore(globs, paths)
+    git_folders = git_check_ignore(globs, paths, folders=True)
     for glob in globs:
         for path in paths:
             ours = glob_matches(glob, path)
             if not git_compares_bytes(glob, path):
                 assert ours is git[glob, path], (glob, path, "git", git[glob, path])
+                folder = glob_matches(glob, path, folder=True)
+                assert folder is git_folders[glob, path], (glob, path, "a folder", "git")
             spec = pathspec_says(glob, path)
             if spec is not None and spec is not ours:
                 assert pathspec_departure(glob, path), (glob, path, "pathspec", spec)

@@ -58,7 +58,7 @@ class Budget:
         self.left = steps
         self.unanswered = 0
         self.long_paths: set[str] = set()
-        self._answers: dict[tuple[str, str], bool] = {}
+        self._answers: dict[tuple[str, str, bool], bool] = {}
 
     def paths(self, paths: tuple[str, ...]) -> tuple[str, ...]:
         """``paths`` without those longer than ``PATH_MAX``, which are never matched."""
@@ -72,10 +72,10 @@ class Budget:
                 kept.append(path)
         return tuple(kept)
 
-    def match(self, glob: str, path: str) -> bool | None:
-        """``_wildmatch.glob_matches(glob, path)``, or ``None`` when the budget is spent or the
-        path is longer than ``PATH_MAX``."""
-        key = (glob, path)
+    def match(self, glob: str, path: str, folder: bool = False) -> bool | None:
+        """``_wildmatch.glob_matches(glob, path, folder)``, or ``None`` when the budget is
+        spent or the path is longer than ``PATH_MAX``."""
+        key = (glob, path, folder)
         found = self._answers.get(key)
         if found is not None:
             return found
@@ -90,7 +90,7 @@ class Budget:
             self.unanswered += 1
             return None
         self.left -= cost
-        found = self._answers[key] = glob_matches(glob, path)
+        found = self._answers[key] = glob_matches(glob, path, folder)
         return found
 
     def reason(self) -> str | None:

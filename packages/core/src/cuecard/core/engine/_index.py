@@ -249,20 +249,24 @@ def quick_glob_match(glob: str, path: str) -> bool | None:
 
 
 def _glob_hits(entry: list[Any], event: Event, budget: Budget | None) -> bool:
+    if budget is None:
+        from cuecard.core.engine._budget import Budget
+
+        budget = Budget()
     for item in entry:
         glob, prefix = str(item[0]), str(item[-1])
         for path in event.paths:
             hit = quick_glob_match(glob, path)
             if hit is None:
-                if budget is None:
-                    from cuecard.core.engine._budget import Budget
-
-                    budget = Budget()
                 hit = budget.match(glob, path)
             if hit:
                 return True
-            if event.kind == "search" and path and _under(prefix, path):
-                return True
+            if event.kind == "search" and path:  # a search names a folder as often as a file
+                if _under(prefix, path):
+                    return True
+                folders_only = glob.rstrip(" ").endswith("/")
+                if folders_only and budget.match(glob, path, folder=True):
+                    return True
     return False
 
 

@@ -10,7 +10,8 @@ within one folder, ``[...]`` is a class (``!`` or ``^`` negates, ranges, ``[:alp
 matches ``/``), and ``**`` spans folders when it is a whole segment: ``**/`` at the start or
 between slashes is any number of folders, ``/**`` at the end everything below. A path matches
 when it or one of the folders it lies in matches; the path itself is taken for a file (an event
-names files, and the file need not exist yet), each part of it before a ``/`` for a folder. So
+names files, and the file need not exist yet) unless the caller says it names a folder (a
+search may), each part of it before a ``/`` for a folder. So
 ``foo/**/`` (folders below ``foo``) covers ``foo/a/b`` but not the file ``foo/a``, and the
 folder catch-alls ``*/``, ``**/``, ``**/*/**``, ``/**/`` and ``**/**/`` cover every path inside a
 folder. Characters are compared as characters (git compares bytes: it differs only for ``?`` or
@@ -326,13 +327,14 @@ class Wildmatch:
         states = moved | (states & stay) | ((moved & self._folders) << 1)
         return states | ((states & self._stars) << 1)
 
-    def match(self, path: str) -> bool:
-        """Whether the glob covers ``path`` (a repository-relative path of a file, ``/``
-        separators)."""
+    def match(self, path: str, folder: bool = False) -> bool:
+        """Whether the glob covers ``path`` (repository-relative, ``/`` separators), the path
+        of a file, or of a folder when ``folder``."""
         if not self.tokens or not path:
             return False
         if self._literal is not None:  # most globs: string searches
-            return _literal_match(*self._literal, path)
+            anywhere, literal, folders = self._literal
+            return _literal_match(anywhere, literal, folders and not folder, path)
         states = self._start
         dfa = self._dfa
         for char in path:
@@ -348,7 +350,7 @@ class Wildmatch:
             states = found
             if states <= 0:
                 return states == _ACCEPT
-        return bool(states & self._final) and not self.folders_only
+        return bool(states & self._final) and (folder or not self.folders_only)
 
     @property
     def regex(self) -> str | None:
@@ -453,8 +455,9 @@ def wildmatch(glob: str) -> Wildmatch | None:
     return found
 
 
-def glob_matches(glob: str, path: str) -> bool:
-    """Whether the brace-free ``glob`` covers ``path``; a glob that cannot be read covers
-    nothing, nor does any glob a path longer than ``PATH_MAX``."""
+def glob_matches(glob: str, path: str, folder: bool = False) -> bool:
+    """Whether the brace-free ``glob`` covers ``path`` (a file's, or a folder's when
+    ``folder``); a glob that cannot be read covers nothing, nor does any glob a path longer
+    than ``PATH_MAX``."""
     compiled = wildmatch(glob)
-    return compiled is not None and not path_too_long(path) and compiled.match(path)
+    return compiled is not None and not path_too_long(path) and compiled.match(path, folder)
