@@ -252,7 +252,7 @@ def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
 
 
 def test_a_path_longer_than_path_max_is_not_matched_and_the_ledger_says_why(store) -> None:
-    from cuecard.core.engine._budget import path_max
+    from cuecard.core.engine._path_limit import path_max
 
     limit = path_max()
     m = add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])

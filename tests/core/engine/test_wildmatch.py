@@ -153,7 +153,8 @@ def test_an_unreadable_glob_matches_nothing() -> None:
 
 
 def test_a_path_longer_than_path_max_is_never_matched() -> None:
-    from cuecard.core.engine._budget import Budget, path_max
+    from cuecard.core.engine._budget import Budget
+    from cuecard.core.engine._path_limit import path_max
 
     limit = path_max()
     long = "a/" * (limit // 2) + "b.py"

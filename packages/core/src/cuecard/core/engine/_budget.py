@@ -9,42 +9,15 @@ This module is imported by every event; the matcher only when a glob needs it.
 
 from __future__ import annotations
 
-import os
+from cuecard.core.engine._path_limit import path_max, path_too_long
 
-__all__ = ["MATCH_BUDGET", "Budget", "path_max", "path_too_long"]
+__all__ = ["MATCH_BUDGET", "Budget"]
 
 MATCH_BUDGET = 200_000
 """Matcher steps one event may spend on globs the string tests cannot answer: a path character
 costs one, compiling a glob two per glob character. About 0.1 s of the worst globs (0.5 µs a
 step, 130 µs to compile a 200-character glob), a thousand such globs against a 200-character
 path; an ordinary event spends a few hundred."""
-
-_PATH_MAX: list[int] = []
-
-
-def path_max() -> int:
-    """The longest path the system opens, in bytes (``PC_PATH_MAX``; 4,096 when it cannot
-    say), asked once per process."""
-    if not _PATH_MAX:
-        try:
-            found = os.pathconf("/", "PC_PATH_MAX")
-        except (AttributeError, OSError, ValueError):
-            found = 0
-        _PATH_MAX.append(found if found > 0 else 4_096)
-    return _PATH_MAX[0]
-
-
-def path_too_long(path: str) -> bool:
-    """Whether ``path`` is longer than ``path_max()`` bytes in UTF-8: no file has such a path,
-    and it is never matched."""
-    if len(path) <= 64:  # every system opens paths this long (POSIX: at least 256 bytes)
-        return False
-    limit = path_max()
-    if len(path) > limit:
-        return True
-    if len(path) * 4 <= limit:
-        return False
-    return len(path.encode("utf-8", "surrogatepass")) > limit
 
 
 class Budget:

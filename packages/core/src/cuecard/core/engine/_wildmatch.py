@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from cuecard.core.engine._budget import path_too_long
+from cuecard.core.engine._path_limit import path_too_long
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
