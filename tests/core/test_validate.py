@@ -145,6 +145,13 @@ def test_unsafe_content_is_refused(text: str, rule: str) -> None:
         ("a\x00b", "U+0000"),
         ("a" * 201, "at most 200 characters"),
         ("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}", "expands to more than 64"),
+        ("!src/**", "reads as an exception: alone it matches nothing"),
+        ("{src,!lib}/x", "reads as an exception"),
+        ("#notes", "reads as a comment"),
+        ("src//x", "empty or . folder name"),
+        ("src/./x", "empty or . folder name"),
+        ("src/\tx", "control character"),
+        ("src/[[:nope:]]", "unknown character class [:nope:]"),
     ],
 )
 def test_hostile_globs_are_refused(glob: str, rule: str) -> None:

@@ -249,3 +249,38 @@ def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
     assert len(serial.problems) == 1
     root = str(store.root)
     assert ids(handle(root, Event("edit", paths=("p3/x",)))) == [made[3]]
+
+
+def test_a_path_longer_than_path_max_is_not_matched_and_the_ledger_says_why(store) -> None:
+    from cuecard.core.engine._path_limit import path_max
+
+    limit = path_max()
+    m = add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])
+    root = str(store.root)
+    long = "a/" * (limit // 2) + "x.py"
+    assert ids(handle(root, Event("read", paths=(long, "b.txt"), session="s"))) == []
+    record = json.loads((store.local_dir / "ledger.jsonl").read_text().splitlines()[-1])
+    assert record["event"] == "unmatched"
+    assert record["kind"] == "read"
+    assert f"1 path(s) longer than PATH_MAX ({limit} bytes) not matched" in record["reason"]
+    assert ids(handle(root, Event("read", paths=(long[-limit:],), session="s"))) == [m]
+
+
+def test_the_folder_catch_alls_fire_on_paths_inside_a_folder(store) -> None:
+    every = add(store, triggers=[{"on": ["read"], "paths": ["*/", "**/*/**"]}])
+    below = add(store, triggers=[{"on": ["read"], "paths": ["foo/**/"]}])
+    root = str(store.root)
+    assert ids(handle(root, Event("read", paths=("README.md",)))) == []
+    assert ids(handle(root, Event("read", paths=("a/b",)))) == [every]
+    assert ids(handle(root, Event("read", paths=("foo/bar",)))) == [every]  # bar: a file
+    assert sorted(ids(handle(root, Event("read", paths=("foo/bar/baz",))))) == sorted(
+        [every, below]
+    )
+
+
+def test_a_search_of_a_folder_fires_a_folders_only_glob_that_names_it(store) -> None:
+    below = add(store, triggers=[{"on": ["search", "read"], "paths": ["foo/**/"]}])
+    root = str(store.root)
+    assert ids(handle(root, Event("search", paths=("foo/bar",)))) == [below]  # bar: a folder
+    assert ids(handle(root, Event("search", paths=("bar/foo",)))) == []
+    assert ids(handle(root, Event("read", paths=("foo/bar",)))) == []  # a read: bar, a file

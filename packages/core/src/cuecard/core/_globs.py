@@ -27,6 +27,8 @@ def glob_problem(glob: str) -> str | None:
         return "is absolute; use a path relative to the repository root"
     if "\\" in glob:
         return "uses a backslash; write paths with / separators"
+    if any(c < " " or c == "\x7f" for c in glob):
+        return "holds a control character (a tab, a newline…)"
     try:
         expanded = expand_braces(glob)
     except ValueError as exc:
@@ -34,8 +36,15 @@ def glob_problem(glob: str) -> str | None:
     from cuecard.core.engine._wildmatch import Wildmatch
 
     for one in expanded:
-        if ".." in one.split("/"):
+        segments = one.rstrip(" ").split("/")
+        if ".." in segments:
             return "leaves the repository"
+        if one.startswith("#"):
+            return "starts with #, which gitignore reads as a comment: it would match nothing"
+        if one.startswith("!"):
+            return "starts with !, which gitignore reads as an exception: alone it matches nothing"
+        if "." in segments or "" in segments[1:-1]:
+            return "holds an empty or . folder name (// or /./), which no path has"
         try:
             Wildmatch(one)
         except ValueError as exc:

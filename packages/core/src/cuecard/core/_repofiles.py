@@ -151,24 +151,21 @@ class GlobSet:
 def _regex_union(matchers: list[Wildmatch]) -> tuple[re.Pattern[str] | None, list[Wildmatch]]:
     """One expression (Python's engine, C speed) for the globs it runs in linear time, and the
     rest, which ``Wildmatch`` matches."""
-    from cuecard.core._compiler import glob_regex
     from cuecard.core.engine._wildmatch import backtracks_linearly
 
     patterns: list[str] = []
     others: list[Wildmatch] = []
     for matcher in matchers:
-        if backtracks_linearly(matcher.glob):
-            try:
-                patterns.append(glob_regex(matcher.glob))
-                continue
-            except ValueError:
-                pass
-        others.append(matcher)
+        regex = matcher.regex
+        if regex is not None and backtracks_linearly(matcher.glob):
+            patterns.append(regex)
+        elif regex is not None:
+            others.append(matcher)
     if not patterns:
         return None, others
     with warnings.catch_warnings():  # re warns of "[[" inside a class
         warnings.simplefilter("ignore")
         try:
-            return re.compile("|".join(f"(?:{p})" for p in patterns)), others
+            return re.compile("|".join(f"(?:{p})" for p in patterns), re.DOTALL), others
         except re.error:
             return None, matchers

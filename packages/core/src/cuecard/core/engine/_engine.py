@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    from cuecard.core.engine._budget import Budget
+
 __all__ = ["REPORTS_PER_FILE", "deliver_held", "handle", "load_index", "matches", "stop"]
 
 REPORTS_PER_FILE = 2
@@ -55,12 +57,18 @@ class _Changed(Exception):
 
 
 def _memory_blocks(
-    root: str, index: Index, event: Event, ledger: Ledger | None, *, sources: bool = True
+    root: str,
+    index: Index,
+    event: Event,
+    ledger: Ledger | None,
+    budget: Budget,
+    *,
+    sources: bool = True,
 ) -> list[Block]:
     """The matched memories' blocks, by rank; ``_Changed`` when ``sources`` and a matched
     memory's file changed since the index was compiled."""
     ranked: list[tuple[int, Block]] = []
-    for match in index.match(event):
+    for match in index.match(event, budget):
         if ledger is not None and ledger.claimed(match.memory):
             continue
         record = index.memory(match.memory)
@@ -87,13 +95,17 @@ def _check_block(memory_id: str, check: dict[str, Any], where: str, lines: list[
     return Block(f"check:{memory_id}:{where}", str(check.get("title", "")), text, "check")
 
 
-def _path_applies(check: dict[str, Any], path: str) -> bool:
-    from cuecard.core.engine._wildmatch import glob_matches
+def _path_applies(check: dict[str, Any], path: str, budget: Budget | None = None) -> bool:
+    if not check["paths"]:
+        return True
+    if budget is None:
+        from cuecard.core.engine._wildmatch import glob_matches
 
-    return not check["paths"] or any(glob_matches(str(g), path) for g in check["paths"])
+        return any(glob_matches(str(g), path) for g in check["paths"])
+    return any(budget.match(str(g), path) for g in check["paths"])
 
 
-def _check_blocks(index: Index, event: Event) -> list[Block]:
+def _check_blocks(index: Index, event: Event, budget: Budget) -> list[Block]:
     kinds = index.meta.get("checks") or {}
     blocks: list[Block] = []
     if event.command and kinds.get("command"):
@@ -113,7 +125,7 @@ def _check_blocks(index: Index, event: Event) -> list[Block]:
             if not check or event.kind not in check["on"]:
                 continue
             for path, after in event.after.items():
-                if _path_applies(check, path):
+                if _path_applies(check, path, budget):
                     lines = introduced(check["if"], check["unless"], event.before.get(path), after)
                     if lines:
                         blocks.append(_check_block(memory_id, check, path, lines))
@@ -218,20 +230,32 @@ def handle(
     cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
     local = os.path.join(root, ".cuecard", "local")
     ledger = Ledger(local, event.session, event.agent, clock=clock) if event.session else None
+    from cuecard.core.engine._budget import Budget
+
+    budget = Budget()  # what matching this event may cost, whatever the memories and paths
     try:
-        found = _memory_blocks(root, index, event, ledger)
+        found = _memory_blocks(root, index, event, ledger, budget)
     except _Changed:  # never deliver what a person has since rewritten: rebuild, match again
         index = load_index(root, rebuild=True)
         if index is None:
             return Delivery()
         cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
-        found = _memory_blocks(root, index, event, ledger, sources=False)
-    blocks = _check_blocks(index, event) + found
+        found = _memory_blocks(root, index, event, ledger, Budget(), sources=False)
+    blocks = _check_blocks(index, event, budget) + found
+    _note_unmatched(ledger, event, budget)
     held: list[Block] = []
     if ledger is not None:
         blocks = [b for b in blocks if not b.key.startswith("check:") or _check_open(ledger, b)]
         blocks, held = _with_held(ledger, blocks)
     return _deliver(blocks, cap, ledger, event, event.kind, held)
+
+
+def _note_unmatched(ledger: Ledger | None, event: Event, budget: Budget) -> None:
+    """A ledger line when matching left something out: a path longer than ``PATH_MAX``, or
+    glob tests past what one event may spend (``_budget.Budget``)."""
+    reason = budget.reason()
+    if reason is not None and ledger is not None:
+        ledger.append({"event": "unmatched", "kind": event.kind, "reason": reason})
 
 
 def _check_open(ledger: Ledger, block: Block) -> bool:
@@ -360,7 +384,12 @@ def matches(root: str, event: Event) -> list[tuple[str, str]]:
     local = os.path.join(root, ".cuecard", "local")
     ledger = Ledger(local, event.session, event.agent) if event.session else None
     ranked: list[tuple[int, str, str]] = []
-    for match in index.match(event):
+    from cuecard.core.engine._budget import Budget
+
+    budget = Budget()
+    found = index.match(event, budget)
+    _note_unmatched(ledger, event, budget)
+    for match in found:
         if ledger is not None and ledger.claimed(match.memory):
             continue
         record = index.memory(match.memory)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import Any
 
+    from cuecard.core.engine._budget import Budget
     from cuecard.core.engine._event import Event
 
 __all__ = [
@@ -246,29 +247,36 @@ def quick_glob_match(glob: str, path: str) -> bool | None:
     return False
 
 
-def _glob_hits(entry: list[Any], event: Event) -> bool:
+def _glob_hits(entry: list[Any], event: Event, budget: Budget | None) -> bool:
+    if budget is None:
+        from cuecard.core.engine._budget import Budget
+
+        budget = Budget()
     for item in entry:
         glob, prefix = str(item[0]), str(item[-1])
         for path in event.paths:
             hit = quick_glob_match(glob, path)
             if hit is None:
-                from cuecard.core.engine._wildmatch import glob_matches
-
-                hit = glob_matches(glob, path)
+                hit = budget.match(glob, path)
             if hit:
                 return True
-            if event.kind == "search" and path and _under(prefix, path):
-                return True
+            if event.kind == "search" and path:  # a search names a folder as often as a file
+                if _under(prefix, path):
+                    return True
+                folders_only = glob.rstrip(" ").endswith("/")
+                if folders_only and budget.match(glob, path, folder=True):
+                    return True
     return False
 
 
-def clause_fires(clause: dict[str, Any], event: Event) -> str | None:
-    """The dimensions (``paths+commands``…) that fire ``clause`` for ``event``, or ``None``."""
+def clause_fires(clause: dict[str, Any], event: Event, budget: Budget | None = None) -> str | None:
+    """The dimensions (``paths+commands``…) that fire ``clause`` for ``event``, or ``None``.
+    Globs the string tests cannot answer spend ``budget`` (a new one when ``None``)."""
     if event.kind not in clause["on"]:
         return None
     fired = []
     if clause.get("g"):
-        if not _glob_hits(clause["g"], event):
+        if not _glob_hits(clause["g"], event, budget):
             return None
         fired.append("paths")
     if clause.get("cmd"):
@@ -350,8 +358,18 @@ class Index:
         start = "p:" + folder.rstrip("/").lower() + "/"
         yield from (k for k in pkeys if k.startswith(start))
 
-    def match(self, event: Event) -> list[Match]:
-        """The clauses that fire for ``event``, one ``Match`` per memory, in bucket order."""
+    def match(self, event: Event, budget: Budget | None = None) -> list[Match]:
+        """The clauses that fire for ``event``, one ``Match`` per memory, in bucket order.
+
+        What matching may cost is capped (``_budget.Budget``): a path longer than
+        ``PATH_MAX`` is left out, and the globs the string tests cannot answer share a fixed
+        number of steps; ``budget.reason()`` then says what was not matched."""
+        from cuecard.core.engine._budget import Budget
+
+        budget = Budget() if budget is None else budget
+        paths = budget.paths(event.paths)
+        if paths != event.paths:
+            event = event.replace(paths=paths)
         keys = event_keys(event)
         if event.kind == "search":
             for path in event.paths:
@@ -364,7 +382,7 @@ class Index:
                 if ident in seen or clause["m"] in found:
                     continue
                 seen.add(ident)
-                dimension = clause_fires(clause, event)
+                dimension = clause_fires(clause, event, budget)
                 if dimension is not None:
                     found[clause["m"]] = Match(clause["m"], clause["c"], dimension)
         return list(found.values())

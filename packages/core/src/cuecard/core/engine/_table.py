@@ -147,6 +147,7 @@ class Table:
             raise ValueError(f"{path} is not a regular file")
         self._fd = fd
         self._size = os.fstat(fd).st_size
+        self._last: tuple[int, Any] = (-1, None)  # the block read last, by offset
         head = os.pread(self._fd, len(MAGIC) + _COUNT_SIZE, 0)
         if head[: len(MAGIC)] != MAGIC or len(head) < len(MAGIC) + _COUNT_SIZE:
             self.close()
@@ -165,7 +166,11 @@ class Table:
         offset, length = int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little")
         if not length or offset + length > self._size:  # a block is never longer than the file
             return None
-        block = json.loads(os.pread(self._fd, length, offset))
+        if self._last[0] == offset:  # the keys of one event often share a block: parse it once
+            block = self._last[1]
+        else:
+            block = json.loads(os.pread(self._fd, length, offset))
+            self._last = (offset, block)
         return block.get(key) if isinstance(block, dict) else None
 
     def close(self) -> None:
