@@ -108,8 +108,12 @@ def test_a_request_with_two_host_headers_is_refused(ui: Server, hosts: list[str]
     lines = [h.format(port=ui.port) for h in hosts]
     cookie = f"cuecard_ui_{ui.port}={ui.key}"
     assert _raw_get(ui, "/", [f"127.0.0.1:{ui.port}"], cookie).status == 200  # one is served
-    assert _raw_get(ui, "/", lines, cookie).status == 403
-    assert _raw_get(ui, f"/?key={ui.key}", lines).status == 403
+    # 403 from the guard, or 400 where the HTTP server refuses the request first (RFC 9112
+    # says a server answers 400 to two Host lines; which layer answers depends on its version)
+    for answer in (_raw_get(ui, "/", lines, cookie), _raw_get(ui, f"/?key={ui.key}", lines)):
+        assert answer.status in (400, 403)
+        assert answer.getheader("set-cookie") is None
+        assert b"cuecard" not in answer.read().lower() or answer.status == 403
 
 
 @pytest.mark.parametrize(
