@@ -94,3 +94,46 @@ def test_doctor_checks_the_vault_as_the_plugins_do(
         f"the DSH memory tools have no vault: {tmp_path / 'user' / 'vault'} is not a vault "
         "(no notes/ and inbox/): `cuecard vault init --vault PATH`"
     ]
+
+
+def _files(root: Path) -> dict[str, bytes | None]:
+    """Every entry under ``root``: a file's bytes, ``None`` for a folder (links not followed)."""
+    found: dict[str, bytes | None] = {}
+    for path in sorted(root.rglob("*")):
+        key = path.relative_to(root).as_posix()
+        found[key] = None if path.is_dir() and not path.is_symlink() else path.read_bytes()
+    return found
+
+
+def test_a_failed_install_dsh_leaves_the_home_as_it_was_and_doctor_clean(
+    tmp_path: Path, project: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "cuecard").mkdir(parents=True)
+    kept = b'{"python": "/opt/py/bin/python3", "note": "as a person left it"}\n'
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "DSH_HOME": str(home / ".dsh"),
+        "PATH": "/usr/bin:/bin",  # no dsh here
+    }
+    doctor = run_cli("doctor", "--json", cwd=project, env=env)
+    before = _files(home)
+    no_dsh = run_cli("install", "dsh", "--json", cwd=project, env=env)
+    assert no_dsh.returncode == 1
+    assert "dsh is not on PATH" in no_dsh.stderr
+    assert "nothing was written" in no_dsh.stderr
+    assert no_dsh.stdout == ""
+    assert _files(home) == before
+    # a file of its own there already: a failing `dsh plugin add` puts it back, byte for byte
+    (home / ".config" / "cuecard" / "dsh.json").write_bytes(kept)
+    before = _files(home)
+    failing = run_cli("install", "dsh", "--dsh", "/bin/false", cwd=project, env=env)
+    assert failing.returncode == 1
+    assert "`dsh plugin add` failed (exit 1)" in failing.stderr
+    assert _files(home) == before
+    (home / ".config" / "cuecard" / "dsh.json").unlink()
+    again = run_cli("doctor", "--json", cwd=project, env=env)
+    assert (again.returncode, again.stdout) == (doctor.returncode, doctor.stdout)
+    assert json.loads(again.stdout)["dsh"] is None

@@ -56,10 +56,8 @@ def run(args: argparse.Namespace) -> int:
     import json
     import os
     import shutil
-    import subprocess
     from pathlib import Path
 
-    from cuecard.core.fs import atomic_write
     from cuecard.dsh_adapter._errors import DshAdapterError
     from cuecard.dsh_adapter._hookbridge import (
         BRIDGE_PACKAGES,
@@ -68,17 +66,15 @@ def run(args: argparse.Namespace) -> int:
         put_patch_rows,
     )
     from cuecard.dsh_adapter._install import record_interpreter
+    from cuecard.dsh_adapter._journal import undone_on_failure
     from cuecard.dsh_adapter._paths import config_dir
     from cuecard.dsh_adapter._plugins import PLUGINS, pack
 
-    record = record_interpreter(Path(sys.executable))
+    plugins = args.plugin or list(PLUGINS)
     out = Path(args.out) if args.out else config_dir() / "dsh-plugins"
-    tarballs = [pack(PLUGINS[p], out).absolute() for p in (args.plugin or list(PLUGINS))]
     dsh = args.dsh or shutil.which("dsh")
-    specs = [*map(str, tarballs), *(BRIDGE_PACKAGES if args.hooks else ())]
-    command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *specs]
     dsh_home = Path(args.dsh_home or os.environ.get("DSH_HOME") or Path.home() / ".dsh").absolute()
-    hooks_file = patch_file = None
+    # what can refuse is checked before anything is written; a later failure undoes the writes
     if args.hooks:
         from cuecard.dsh_adapter._hookevent import load_responder
 
@@ -87,29 +83,30 @@ def run(args: argparse.Namespace) -> int:
                 f"--hooks needs cuecard-hooks installed beside {sys.executable}: "
                 "`pip install cuecard-hooks` into that environment"
             )
-        hooks_file = config_dir() / "dsh-hooks.json"
-        # the discipline plugin gives a prompt's memories itself; without it, the bridge does
-        prompt = "discipline" not in (args.plugin or list(PLUGINS))
-        config = hooks_config(Path(sys.executable), prompt=prompt)
-        atomic_write(hooks_file, json.dumps(config, indent=2) + "\n")
+    if not args.no_add and dsh is None:
+        raise DshAdapterError(
+            "dsh is not on PATH: pass --dsh PATH, or --no-add to write and pack only and run the "
+            "`dsh plugin add` command it prints yourself; nothing was written"
+        )
+    hooks_file = patch_file = None
     added = False
-    if not args.no_add:
-        if dsh is None:
-            raise DshAdapterError(
-                "dsh is not on PATH: pass --dsh PATH, or run `" + " ".join(command) + "` yourself"
-            )
-        env = dict(os.environ)
-        if args.dsh_home:
-            env["DSH_HOME"] = str(Path(args.dsh_home).absolute())
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-            raise DshAdapterError(f"`dsh plugin add` failed (exit {done.returncode}): {tail}")
-        added = True
-    if hooks_file is not None and (dsh_home / "profiles" / args.profile).is_dir():
-        patch_file = dsh_home / "profiles" / args.profile / "cordis.patch.yml"
-        old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
-        atomic_write(patch_file, put_patch_rows(old, patch_rows(hooks_file)))
+    with undone_on_failure() as journal:
+        record = record_interpreter(Path(sys.executable), journal=journal)
+        tarballs = [pack(PLUGINS[p], out, journal=journal).absolute() for p in plugins]
+        specs = [*map(str, tarballs), *(BRIDGE_PACKAGES if args.hooks else ())]
+        command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *specs]
+        if args.hooks:
+            hooks_file = config_dir() / "dsh-hooks.json"
+            # the discipline plugin gives a prompt's memories itself; without it, the bridge does
+            config = hooks_config(Path(sys.executable), prompt="discipline" not in plugins)
+            journal.write(hooks_file, json.dumps(config, indent=2) + "\n")
+        if not args.no_add:
+            _host(command, args.dsh_home)
+            added = True
+        if hooks_file is not None and (dsh_home / "profiles" / args.profile).is_dir():
+            patch_file = dsh_home / "profiles" / args.profile / "cordis.patch.yml"
+            old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
+            journal.write(patch_file, put_patch_rows(old, patch_rows(hooks_file)))
     report = {
         "python": sys.executable,
         "record": str(record),
@@ -131,3 +128,24 @@ def run(args: argparse.Namespace) -> int:
         if patch_file is not None:
             say(f"mounted the Claude Code hook bridge on {hooks_file} in {patch_file}")
     return 0
+
+
+def _host(command: list[str], dsh_home: str | None) -> None:
+    """Run ``dsh plugin …`` (with ``DSH_HOME`` from ``--dsh-home``); a failure raises."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from cuecard.dsh_adapter._errors import DshAdapterError
+
+    env = dict(os.environ)
+    if dsh_home:
+        env["DSH_HOME"] = str(Path(dsh_home).absolute())
+    verb = " ".join(command[1:2] + command[4:5])
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise DshAdapterError(f"`dsh {verb}` could not be run: {exc}") from exc
+    if done.returncode != 0:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
+        raise DshAdapterError(f"`dsh {verb}` failed (exit {done.returncode}): {tail}")
