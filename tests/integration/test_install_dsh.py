@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests._support.cli import run_cli
 from tests._support.dsh import isolate, seed_vault
+from tests._support.dsh_host import DSH, host_env, require_host
 from tests._support.hooks import MEMORIES
 
 
@@ -137,3 +140,97 @@ def test_a_failed_install_dsh_leaves_the_home_as_it_was_and_doctor_clean(
     again = run_cli("doctor", "--json", cwd=project, env=env)
     assert (again.returncode, again.stdout) == (doctor.returncode, doctor.stdout)
     assert json.loads(again.stdout)["dsh"] is None
+
+
+def test_install_then_uninstall_dsh_leaves_the_home_as_it_was(
+    tmp_path: Path, project: Path
+) -> None:
+    """On the real host: `cuecard dsh install` adds both plugins to a profile DSH made (offline:
+    the tarballs only), `cuecard install dsh --no-add` mounts the hook bridge in the profile's
+    patch, and `cuecard uninstall dsh` takes all of it back, byte for byte."""
+    require_host()
+    home = tmp_path / "home"
+    home.mkdir()
+    outside = tmp_path / "package-manager"  # pnpm's store and cache: not the install's
+    env = host_env(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(outside / "cache"),
+            "XDG_DATA_HOME": str(outside / "data"),
+            "XDG_STATE_HOME": str(outside / "state"),
+            "npm_config_offline": "true",
+            "PATH": os.environ.get("PATH", ""),
+        },
+        home / ".dsh",
+    )
+    # DSH as a person has it: its first run made the profile; the person's own patch row in it
+    made = subprocess.run(
+        [str(DSH), "plugin", "--profile", "headless", "list"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    patch = home / ".dsh" / "profiles" / "headless" / "cordis.patch.yml"
+    patch.write_text("# mine\n- id: hmr\n  disabled: false\n")
+    doctor = run_cli("doctor", "--json", cwd=project, env=env)
+    before = _files(home)
+
+    added = run_cli("dsh", "install", "--profile", "headless", "--dsh", str(DSH), "--json",
+                    cwd=project, env=env)  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["added"] is True
+    mounted = run_cli("install", "dsh", "--no-add", "--profile", "headless", cwd=project, env=env)
+    assert mounted.returncode == 0, mounted.stderr
+    assert "cuecard:begin" in patch.read_text()
+    assert "- id: hmr" in patch.read_text()
+    installed = _files(home)
+    assert installed != before
+
+    # the host refuses: nothing is removed
+    refused = run_cli("uninstall", "dsh", "--dsh", "/bin/false", cwd=project, env=env)
+    assert refused.returncode == 1
+    assert "`dsh plugin remove` failed" in refused.stderr
+    assert _files(home) == installed
+
+    done = run_cli("uninstall", "dsh", "--json", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == {
+        "harness",
+        "scope",
+        "written",
+        "unchanged",
+        "removed",
+        "backups",
+        "notes",
+    }
+    assert (report["harness"], report["scope"], report["notes"]) == ("dsh", "user", [])
+    assert "cuecard-dsh-memory (DSH profile headless)" in report["removed"]
+    assert str(patch) in report["written"]
+    assert _files(home) == before
+    again = run_cli("doctor", "--json", cwd=project, env=env)
+    assert (again.returncode, again.stdout) == (doctor.returncode, doctor.stdout)
+    twice = run_cli("uninstall", "dsh", "--json", cwd=project, env=env)
+    assert twice.returncode == 0, twice.stderr
+    assert json.loads(twice.stdout)["notes"] == [
+        "nothing to remove: cuecard's DSH set-up is not installed"
+    ]
+    assert _files(home) == before
+
+
+def test_uninstall_dsh_help_says_what_it_removes(tmp_path: Path) -> None:
+    done = run_cli("uninstall", "dsh", "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "runs `cuecard dsh uninstall`" in text
+    assert "--dsh PATH" in text
+    own = " ".join(run_cli("dsh", "uninstall", "--help", cwd=tmp_path).stdout.split())
+    for part in (
+        "dsh-install.json",
+        "dsh plugin --profile PROFILE remove",
+        "cordis.patch.yml",
+        "dsh-backups/",
+        "nothing is removed",
+        "--json prints keys: harness, scope",
+    ):
+        assert part in own

@@ -11,18 +11,24 @@ from pathlib import Path
 from cuecard.core.fs import atomic_write
 from cuecard.dsh_adapter._errors import DshAdapterError
 
-__all__ = ["Journal", "undone_on_failure"]
+__all__ = ["Journal", "missing_folders", "undone_on_failure"]
 
 
-def _made_folders(folder: Path) -> list[Path]:
-    """Create ``folder`` and its missing parents; return those it created, outermost first."""
+def missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist, outermost first."""
     missing = []
     for each in (folder, *folder.parents):
         if each.exists() or each.is_symlink():
             break
         missing.append(each)
-    folder.mkdir(parents=True, exist_ok=True)
     return missing[::-1]
+
+
+def _made_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return those it created, outermost first."""
+    missing = missing_folders(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
 
 
 def _put_back(path: Path, old: bytes | None, folders: list[Path]) -> None:

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     import shutil
     from pathlib import Path
 
+    from cuecard.dsh_adapter import _record
     from cuecard.dsh_adapter._errors import DshAdapterError
     from cuecard.dsh_adapter._hookbridge import (
         BRIDGE_PACKAGES,
@@ -65,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
         patch_rows,
         put_patch_rows,
     )
+    from cuecard.dsh_adapter._host import run_dsh
     from cuecard.dsh_adapter._install import record_interpreter
-    from cuecard.dsh_adapter._journal import undone_on_failure
+    from cuecard.dsh_adapter._journal import missing_folders, undone_on_failure
     from cuecard.dsh_adapter._paths import config_dir
     from cuecard.dsh_adapter._plugins import PLUGINS, pack
 
@@ -90,6 +92,12 @@ def run(args: argparse.Namespace) -> int:
         )
     hooks_file = patch_file = None
     added = False
+    kept = _record.load() or {"files": [], "made": [], "profiles": []}
+    made = list(
+        dict.fromkeys(str(d) for d in (*missing_folders(config_dir()), *missing_folders(out)))
+    )
+    entry = _record.entry(kept, dsh_home, args.profile, dsh)
+    pdir = dsh_home / "profiles" / args.profile
     with undone_on_failure() as journal:
         record = record_interpreter(Path(sys.executable), journal=journal)
         tarballs = [pack(PLUGINS[p], out, journal=journal).absolute() for p in plugins]
@@ -101,12 +109,22 @@ def run(args: argparse.Namespace) -> int:
             config = hooks_config(Path(sys.executable), prompt="discipline" not in plugins)
             journal.write(hooks_file, json.dumps(config, indent=2) + "\n")
         if not args.no_add:
-            _host(command, args.dsh_home)
+            wanted = [PLUGINS[p] for p in plugins]
+            wanted += [s.rsplit("@", 1)[0] for s in (BRIDGE_PACKAGES if args.hooks else ())]
+            new = _record.snapshot_profile(entry, pdir, wanted, journal)
+            run_dsh(command, args.dsh_home)
             added = True
-        if hooks_file is not None and (dsh_home / "profiles" / args.profile).is_dir():
-            patch_file = dsh_home / "profiles" / args.profile / "cordis.patch.yml"
+            if new:
+                remove = [dsh or "dsh", "plugin", "--profile", args.profile, "remove", *new]
+                journal.on_undo(lambda: run_dsh(remove, args.dsh_home))
+        if hooks_file is not None and pdir.is_dir():
+            patch_file = pdir / "cordis.patch.yml"
             old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
-            journal.write(patch_file, put_patch_rows(old, patch_rows(hooks_file)))
+            text = put_patch_rows(old, patch_rows(hooks_file))
+            _record.snapshot_patch(entry, patch_file, text, journal)
+            journal.write(patch_file, text)
+        files = [record, *tarballs, *([hooks_file] if hooks_file else [])]
+        _record.save(kept, entry, [str(f) for f in files], made, journal)
     report = {
         "python": sys.executable,
         "record": str(record),
@@ -128,24 +146,3 @@ def run(args: argparse.Namespace) -> int:
         if patch_file is not None:
             say(f"mounted the Claude Code hook bridge on {hooks_file} in {patch_file}")
     return 0
-
-
-def _host(command: list[str], dsh_home: str | None) -> None:
-    """Run ``dsh plugin …`` (with ``DSH_HOME`` from ``--dsh-home``); a failure raises."""
-    import os
-    import subprocess
-    from pathlib import Path
-
-    from cuecard.dsh_adapter._errors import DshAdapterError
-
-    env = dict(os.environ)
-    if dsh_home:
-        env["DSH_HOME"] = str(Path(dsh_home).absolute())
-    verb = " ".join(command[1:2] + command[4:5])
-    try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        raise DshAdapterError(f"`dsh {verb}` could not be run: {exc}") from exc
-    if done.returncode != 0:
-        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-        raise DshAdapterError(f"`dsh {verb}` failed (exit {done.returncode}): {tail}")
