@@ -234,3 +234,63 @@ def test_uninstall_dsh_help_says_what_it_removes(tmp_path: Path) -> None:
         "--json prints keys: harness, scope",
     ):
         assert part in own
+
+
+def _no_host_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    home = tmp_path / "home"
+    profile = home / ".dsh" / "profiles" / "web"
+    profile.mkdir(parents=True)
+    (profile / "cordis.patch.yml").write_text("[]\n")
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "DSH_HOME": str(home / ".dsh"),
+        "PATH": "/usr/bin:/bin",
+    }
+    return home, env
+
+
+def test_uninstall_dsh_takes_out_only_its_rows_from_a_patch_edited_since(tmp_path: Path) -> None:
+    home, env = _no_host_home(tmp_path)
+    patch = home / ".dsh" / "profiles" / "web" / "cordis.patch.yml"
+    done = run_cli("install", "dsh", "--no-add", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    patch.write_text(patch.read_text() + "- id: mine\n  disabled: true\n")
+    done = run_cli("uninstall", "dsh", "--json", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["written"] == [str(patch)]
+    assert report["notes"] == [f"{patch} changed since the install: removed cuecard's rows only"]
+    assert patch.read_text() == "- id: mine\n  disabled: true\n"
+    assert _files(home) == {
+        ".dsh": None,
+        ".dsh/profiles": None,
+        ".dsh/profiles/web": None,
+        ".dsh/profiles/web/cordis.patch.yml": b"- id: mine\n  disabled: true\n",
+    }
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        '{"profiles": [], "files": ["VICTIM"]}',
+        '{"profiles": [{"dsh_home": "/", "profile": "..", "dsh": null, "added": [], '
+        '"package_json": false, "lock": true, "modules": true, "patch": null}], "files": []}',
+        '{"profiles": "nope"}',
+        "[" * 10000,
+    ],
+    ids=["file-outside", "profile-escape", "malformed", "nested"],
+)
+def test_uninstall_dsh_refuses_a_record_it_did_not_write(tmp_path: Path, record: str) -> None:
+    home, env = _no_host_home(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    config = home / ".config" / "cuecard"
+    config.mkdir(parents=True)
+    (config / "dsh-install.json").write_text(record.replace("VICTIM", str(victim)))
+    before = _files(tmp_path)
+    done = run_cli("uninstall", "dsh", cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stderr
+    assert "dsh-install.json" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _files(tmp_path) == before

@@ -106,8 +106,9 @@ def load(env: Mapping[str, str] | None = None) -> dict[str, Any] | None:
         raise DshAdapterError(f"{path}: too large to be cuecard's install record")
     try:
         data = json.loads(raw)
-    except ValueError as exc:
-        raise DshAdapterError(f"{path}: not JSON ({exc}); remove it by hand") from exc
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else f"not JSON ({exc})"
+        raise DshAdapterError(f"{path}: {why}; remove it by hand") from exc
     if not isinstance(data, dict) or not isinstance(data.get("profiles"), list):
         raise DshAdapterError(f"{path}: not cuecard's install record; remove it by hand")
     record: dict[str, Any] = {
