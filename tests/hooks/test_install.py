@@ -294,7 +294,7 @@ def _without_installers(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.metadata.entry_points
 
     def entry_points(**params: Any) -> Any:
-        if params.get("group") == "cuecard.installers":
+        if params.get("group") in {"cuecard.installers", "cuecard.uninstallers"}:
             return importlib.metadata.EntryPoints(())
         return real(**params)
 
@@ -332,6 +332,11 @@ def test_install_dsh_without_the_dsh_adapter_names_the_distribution_to_install(
     err = capsys.readouterr().err
     assert "argument harness: choose one of: claude, codex, opencode, grok" in err
     assert "cursor" not in err  # a refused value is not printed back
+    with pytest.raises(SystemExit) as exited:
+        main(["uninstall", "dsh"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "`cuecard uninstall dsh` needs the cuecard-dsh-adapter distribution" in err
 
 
 def test_install_dsh_where_the_dsh_adapter_is_not_installed(tmp_path: Path) -> None:

@@ -145,7 +145,7 @@ def test_a_cold_command_imports_only_its_own_modules(group: str | None, tmp_path
         if path[0] in BUILTINS:  # a built-in never scans the entry points
             assert not others, (path, others)
             assert "importlib.metadata" not in loaded, (path, others)
-        elif path[0] != "install":  # install also loads the installers' option groups
+        elif path[0] not in {"install", "uninstall"}:  # these load the (un)installers' options
             own = PATHS[path][0].rsplit(".cli", 1)[0]
             assert {m for m in others if not m.startswith(own)} == set(), path
 

@@ -31,6 +31,7 @@ __all__ = [
     "HOOK_ENV",
     "PATCH_BEGIN",
     "PATCH_END",
+    "drop_patch_rows",
     "hook_command",
     "hooks_config",
     "merge",
@@ -213,6 +214,17 @@ def patch_rows(config_path: Path) -> str:
             PATCH_END,
         ]
     )
+
+
+def drop_patch_rows(text: str) -> str:
+    """A profile's ``cordis.patch.yml`` without cuecard's rows (the text itself if it has none)."""
+    if PATCH_BEGIN not in text and PATCH_END not in text:
+        return text
+    start, stop = text.find(PATCH_BEGIN), text.find(PATCH_END)
+    if text.count(PATCH_BEGIN) != 1 or text.count(PATCH_END) != 1 or stop < start:
+        raise DshAdapterError("cordis.patch.yml: cuecard's markers are broken; fix it by hand")
+    rest = text[:start] + text[stop + len(PATCH_END) :].removeprefix("\n")
+    return rest if rest.strip() else "[]\n"
 
 
 def put_patch_rows(text: str, rows: str) -> str:

@@ -9,6 +9,7 @@ import tarfile
 from pathlib import Path
 
 from cuecard.dsh_adapter._errors import DshAdapterError
+from cuecard.dsh_adapter._journal import Journal
 
 __all__ = ["PLUGINS", "pack", "plugin_dir", "plugin_files"]
 
@@ -42,8 +43,9 @@ def plugin_files(folder: Path) -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def pack(name: str, out_dir: Path) -> Path:
-    """Write ``<name>-<version>.tgz`` (the layout ``npm pack`` makes) into ``out_dir``."""
+def pack(name: str, out_dir: Path, *, journal: Journal | None = None) -> Path:
+    """Write ``<name>-<version>.tgz`` (the layout ``npm pack`` makes) into ``out_dir``; with a
+    ``journal``, the write is undone when the install fails."""
     folder = plugin_dir(name)
     meta = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     raw = io.BytesIO()
@@ -53,7 +55,9 @@ def pack(name: str, out_dir: Path) -> Path:
             info = tarfile.TarInfo("package/" + path.relative_to(folder).as_posix())
             info.size, info.mtime, info.mode = len(data), _EPOCH, 0o644
             tar.addfile(info, io.BytesIO(data))
-    out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{meta['name']}-{meta['version']}.tgz"
+    if journal is not None:
+        journal.before_write(target)
+    out_dir.mkdir(parents=True, exist_ok=True)
     target.write_bytes(gzip.compress(raw.getvalue(), mtime=0))
     return target

@@ -33,6 +33,11 @@ SUBCOMMANDS: dict[str, Command] = {
             "cuecard.dsh_adapter.cli._install",
         ),
         Command(
+            "uninstall",
+            "remove what `cuecard dsh install` wrote and added to DSH profiles",
+            "cuecard.dsh_adapter.cli._uninstall",
+        ),
+        Command(
             "deploy",
             "write the vault rules into agent instruction files (~/.dsh, ~/.codex, ~/.claude)",
             "cuecard.dsh_adapter.cli._deploy",

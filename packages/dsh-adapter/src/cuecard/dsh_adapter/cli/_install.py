@@ -56,10 +56,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     import os
     import shutil
-    import subprocess
     from pathlib import Path
 
-    from cuecard.core.fs import atomic_write
+    from cuecard.dsh_adapter import _record
     from cuecard.dsh_adapter._errors import DshAdapterError
     from cuecard.dsh_adapter._hookbridge import (
         BRIDGE_PACKAGES,
@@ -67,18 +66,17 @@ def run(args: argparse.Namespace) -> int:
         patch_rows,
         put_patch_rows,
     )
+    from cuecard.dsh_adapter._host import run_dsh
     from cuecard.dsh_adapter._install import record_interpreter
+    from cuecard.dsh_adapter._journal import missing_folders, undone_on_failure
     from cuecard.dsh_adapter._paths import config_dir
     from cuecard.dsh_adapter._plugins import PLUGINS, pack
 
-    record = record_interpreter(Path(sys.executable))
+    plugins = args.plugin or list(PLUGINS)
     out = Path(args.out) if args.out else config_dir() / "dsh-plugins"
-    tarballs = [pack(PLUGINS[p], out).absolute() for p in (args.plugin or list(PLUGINS))]
     dsh = args.dsh or shutil.which("dsh")
-    specs = [*map(str, tarballs), *(BRIDGE_PACKAGES if args.hooks else ())]
-    command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *specs]
     dsh_home = Path(args.dsh_home or os.environ.get("DSH_HOME") or Path.home() / ".dsh").absolute()
-    hooks_file = patch_file = None
+    # what can refuse is checked before anything is written; a later failure undoes the writes
     if args.hooks:
         from cuecard.dsh_adapter._hookevent import load_responder
 
@@ -87,29 +85,46 @@ def run(args: argparse.Namespace) -> int:
                 f"--hooks needs cuecard-hooks installed beside {sys.executable}: "
                 "`pip install cuecard-hooks` into that environment"
             )
-        hooks_file = config_dir() / "dsh-hooks.json"
-        # the discipline plugin gives a prompt's memories itself; without it, the bridge does
-        prompt = "discipline" not in (args.plugin or list(PLUGINS))
-        config = hooks_config(Path(sys.executable), prompt=prompt)
-        atomic_write(hooks_file, json.dumps(config, indent=2) + "\n")
+    if not args.no_add and dsh is None:
+        raise DshAdapterError(
+            "dsh is not on PATH: pass --dsh PATH, or --no-add to write and pack only and run the "
+            "`dsh plugin add` command it prints yourself; nothing was written"
+        )
+    hooks_file = patch_file = None
     added = False
-    if not args.no_add:
-        if dsh is None:
-            raise DshAdapterError(
-                "dsh is not on PATH: pass --dsh PATH, or run `" + " ".join(command) + "` yourself"
-            )
-        env = dict(os.environ)
-        if args.dsh_home:
-            env["DSH_HOME"] = str(Path(args.dsh_home).absolute())
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])
-            raise DshAdapterError(f"`dsh plugin add` failed (exit {done.returncode}): {tail}")
-        added = True
-    if hooks_file is not None and (dsh_home / "profiles" / args.profile).is_dir():
-        patch_file = dsh_home / "profiles" / args.profile / "cordis.patch.yml"
-        old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
-        atomic_write(patch_file, put_patch_rows(old, patch_rows(hooks_file)))
+    kept = _record.load() or {"files": [], "made": [], "profiles": []}
+    made = list(
+        dict.fromkeys(str(d) for d in (*missing_folders(config_dir()), *missing_folders(out)))
+    )
+    entry = _record.entry(kept, dsh_home, args.profile, dsh)
+    pdir = dsh_home / "profiles" / args.profile
+    with undone_on_failure() as journal:
+        record = record_interpreter(Path(sys.executable), journal=journal)
+        tarballs = [pack(PLUGINS[p], out, journal=journal).absolute() for p in plugins]
+        specs = [*map(str, tarballs), *(BRIDGE_PACKAGES if args.hooks else ())]
+        command = [dsh or "dsh", "plugin", "--profile", args.profile, "add", *specs]
+        if args.hooks:
+            hooks_file = config_dir() / "dsh-hooks.json"
+            # the discipline plugin gives a prompt's memories itself; without it, the bridge does
+            config = hooks_config(Path(sys.executable), prompt="discipline" not in plugins)
+            journal.write(hooks_file, json.dumps(config, indent=2) + "\n")
+        if not args.no_add:
+            wanted = [PLUGINS[p] for p in plugins]
+            wanted += [s.rsplit("@", 1)[0] for s in (BRIDGE_PACKAGES if args.hooks else ())]
+            new = _record.snapshot_profile(entry, pdir, wanted, journal)
+            run_dsh(command, args.dsh_home)
+            added = True
+            if new:
+                remove = [dsh or "dsh", "plugin", "--profile", args.profile, "remove", *new]
+                journal.on_undo(lambda: run_dsh(remove, args.dsh_home))
+        if hooks_file is not None and pdir.is_dir():
+            patch_file = pdir / "cordis.patch.yml"
+            old = patch_file.read_text(encoding="utf-8") if patch_file.is_file() else ""
+            text = put_patch_rows(old, patch_rows(hooks_file))
+            _record.snapshot_patch(entry, patch_file, text, journal)
+            journal.write(patch_file, text)
+        files = [record, *tarballs, *([hooks_file] if hooks_file else [])]
+        _record.save(kept, entry, [str(f) for f in files], made, journal)
     report = {
         "python": sys.executable,
         "record": str(record),

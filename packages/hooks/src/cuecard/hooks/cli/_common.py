@@ -7,8 +7,25 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["HARNESS_CHOICES", "HARNESS_OPTIONS", "KEYS", "add_harness", "print_report", "project"]
+from cuecard.core import pip_command
+
+__all__ = [
+    "HARNESS_CHOICES",
+    "HARNESS_OPTIONS",
+    "INSTALLER_GROUP",
+    "KEYS",
+    "KNOWN_INSTALLERS",
+    "UNINSTALLER_GROUP",
+    "Runner",
+    "add_harness",
+    "given_flags",
+    "harness_check",
+    "installers_of",
+    "print_report",
+    "project",
+]
 
 HARNESS_CHOICES = ("claude", "codex", "opencode", "grok")
 KEYS = "harness, scope, written, unchanged, removed, backups, notes"
@@ -74,3 +91,59 @@ def print_report(report_json: dict[str, object], as_json: bool, verb: str) -> No
         f"cuecard {verb} for {report_json['harness']} ({report_json['scope']}): done",
         file=sys.stderr,
     )
+
+
+# The entry-point groups through which other distributions install a harness (see
+# ``cuecard.hooks.cli._install``) and uninstall it, with the same ``register(parser)`` protocol.
+INSTALLER_GROUP = "cuecard.installers"
+UNINSTALLER_GROUP = "cuecard.uninstallers"
+
+# The harnesses other cuecard distributions install, and the distribution that does: without it
+# `cuecard install NAME` says what to install instead of calling NAME an invalid choice.
+KNOWN_INSTALLERS = {"dsh": "cuecard-dsh-adapter"}
+
+Runner = Callable[[argparse.Namespace, list[str]], int]
+
+
+def installers_of(group: str) -> dict[str, Callable[[argparse.ArgumentParser], Runner]]:
+    """The other distributions' installers (or uninstallers: ``group``), by harness name (a
+    broken one is left out)."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+        if entry.name in HARNESS_CHOICES:
+            continue
+        try:
+            found[entry.name] = entry.load()
+        except Exception as exc:  # a broken installer must not take the others down
+            print(
+                f"cuecard: warning: installer {entry.name!r} failed to load: {exc}", file=sys.stderr
+            )
+    return found
+
+
+def harness_check(available: Sequence[str], verb: str = "install") -> Callable[[str], str]:
+    """argparse's ``type`` for the harness: a known harness whose distribution is missing is a
+    usage error naming that distribution."""
+
+    def check(name: str) -> str:
+        wanted = KNOWN_INSTALLERS.get(name)
+        if wanted is not None and name not in available:
+            raise argparse.ArgumentTypeError(
+                f"`cuecard {verb} {name}` needs the {wanted} distribution, which is not "
+                f"installed: {pip_command(wanted)} (harnesses installable here: "
+                f"{', '.join(available)})"
+            )
+        return name
+
+    return check
+
+
+def given_flags(args: argparse.Namespace, actions: list[argparse.Action]) -> list[str]:
+    """The flags of ``actions`` given on the command line (a value other than the default)."""
+    return [
+        max(a.option_strings, key=len)
+        for a in actions
+        if a.option_strings and getattr(args, a.dest, a.default) != a.default
+    ]

@@ -10,60 +10,24 @@ of cuecard's own harnesses that were given (``--user``, ...), for the installer 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from cuecard.core import pip_command
-from cuecard.hooks.cli._common import HARNESS_CHOICES, KEYS, add_harness
-
-INSTALLER_GROUP = "cuecard.installers"
-
-# The harnesses other cuecard distributions install, and the distribution that does: without it
-# `cuecard install NAME` says what to install instead of calling NAME an invalid choice.
-KNOWN_INSTALLERS = {"dsh": "cuecard-dsh-adapter"}
-
-Runner = Callable[[argparse.Namespace, list[str]], int]
-
-
-def _installers() -> dict[str, Callable[[argparse.ArgumentParser], Runner]]:
-    """The other distributions' installers, by harness name (a broken one is left out)."""
-    from importlib.metadata import entry_points
-
-    found: dict[str, Any] = {}
-    for entry in sorted(entry_points(group=INSTALLER_GROUP), key=lambda e: e.name):
-        if entry.name in HARNESS_CHOICES:
-            continue
-        try:
-            found[entry.name] = entry.load()
-        except Exception as exc:  # a broken installer must not take the others down
-            print(
-                f"cuecard: warning: installer {entry.name!r} failed to load: {exc}", file=sys.stderr
-            )
-    return found
-
-
-def _harness_check(available: Sequence[str]) -> Callable[[str], str]:
-    """argparse's ``type`` for the harness: a known harness whose distribution is missing is a
-    usage error naming that distribution."""
-
-    def check(name: str) -> str:
-        wanted = KNOWN_INSTALLERS.get(name)
-        if wanted is not None and name not in available:
-            raise argparse.ArgumentTypeError(
-                f"`cuecard install {name}` needs the {wanted} distribution, which is not "
-                f"installed: {pip_command(wanted)} (harnesses installable here: "
-                f"{', '.join(available)})"
-            )
-        return name
-
-    return check
+from cuecard.hooks.cli._common import (
+    HARNESS_CHOICES,
+    INSTALLER_GROUP,
+    KEYS,
+    KNOWN_INSTALLERS,
+    Runner,
+    add_harness,
+    given_flags,
+    harness_check,
+    installers_of,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    installers = _installers()
+    installers = installers_of(INSTALLER_GROUP)
     available = (*HARNESS_CHOICES, *installers)
     missing = sorted(set(KNOWN_INSTALLERS) - set(available))
     parser = sub.add_parser(
@@ -80,7 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             f"not opt in is initialised first. --json prints keys: {KEYS}."
         ),
     )
-    add_harness(parser, (*available, *missing), _harness_check(available))
+    add_harness(parser, (*available, *missing), harness_check(available))
     runners: dict[str, tuple[Runner, list[argparse.Action]]] = {}
     for name, add_installer in installers.items():
         before = len(parser._actions)
@@ -124,15 +88,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=partial(run, runners))
 
 
-def _given(args: argparse.Namespace, actions: list[argparse.Action]) -> list[str]:
-    """The flags of ``actions`` given on the command line (a value other than the default)."""
-    return [
-        max(a.option_strings, key=len)
-        for a in actions
-        if a.option_strings and getattr(args, a.dest, a.default) != a.default
-    ]
-
-
 def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse.Namespace) -> int:
     from cuecard.core import UsageError
     from cuecard.hooks._install import install
@@ -142,7 +97,7 @@ def run(runners: dict[str, tuple[Runner, list[argparse.Action]]], args: argparse
         foreign = [flag for dest, flag in HARNESS_OPTIONS if getattr(args, dest)]
         return runners[args.harness][0](args, foreign)
     for name, (_, actions) in runners.items():
-        if given := _given(args, actions):
+        if given := given_flags(args, actions):
             raise UsageError(f"{', '.join(given)}: only for `cuecard install {name}`")
 
     if args.trust_folder and (args.harness != "grok" or args.no_trust or args.user):
