@@ -401,3 +401,46 @@ def test_uninstall_codex_removes_what_it_alone_made(tmp_path: Path) -> None:
     assert not (root / ".codex").exists()
     assert "[hooks.state." not in (codex_home / "config.toml").read_text()
     assert _git_status(root) == ["?? .cuecard/.gitignore", "?? .cuecard/config.json"]
+
+
+def _hook_problems(root: Path, env: dict[str, str]) -> list[str]:
+    done = run_cli("doctor", "--json", cwd=root, env=env)
+    report = json.loads(done.stdout)
+    return [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+
+
+def test_doctor_checks_the_opencode_plugin_as_it_checks_the_other_hook_files(
+    tmp_path: Path,
+) -> None:
+    """The plugin is JavaScript, not JSON: doctor reads the command it runs all the same, in the
+    project and in the user's configuration, and reports a missing ``cuecard-hook`` as it does
+    for Claude Code's, Codex's and Grok Build's files."""
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "CODEX_HOME": str(home)}
+    # cuecard-hook from an absolute PATH entry, as installed; or not there at all
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    os.symlink(HOOK, tools / "cuecard-hook")
+    present = {**env, "PATH": f"{tools}:/usr/bin:/bin"}
+    absent = {**env, "PATH": "/usr/bin:/bin"}
+    for harness in ("claude", "opencode"):
+        root = tmp_path / harness
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        assert run_cli("install", harness, "--no-mcp", cwd=root, env=present).returncode == 0
+        assert _hook_problems(root, present) == []
+        missing = _hook_problems(root, absent)
+        assert len(missing) == 1, missing
+        assert "the hooks do not run cuecard here: cuecard-hook is not on the PATH" in missing[0]
+    plugin = tmp_path / "opencode" / ".opencode" / "plugins" / "cuecard.js"
+    assert missing[0].startswith(f"{plugin}:")
+    # a path of this machine that is gone, in the user-level plugin
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    user = run_cli("install", "opencode", "--user", "--no-mcp", "--hook-command",
+                   str(tmp_path / "gone" / "cuecard-hook"), cwd=plain, env=present)  # fmt: skip
+    assert user.returncode == 0, user.stderr
+    found = _hook_problems(plain, present)
+    assert len(found) == 1, found
+    assert str(home / ".config" / "opencode" / "plugins" / "cuecard.js") in found[0]
+    assert f"{tmp_path / 'gone' / 'cuecard-hook'} does not exist" in found[0]

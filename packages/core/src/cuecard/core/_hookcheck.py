@@ -42,6 +42,8 @@ __all__ = [
     "codex_trust_state",
     "command_resolves",
     "hook_commands",
+    "plugin_commands",
+    "plugin_resolves",
     "portable_command",
     "read_toml",
 ]
@@ -103,6 +105,35 @@ def hook_commands(config: Any) -> list[str]:
                 if isinstance(command, str) and MARK in command:
                     out.append(command)
     return out
+
+
+# The line of the OpenCode plugin (``cuecard install opencode``) that names what it runs.
+_PLUGIN_COMMAND = re.compile(r'^const CUECARD_HOOK = ("(?:[^"\\\n]|\\.)*");[ \t]*$', re.M)
+
+
+def plugin_commands(text: str) -> list[str]:
+    """What the OpenCode plugin ``text`` (``cuecard install opencode``) runs: its
+    ``CUECARD_HOOK``, a bare name or a path (none when the line is missing or not a string)."""
+    found = _PLUGIN_COMMAND.search(text)
+    try:
+        program = json.loads(found.group(1)) if found else None
+    except ValueError:
+        program = None
+    return [program] if isinstance(program, str) and program else []
+
+
+def plugin_resolves(program: str, path: str | None = None) -> tuple[bool, str]:
+    """``command_resolves`` for the OpenCode plugin's program, judged as the plugin runs it: a
+    bare name is looked up in the PATH's absolute entries only, an absolute path is run as it is,
+    a relative path never runs."""
+    if os.path.isabs(program):
+        return command_resolves(shlex.quote(program), path)
+    if os.sep in program or (os.altsep and os.altsep in program):
+        return False, f"{program} is a relative path: the plugin never runs it"
+    found = shutil.which(program, path=path)
+    if found and not os.path.isabs(found):
+        return False, f"{program} is found at {found}, not an absolute path: it is not run"
+    return (True, found) if found else (False, f"{program} is not on the PATH")
 
 
 # -- Codex ----------------------------------------------------------------------------------------
@@ -244,18 +275,16 @@ def check_hooks(
     out: list[Finding] = []
     for hook in hooks:
         path = Path(hook["file"])
-        if path.suffix != ".json":
-            continue
         try:
-            config = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            config = json.loads(text) if path.suffix == ".json" else None
         except (OSError, ValueError):
             continue  # doctor reports an unreadable file already
-        failing = {
-            reason
-            for command in hook_commands(config)
-            for ok, reason in [command_resolves(command, env.get("PATH"))]
-            if not ok
-        }
+        if path.suffix == ".json":
+            results = [command_resolves(c, env.get("PATH")) for c in hook_commands(config)]
+        else:
+            results = [plugin_resolves(p, env.get("PATH")) for p in plugin_commands(text)]
+        failing = {reason for ok, reason in results if not ok}
         for reason in sorted(failing):
             out.append(
                 Finding(
