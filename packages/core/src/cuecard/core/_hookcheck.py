@@ -46,6 +46,7 @@ __all__ = [
     "plugin_resolves",
     "portable_command",
     "read_toml",
+    "setup_steps",
 ]
 
 MARK = "cuecard-hook"
@@ -340,4 +341,56 @@ def _codex_findings(
                 "answer yes when Codex asks",
             )
         )
+    return out
+
+
+# -- status ---------------------------------------------------------------------------------------
+
+
+def setup_steps(
+    root: Path, home: Path, environ: dict[str, str] | None = None
+) -> list[dict[str, str]]:
+    """What this person must run before the project's committed Codex and Grok Build hooks run
+    here (``{harness, reason, run}``), for ``cuecard status``. Both harnesses record trust by
+    absolute path: a clone at another path (a teammate's, a second checkout) is not trusted, and
+    Codex's trust of each hook is for one version of ``.codex/hooks.json``, so a changed file goes
+    silent too. Codex says nothing of an untrusted hook and Grok Build nothing of an untrusted
+    folder, so ``status`` says it, with the command that records the trust."""
+    from cuecard.core._installed_hooks import installed_hooks
+
+    env = dict(os.environ if environ is None else environ)
+    hooks, _ = installed_hooks(root, None)
+    out: list[dict[str, str]] = []
+    for hook in hooks:
+        harness = hook["harness"]
+        reasons: list[str] = []
+        if harness == "codex":
+            path = Path(hook["file"])
+            try:
+                config = json.loads(path.read_text(encoding="utf-8"))
+                codex = read_toml(codex_config_path(home, env))
+            except (OSError, ValueError):
+                continue  # doctor names the file
+            states = codex_trust_state(codex, codex_hooks(path, config)).values()
+            if "untrusted" in states:
+                reasons.append(
+                    f"Codex does not run cuecard's hooks in {path}: their trust is recorded by "
+                    "the file's absolute path, and none is recorded for this one (a clone at "
+                    "another path, or a first install here)"
+                )
+            elif "stale" in states:
+                reasons.append(
+                    f"Codex does not run cuecard's hooks in {path}: the file changed since their "
+                    "trust was recorded here"
+                )
+        elif harness == "grok":
+            from cuecard.core._groktrust import grok_findings
+
+            reasons += [
+                message + " (Grok Build records trust by the folder's absolute path)"
+                for problem, message, _ in grok_findings("project", root, home, env)
+                if problem
+            ]
+        out += [{"harness": harness, "reason": r, "run": f"cuecard install {harness}"}
+                for r in reasons]  # fmt: skip
     return out
