@@ -192,7 +192,7 @@ def test_the_installed_command_runs_from_a_path_with_spaces(tmp_path: Path) -> N
 
 def test_codex_grok_and_opencode(tmp_path: Path) -> None:
     hook = "/opt/cuecard hook/cuecard-hook"
-    codex = install("codex", project=tmp_path, home=tmp_path / "h", hook_path=hook, environ={})
+    codex = install("codex", project=tmp_path, home=tmp_path / "h", environ={})
     hooks = settings(tmp_path / ".codex/hooks.json")["hooks"]
     assert set(hooks) == {
         "SessionStart",
@@ -203,22 +203,66 @@ def test_codex_grok_and_opencode(tmp_path: Path) -> None:
         "PostCompact",
     }
     assert any(note.startswith("trusted the 6 hooks written") for note in codex.notes)
-    grok_report = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    grok_report = install("grok", project=tmp_path, home=tmp_path / "h")
     assert not any("also runs the hooks" in note for note in grok_report.notes)
     install("claude", project=tmp_path, home=tmp_path / "h")
-    again = install("grok", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    again = install("grok", project=tmp_path, home=tmp_path / "h")
     assert any("Grok Build also runs the hooks in" in note for note in again.notes)
     grok = settings(tmp_path / ".grok/hooks/cuecard.json")
-    assert commands(grok)[0] == "'/opt/cuecard hook/cuecard-hook' grok SessionStart"
-    install("opencode", project=tmp_path, home=tmp_path / "h", hook_path=hook)
+    assert commands(grok)[0] == portable_command("grok", "SessionStart")
+    install("opencode", project=tmp_path, home=tmp_path / "h")
     plugin = (tmp_path / ".opencode/plugins/cuecard.js").read_text()
-    assert 'const CUECARD_HOOK = "/opt/cuecard hook/cuecard-hook";' in plugin
+    assert 'const CUECARD_HOOK = "cuecard-hook";' in plugin
     assert (tmp_path / ".opencode/skills/cuecard-review/SKILL.md").is_file()
+    # a path of this machine goes to the person's own files, quoted
+    install("grok", project=tmp_path, user=True, home=tmp_path / "h", hook_path=hook)
+    grok = settings(tmp_path / "h/.grok/hooks/cuecard.json")
+    assert commands(grok)[0] == "'/opt/cuecard hook/cuecard-hook' grok SessionStart"
+    install("opencode", project=tmp_path, user=True, home=tmp_path / "h", hook_path=hook)
+    plugin = (tmp_path / "h/.config/opencode/plugins/cuecard.js").read_text()
+    assert 'const CUECARD_HOOK = "/opt/cuecard hook/cuecard-hook";' in plugin
     for harness in ("codex", "grok", "opencode"):
         uninstall(harness, project=tmp_path, home=tmp_path / "h")
     # nothing of cuecard's is left behind: not an empty `{}`, not an empty folder
     for folder in (".codex", ".grok", ".opencode"):
         assert not (tmp_path / folder).exists(), folder
+
+
+@pytest.mark.parametrize(
+    ("harness", "shared"),
+    [
+        ("codex", ".codex/hooks.json"),
+        ("opencode", ".opencode/plugins/cuecard.js"),
+        ("grok", ".grok/hooks/cuecard.json"),
+    ],
+)
+def test_a_path_of_this_machine_never_goes_into_a_committed_hook_file(
+    tmp_path: Path, harness: str, shared: str
+) -> None:
+    """Codex, OpenCode and Grok Build have no git-ignored hook file in a project: a project
+    install with ``--hook-command`` is refused with the reason and the command that works, and
+    writes nothing; ``--user`` puts the path in the person's own configuration."""
+    root = tmp_path / "p"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "CODEX_HOME": str(home / ".codex")}  # fmt: skip
+    hook = str(tmp_path / "bin" / "cuecard-hook")
+    refused = run_cli("install", harness, "--hook-command", hook, cwd=root, env=env)
+    assert refused.returncode != 0
+    message = " ".join(refused.stderr.split())
+    assert f"{root / shared} is the project's file, meant to be committed" in message, message
+    assert f"cuecard install {harness} --user --hook-command PATH" in message
+    assert not (root / shared).exists()
+    assert not [p for p in root.rglob("*") if ".git" not in p.parts and ".cuecard" not in p.parts]
+    done = run_cli("install", harness, "--user", "--no-mcp", "--hook-command", hook, cwd=root,
+                   env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not (root / shared).exists()
+    mine = {"codex": ".codex/hooks.json", "opencode": ".config/opencode/plugins/cuecard.js",
+            "grok": ".grok/hooks/cuecard.json"}[harness]  # fmt: skip
+    assert hook in (home / mine).read_text(encoding="utf-8")
 
 
 def test_claude_plugin_layout(tmp_path: Path) -> None:
@@ -406,3 +450,46 @@ def test_uninstall_codex_removes_what_it_alone_made(tmp_path: Path) -> None:
     assert not (root / ".codex").exists()
     assert "[hooks.state." not in (codex_home / "config.toml").read_text()
     assert _git_status(root) == ["?? .cuecard/.gitignore", "?? .cuecard/config.json"]
+
+
+def _hook_problems(root: Path, env: dict[str, str]) -> list[str]:
+    done = run_cli("doctor", "--json", cwd=root, env=env)
+    report = json.loads(done.stdout)
+    return [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+
+
+def test_doctor_checks_the_opencode_plugin_as_it_checks_the_other_hook_files(
+    tmp_path: Path,
+) -> None:
+    """The plugin is JavaScript, not JSON: doctor reads the command it runs all the same, in the
+    project and in the user's configuration, and reports a missing ``cuecard-hook`` as it does
+    for Claude Code's, Codex's and Grok Build's files."""
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "CODEX_HOME": str(home)}
+    # cuecard-hook from an absolute PATH entry, as installed; or not there at all
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    os.symlink(HOOK, tools / "cuecard-hook")
+    present = {**env, "PATH": f"{tools}:/usr/bin:/bin"}
+    absent = {**env, "PATH": "/usr/bin:/bin"}
+    for harness in ("claude", "opencode"):
+        root = tmp_path / harness
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        assert run_cli("install", harness, "--no-mcp", cwd=root, env=present).returncode == 0
+        assert _hook_problems(root, present) == []
+        missing = _hook_problems(root, absent)
+        assert len(missing) == 1, missing
+        assert "the hooks do not run cuecard here: cuecard-hook is not on the PATH" in missing[0]
+    plugin = tmp_path / "opencode" / ".opencode" / "plugins" / "cuecard.js"
+    assert missing[0].startswith(f"{plugin}:")
+    # a path of this machine that is gone, in the user-level plugin
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    user = run_cli("install", "opencode", "--user", "--no-mcp", "--hook-command",
+                   str(tmp_path / "gone" / "cuecard-hook"), cwd=plain, env=present)  # fmt: skip
+    assert user.returncode == 0, user.stderr
+    found = _hook_problems(plain, present)
+    assert len(found) == 1, found
+    assert str(home / ".config" / "opencode" / "plugins" / "cuecard.js") in found[0]
+    assert f"{tmp_path / 'gone' / 'cuecard-hook'} does not exist" in found[0]

@@ -20,8 +20,9 @@ def test_the_plugin_under_node(tmp_path: Path) -> None:
     if node is None:
         pytest.skip("Node.js is not installed")
     repo = build_repo(tmp_path / "repo")
-    install("opencode", project=repo, home=tmp_path / "home", hook_path=HOOK)
-    plugin = repo / ".opencode" / "plugins" / "cuecard.js"
+    home = tmp_path / "home"
+    install("opencode", project=repo, user=True, home=home, hook_path=HOOK, mcp=False)
+    plugin = home / ".config" / "opencode" / "plugins" / "cuecard.js"
     env = {k: v for k, v in os.environ.items() if k != "CUECARD_PROJECT_DIR"}
     env.update(CUECARD_PLUGIN=str(plugin), CUECARD_REPO=str(repo))
     result = subprocess.run(

@@ -35,6 +35,13 @@ __all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
 MARKER = ".cuecard-made"
 """The file cuecard puts in a folder it creates and may delete later (an index generation)."""
 
+SELF_IGNORING = (".cuecard", "local")
+"""The folder (its last two components) that gets a ``.gitignore`` holding ``*`` when the layer
+creates it, as ``.pytest_cache`` does: a project opted in by a committed memory file alone has no
+``.cuecard/.gitignore``, and this machine's derived state must never be one ``git add -A`` from a
+commit. Created exclusively in the new folder's descriptor, once, never through a link."""
+_IGNORE_ALL = b"# made by cuecard: this machine's derived state, never committed\n*\n"
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -128,14 +135,17 @@ class Tree:
                 except FileNotFoundError:
                     if not create:
                         raise
-                    try:  # noqa: SIM105 - contextlib costs the hook process an import
+                    made = True
+                    try:
                         os.mkdir(part, 0o755, dir_fd=fd)
                     except FileExistsError:
-                        pass
+                        made = False
                     try:
                         child = os.open(part, _DIR_FLAGS, dir_fd=fd)
                     except OSError:
                         raise self._refuse(fd, part, shown) from None
+                    if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
+                        _ignore_all(child)
                 except OSError:
                     raise self._refuse(fd, part, shown) from None
                 os.close(fd)
@@ -159,6 +169,8 @@ class Tree:
                     raise
                 os.makedirs(here, exist_ok=True)
                 st = os.lstat(here)
+                if (os.path.basename(os.path.dirname(here)), part) == SELF_IGNORING:
+                    _ignore_all_at(here)
             if not stat.S_ISDIR(st.st_mode):
                 raise UnsafePath(here, f"is {describe(st.st_mode)}, not a folder")
         return os.open(here, os.O_RDONLY)
@@ -482,6 +494,35 @@ def _fsync_quietly(fd: int) -> None:
         os.fsync(fd)
     except OSError:
         pass
+
+
+def _ignore_all(folder_fd: int) -> None:
+    """Put the ``.gitignore`` holding ``*`` in a folder just made (``SELF_IGNORING``): one
+    exclusive create that follows no link; an entry already there, or a failure, is left be
+    (the folder's contents are what matter to the caller)."""
+    try:
+        handle = os.open(".gitignore", _CREATE_FLAGS, 0o644, dir_fd=folder_fd)
+    except OSError:
+        return
+    try:
+        _write_all(handle, _IGNORE_ALL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def _ignore_all_at(folder: str) -> None:  # pragma: no cover - where dir_fd is missing
+    try:
+        handle = os.open(os.path.join(folder, ".gitignore"), _CREATE_FLAGS, 0o644)
+    except OSError:
+        return
+    try:
+        _write_all(handle, _IGNORE_ALL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def _write_all(fd: int, data: bytes) -> None:

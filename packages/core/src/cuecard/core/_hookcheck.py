@@ -42,8 +42,11 @@ __all__ = [
     "codex_trust_state",
     "command_resolves",
     "hook_commands",
+    "plugin_commands",
+    "plugin_resolves",
     "portable_command",
     "read_toml",
+    "setup_steps",
 ]
 
 MARK = "cuecard-hook"
@@ -103,6 +106,35 @@ def hook_commands(config: Any) -> list[str]:
                 if isinstance(command, str) and MARK in command:
                     out.append(command)
     return out
+
+
+# The line of the OpenCode plugin (``cuecard install opencode``) that names what it runs.
+_PLUGIN_COMMAND = re.compile(r'^const CUECARD_HOOK = ("(?:[^"\\\n]|\\.)*");[ \t]*$', re.M)
+
+
+def plugin_commands(text: str) -> list[str]:
+    """What the OpenCode plugin ``text`` (``cuecard install opencode``) runs: its
+    ``CUECARD_HOOK``, a bare name or a path (none when the line is missing or not a string)."""
+    found = _PLUGIN_COMMAND.search(text)
+    try:
+        program = json.loads(found.group(1)) if found else None
+    except ValueError:
+        program = None
+    return [program] if isinstance(program, str) and program else []
+
+
+def plugin_resolves(program: str, path: str | None = None) -> tuple[bool, str]:
+    """``command_resolves`` for the OpenCode plugin's program, judged as the plugin runs it: a
+    bare name is looked up in the PATH's absolute entries only, an absolute path is run as it is,
+    a relative path never runs."""
+    if os.path.isabs(program):
+        return command_resolves(shlex.quote(program), path)
+    if os.sep in program or (os.altsep and os.altsep in program):
+        return False, f"{program} is a relative path: the plugin never runs it"
+    found = shutil.which(program, path=path)
+    if found and not os.path.isabs(found):
+        return False, f"{program} is found at {found}, not an absolute path: it is not run"
+    return (True, found) if found else (False, f"{program} is not on the PATH")
 
 
 # -- Codex ----------------------------------------------------------------------------------------
@@ -244,18 +276,16 @@ def check_hooks(
     out: list[Finding] = []
     for hook in hooks:
         path = Path(hook["file"])
-        if path.suffix != ".json":
-            continue
         try:
-            config = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            config = json.loads(text) if path.suffix == ".json" else None
         except (OSError, ValueError):
             continue  # doctor reports an unreadable file already
-        failing = {
-            reason
-            for command in hook_commands(config)
-            for ok, reason in [command_resolves(command, env.get("PATH"))]
-            if not ok
-        }
+        if path.suffix == ".json":
+            results = [command_resolves(c, env.get("PATH")) for c in hook_commands(config)]
+        else:
+            results = [plugin_resolves(p, env.get("PATH")) for p in plugin_commands(text)]
+        failing = {reason for ok, reason in results if not ok}
         for reason in sorted(failing):
             out.append(
                 Finding(
@@ -311,4 +341,56 @@ def _codex_findings(
                 "answer yes when Codex asks",
             )
         )
+    return out
+
+
+# -- status ---------------------------------------------------------------------------------------
+
+
+def setup_steps(
+    root: Path, home: Path, environ: dict[str, str] | None = None
+) -> list[dict[str, str]]:
+    """What this person must run before the project's committed Codex and Grok Build hooks run
+    here (``{harness, reason, run}``), for ``cuecard status``. Both harnesses record trust by
+    absolute path: a clone at another path (a teammate's, a second checkout) is not trusted, and
+    Codex's trust of each hook is for one version of ``.codex/hooks.json``, so a changed file goes
+    silent too. Codex says nothing of an untrusted hook and Grok Build nothing of an untrusted
+    folder, so ``status`` says it, with the command that records the trust."""
+    from cuecard.core._installed_hooks import installed_hooks
+
+    env = dict(os.environ if environ is None else environ)
+    hooks, _ = installed_hooks(root, None)
+    out: list[dict[str, str]] = []
+    for hook in hooks:
+        harness = hook["harness"]
+        reasons: list[str] = []
+        if harness == "codex":
+            path = Path(hook["file"])
+            try:
+                config = json.loads(path.read_text(encoding="utf-8"))
+                codex = read_toml(codex_config_path(home, env))
+            except (OSError, ValueError):
+                continue  # doctor names the file
+            states = codex_trust_state(codex, codex_hooks(path, config)).values()
+            if "untrusted" in states:
+                reasons.append(
+                    f"Codex does not run cuecard's hooks in {path}: their trust is recorded by "
+                    "the file's absolute path, and none is recorded for this one (a clone at "
+                    "another path, or a first install here)"
+                )
+            elif "stale" in states:
+                reasons.append(
+                    f"Codex does not run cuecard's hooks in {path}: the file changed since their "
+                    "trust was recorded here"
+                )
+        elif harness == "grok":
+            from cuecard.core._groktrust import grok_findings
+
+            reasons += [
+                message + " (Grok Build records trust by the folder's absolute path)"
+                for problem, message, _ in grok_findings("project", root, home, env)
+                if problem
+            ]
+        out += [{"harness": harness, "reason": r, "run": f"cuecard install {harness}"}
+                for r in reasons]  # fmt: skip
     return out

@@ -22,8 +22,10 @@ nothing else changed; a file only cuecard's entries were in, and a folder it alo
 A project's files are committed and shared, so they hold no path of this machine: the command
 there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
 no-op where cuecard is not installed). A path given with ``--hook-command`` is this machine's:
-for Claude Code it goes to the git-ignored ``.claude/settings.local.json``. The user's own files
-(``--user``) run the installed ``cuecard-hook`` by its path. A path is quoted, so spaces and
+for Claude Code it goes to the git-ignored ``.claude/settings.local.json``; Codex, OpenCode and
+Grok Build have no git-ignored hook file of their own in a project, so there it is refused
+(``--user`` takes it). The user's own files (``--user``) run the installed ``cuecard-hook`` by
+its path. A path is quoted, so spaces and
 Windows-style paths survive the harness's shell.
 
 ``install codex`` records Codex's trust for exactly the hooks it wrote, by their current hash
@@ -222,6 +224,19 @@ def preflight(
         _read_json(_target(harness, base, local))
 
 
+_NAMES = {"codex": "Codex", "opencode": "OpenCode", "grok": "Grok Build"}
+_NO_LOCAL_FILE = (
+    "--hook-command names a path of this machine, and {file} is the project's file, meant to be "
+    "committed: a teammate's {name} would run a program that is not on their machine. {name} "
+    "has no git-ignored hook file of its own in a project (as Claude Code has "
+    "settings.local.json), so the path goes in your own configuration: "
+    "`cuecard install {harness} --user --hook-command PATH` (it runs in every project and does "
+    "nothing in one that did not opt in); or leave --hook-command out, and the project's file "
+    "runs cuecard-hook from the PATH"
+)
+"""Why ``--hook-command`` is refused for a project's Codex, OpenCode or Grok Build file."""
+
+
 def install(
     harness: str,
     *,
@@ -253,6 +268,10 @@ def install(
             raise UsageError("--plugin makes a Claude Code plugin; use it with claude")
         _write_plugin(plugin, hook_path, report)
         return report
+    if hook_path is not None and not user and harness != "claude":
+        raise UsageError(_NO_LOCAL_FILE.format(
+            harness=harness, name=_NAMES[harness], file=_target(harness, base, False)
+        ))  # fmt: skip
     if user and hook_path is None:
         hook_path = default_hook_path()
     local = harness == "claude" and not user and hook_path is not None

@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Show whether this project opted in and what its store holds; exits 1 outside a "
             "project that opted in, as list does. --json prints keys: "
             "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "
-            "waiting), problems."
+            "waiting), problems, setup (what this person must run before the project's Codex "
+            "or Grok Build hooks run here: a list of {harness, reason, run})."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -24,6 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cuecard.core._hookcheck import setup_steps
     from cuecard.core._store import Store, find_root
 
     root = find_root()
@@ -61,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         "live": counts["active"] + counts["contested"],
         "inbox": len(inbox),
         "problems": problems,
+        "setup": setup_steps(store.root, Path.home()),  # Codex, Grok: trust by path
     }
     if args.json:
         emit_json(summary)
@@ -72,4 +77,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"proposals waiting in the inbox: {len(inbox)}")
     for problem in problems:
         print(f"problem: {problem}")
+    for step in summary["setup"]:
+        print(f"{step['harness']}: {step['reason']}; run `{step['run']}`")
     return 0

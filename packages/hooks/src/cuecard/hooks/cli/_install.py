@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PATH",
         help=(
             "the cuecard-hook executable to run, a path of this machine (claude: written to the "
-            "git-ignored .claude/settings.local.json); default: a project runs cuecard-hook "
+            "git-ignored .claude/settings.local.json; codex, opencode, grok: only with --user, "
+            "as a project's file is committed); default: a project runs cuecard-hook "
             "from the PATH (a quiet no-op without cuecard), --user the installed one"
         ),
     )
