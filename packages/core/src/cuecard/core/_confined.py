@@ -360,13 +360,28 @@ class Tree:
 
     def append(self, rel: str, data: bytes, *, mode: int = 0o644) -> None:
         """Append ``data`` to the regular file ``rel`` (created with ``mode``) in one ``write``
-        on ``O_APPEND``, so lines of parallel processes never interleave."""
+        on ``O_APPEND``, so lines of parallel processes never interleave.
+
+        A log that a reader renames aside to drain it (maintenance) loses no line: the write
+        happens under a shared ``flock`` and only while the file is still the one named ``rel``
+        (else it goes to the new one); the reader takes the exclusive lock of the renamed file
+        (:func:`settled`) before it reads, so every write that began before the rename is in."""
+        import fcntl  # a builtin module: no cost worth counting
+
         with self._parent(rel, create=True) as (fd, name):
-            handle = self._open_regular(fd, name, rel, _APPEND_FLAGS)
-            try:  # written at once: a log renamed aside (maintenance) loses no line
-                os.write(handle, data)
-            finally:
-                os.close(handle)
+            for _attempt in range(3):
+                handle = self._open_regular(fd, name, rel, _APPEND_FLAGS)
+                try:
+                    shared = _flock_briefly(handle, fcntl.LOCK_SH)
+                    here = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    if shared and not os.path.samestat(here, os.fstat(handle)):
+                        continue  # renamed aside since it was opened: write to the new file
+                    os.write(handle, data)
+                    return
+                except FileNotFoundError:
+                    continue  # renamed aside and no new file yet: open (create) it again
+                finally:
+                    os.close(handle)
 
     def locked(self, rel: str, *, timeout: float = 10.0, poll: float = 0.02) -> _Lock:
         """An exclusive advisory lock on the regular file ``rel`` (created if missing), held for
@@ -608,3 +623,35 @@ def _scan(
             except OSError:
                 continue
             found.append((tree.path(here), f"is {describe(mode)}"))
+
+
+def _flock_briefly(handle: int, kind: int, tries: int = 50) -> bool:
+    """Take ``flock`` ``kind`` on ``handle``, trying for about 50 ms (never longer: a hook must
+    not wait on a lock another process keeps); whether it was taken."""
+    import fcntl
+    import time
+
+    for _ in range(tries):
+        try:
+            fcntl.flock(handle, kind | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            time.sleep(0.001)
+        except OSError:
+            return False
+    return False
+
+
+def settled(path: str, timeout: float = 2.0) -> None:
+    """Wait until no append that began before ``path`` (a log just renamed aside) is still
+    writing into it: take its exclusive ``flock`` once, for at most ``timeout`` seconds."""
+    import fcntl
+
+    try:
+        handle = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+    except OSError:
+        return
+    try:
+        _flock_briefly(handle, fcntl.LOCK_EX, tries=max(1, int(timeout * 1000)))
+    finally:
+        os.close(handle)

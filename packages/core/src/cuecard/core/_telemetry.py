@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cuecard.core._confined import settled
 from cuecard.core._fsio import crash_point
 
 __all__ = [
@@ -210,6 +211,7 @@ class Telemetry:
             os.replace(path, path.with_name(f"{path.name}.{uuid.uuid4().hex}.rolling"))
         moved = 0
         for batch, rolling in _rolling(path):
+            settled(str(rolling))  # every append that began before the rename has written
             rows: list[tuple[Any, ...]] = []
             for number, record in _lines(rolling):
                 key = f"{batch}:{number}"
