@@ -78,7 +78,12 @@ def test_the_contributors_guide_holds_no_machine_paths() -> None:
 
 
 def test_every_test_file_the_guides_cite_exists() -> None:
-    for doc in ("CONTRIBUTING.md", "README.md"):
+    guides = [
+        "CONTRIBUTING.md",
+        "README.md",
+        *(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")),
+    ]
+    for doc in guides:
         text = (ROOT / doc).read_text(encoding="utf-8")
         for cited in re.findall(r"`(tests/[\w/.-]+\.py)", text):
             assert (ROOT / cited).is_file(), f"{doc} cites {cited}, which does not exist"
