@@ -83,8 +83,12 @@ def describe(mode: int) -> str:
     return "not a file"
 
 
+_EUID = os.geteuid() if hasattr(os, "geteuid") else None
+"""This process's effective user: asked once, not at every folder of every walk."""
+
+
 def _owner_problem(st: os.stat_result) -> str | None:
-    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    euid = _EUID
     if euid is None or st.st_uid == euid:
         return None
     return f"belongs to another user (uid {st.st_uid})"
