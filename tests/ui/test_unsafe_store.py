@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests._support.cli import BIN
 from tests._support.ui import Seeded, Server
 
 PAGES = ("/", "/memories", "/queues/candidates", "/settings")
@@ -103,3 +105,43 @@ def test_a_fifo_among_the_memories_is_named_and_changes_wait_until_it_is_gone(
     answer = client.post(url, json={"changes": {"title": "changed"}})
     assert answer.status_code == 200, answer.text
     assert seeded.memory("candidate")["title"] == "changed"
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a folder away needs root"
+)
+def test_another_users_folder_is_named(client: httpx.Client, seeded: Seeded) -> None:
+    foreign = seeded.root / ".cuecard/requests"
+    foreign.mkdir(exist_ok=True)
+    os.chown(foreign, 65534, 65534)
+    line = f"{foreign} belongs to another user (uid 65534)"
+
+    _named_on_every_page(client, line)
+    answer = client.post(f"/api/memories/{seeded.ids['candidate']}/reviewed", json={})
+    assert answer.status_code == 409
+    assert answer.json()["unsafe"] == [line]
+
+
+def test_cuecard_ui_will_not_start_on_a_linked_store_and_says_why(
+    seeded: Seeded, tmp_path: Path
+) -> None:
+    local = seeded.root / ".cuecard/local"
+    outside = tmp_path / "outside"
+    shutil.move(local, outside)
+    local.symlink_to(outside, target_is_directory=True)
+    before = _tree(outside)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("CUECARD_PROJECT_DIR", None)
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "ui", "--no-browser", "--port", "0"],
+        cwd=seeded.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert f"{local} is a symbolic link" in done.stderr
+    assert done.stdout == ""
+    assert _tree(outside) == before
