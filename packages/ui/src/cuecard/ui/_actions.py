@@ -5,8 +5,11 @@ Answers: 200 ``{"ok": true, "message": …}`` (plus ``"warnings": [lines]`` when
 something to say: it waited for its lock, its mirror was not updated); 422 ``{"error":
 "invalid", "errors": [{field, message}]}`` when a field breaks a rule (nothing written); 409
 ``{"error": "refused", "message"}`` when the store refuses; 400 for a body that is not one JSON
-object; 404 for an unknown id; 503 ``{"error": "vault_unavailable", "message"}`` when a
-PostgreSQL vault's server is gone or refuses a statement (its transaction rolled back).
+object; 404 for an unknown id; 409 ``{"error": "refused", "message", "unsafe": [lines]}`` for
+every change while an entry under ``.cuecard/`` is a link, a special file or another user's
+folder (the message names each path and why); 503 ``{"error": "vault_unavailable",
+"message"}`` when a PostgreSQL vault's server is gone or refuses a statement (its transaction
+rolled back).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from cuecard.core.vault import database_error
 from cuecard.ui._body import BadRequest, Work, ok, read_body, text
 from cuecard.ui._decisions import decision_routes
 from cuecard.ui._edits import EditRefused, FieldError, edited, field_errors
-from cuecard.ui._project import Project
+from cuecard.ui._project import Project, refusal
 from cuecard.ui._vault_changes import vault_routes
 
 __all__ = ["routes"]
@@ -38,8 +41,12 @@ __all__ = ["routes"]
 Handler = Callable[[Request], Awaitable[JSONResponse]]
 
 
-def _guarded(work: Work) -> Handler:
+def _guarded(project: Project, work: Work) -> Handler:
     async def handler(request: Request) -> JSONResponse:
+        unsafe = project.unsafe()
+        if unsafe:
+            body = {"error": "refused", "message": refusal(unsafe), "unsafe": unsafe}
+            return JSONResponse(body, status_code=409)
         try:
             return work(request, await read_body(request))
         except BadRequest as exc:
@@ -79,7 +86,7 @@ def routes(project: Project) -> list[tuple[str, Handler]]:
         ("/api/settings", partial(_settings, project)),
         *vault_routes(project),
     ]
-    return [(path, _guarded(work)) for path, work in table]
+    return [(path, _guarded(project, work)) for path, work in table]
 
 
 def _memory_routes(project: Project) -> list[tuple[str, Work]]:

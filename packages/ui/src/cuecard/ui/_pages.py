@@ -72,6 +72,7 @@ class Pages:
             vault=snap.vault,
             health=snap.health,
             problems=snap.problems,
+            unsafe=snap.unsafe,
             **context,
         )
         return HTMLResponse(html, status_code=code)
@@ -116,6 +117,10 @@ class Pages:
 
         snap = self.project.snapshot()
         store = self.project.store
+        if snap.unsafe:
+            # Its page reads the recorded sessions and refreshes local/similarity.json.
+            what = "This page reads and writes .cuecard/local/, which is left alone for now."
+            return self._render("missing.html", snap, code=409, page="", what=what)
         try:
             memory = store.get(str(request.path_params["ident"]))
         except (NotFound, StoreError) as exc:

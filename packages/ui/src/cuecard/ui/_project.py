@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from cuecard.core import Memory, ProjectConfig, Store
+from cuecard.core import CuecardError, Memory, ProjectConfig, Store
 from cuecard.core.fs import atomic_write, locked
 from cuecard.core.review import JOURNAL_FILE, Decisions
 
@@ -23,9 +24,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault import Backend
 
-__all__ = ["Project", "Snapshot"]
+__all__ = ["Project", "Snapshot", "refusal"]
 
 HISTORY_FILE = "ui-history.jsonl"
+
+
+def refusal(unsafe: list[str]) -> str:
+    """Why no change is made while ``unsafe`` (``Project.unsafe``'s lines) is not empty."""
+    return (
+        f"{'; '.join(unsafe)}: cuecard reads and writes nothing through a link, a special "
+        "file or another user's folder in .cuecard/, so this UI changes nothing until it is "
+        "removed or fixed (`cuecard doctor` names it too)"
+    )
 
 
 @dataclass
@@ -44,6 +54,10 @@ class Snapshot:
     stale: dict[str, list[str]] = field(default_factory=dict)
     """Memory id -> evidence files whose content changed since they were recorded."""
     vault: VaultView | None = None
+    unsafe: list[str] = field(default_factory=list)
+    """One line per entry under ``.cuecard/`` that is not what cuecard expects (the path and
+    why). While there is one, the snapshot holds only what the confined layer read (memories,
+    config) and the UI refuses every change."""
 
     def by_id(self) -> dict[str, Memory]:
         return {m.id: m for m in self.memories}
@@ -98,7 +112,25 @@ class Project:
 
     # -- reading --------------------------------------------------------------------------------
 
+    def unsafe(self) -> list[str]:
+        """One line per entry under ``.cuecard/`` that cuecard reads and writes nothing through:
+        a link, a FIFO, a socket or a device, a folder another user owns, or one of the store's
+        own entries not of its kind (the path and why). Walks by descriptor, following nothing."""
+        from cuecard.core.engine import store_problem
+        from cuecard.core.fs import Tree, unsafe_entries
+
+        root = str(self.store.root)
+        found = unsafe_entries(Tree(root), ".cuecard")
+        lines = [f"{path} {why}" for path, why in found]
+        problem = store_problem(root)
+        if problem is not None and not any(problem.startswith(f"{p} ") for p, _ in found):
+            lines.append(problem)
+        return lines
+
     def snapshot(self) -> Snapshot:
+        unsafe = self.unsafe()
+        if unsafe:
+            return self._confined_snapshot(unsafe)
         memories, problems = self.store.load()
         snap = Snapshot(
             memories=memories,
@@ -111,6 +143,21 @@ class Project:
         snap.stale = self.stale_evidence(memories)
         snap.vault = self.vault_view()
         return snap
+
+    def _confined_snapshot(self, unsafe: list[str]) -> Snapshot:
+        """What may be read while the store is not as expected: the memories and the config,
+        through the confined layer (which refuses every link and special file); nothing from
+        ``local/`` or the requests, no health report (it reads the sessions), no vault."""
+        memories: list[Memory] = []
+        problems: list[str] = []
+        with contextlib.suppress(OSError, CuecardError):
+            memories, problems = self.store.load()
+        try:
+            config = self.store.config()
+        except (OSError, CuecardError):
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.store.root.name)[:60].strip("-")
+            config = ProjectConfig(project_id=name or "project")
+        return Snapshot(memories, problems, config, [], [], None, unsafe=unsafe)
 
     def requests(self, *, resolved: bool = False) -> list[dict[str, Any]]:
         return self.decisions.requests(resolved=resolved)
