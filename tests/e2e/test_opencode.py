@@ -95,7 +95,10 @@ def test_a_prompt_keyword_reaches_the_model_in_a_turn_with_no_tool_call(
     new_project: Callable[..., Project],
 ) -> None:
     project = project_for(new_project)
+    claimed = project.root / ".cuecard/local/maintain.spawn"
+    assert not claimed.exists()
     server = opencode(project, "How do we deploy to staging?", [Reply("With make.")])
+    assert claimed.is_file()  # the plugin's start ran the day's maintenance
     (asked,) = server.main_requests
     # in the user's message, after the prompt; the system prompt is left alone
     assert asked.count(PROCEDURE) == 1
