@@ -86,7 +86,28 @@ def test_a_memory_reaches_the_model_in_the_tool_result_at_a_read_and_an_edit_onc
     assert "amount_due" in (project.root / "src/billing/charge.py").read_text()
 
 
-def test_a_prompt_keyword_arrives_with_the_first_tool_result(
+def user_messages(request: object) -> str:
+    messages = getattr(request, "body", {}).get("messages", [])
+    return json.dumps([m for m in messages if m.get("role") == "user"])
+
+
+def test_a_prompt_keyword_reaches_the_model_in_a_turn_with_no_tool_call(
+    new_project: Callable[..., Project],
+) -> None:
+    project = project_for(new_project)
+    claimed = project.root / ".cuecard/local/maintain.spawn"
+    assert not claimed.exists()
+    server = opencode(project, "How do we deploy to staging?", [Reply("With make.")])
+    assert claimed.is_file()  # the plugin's start ran the day's maintenance
+    (asked,) = server.main_requests
+    # in the user's message, after the prompt; the system prompt is left alone
+    assert asked.count(PROCEDURE) == 1
+    user = user_messages(asked)
+    assert user.index("How do we deploy to staging?") < user.index(PROCEDURE)
+    assert "<memory-data" in user
+
+
+def test_a_prompt_keyword_stays_in_the_users_message_through_the_turn(
     new_project: Callable[..., Project],
 ) -> None:
     project = project_for(new_project)
@@ -95,9 +116,10 @@ def test_a_prompt_keyword_arrives_with_the_first_tool_result(
         Reply("On it."),
     ])  # fmt: skip
     first, second = server.main_requests
-    assert first.count(PROCEDURE) == 0  # the system prompt is left alone
-    assert second.count(PROCEDURE) == 1
-    assert PROCEDURE in tool_results(second)[0]
+    assert first.count(PROCEDURE) == 1
+    assert second.count(PROCEDURE) == 1  # the same place in every request, not repeated
+    assert PROCEDURE in user_messages(second)
+    assert PROCEDURE not in tool_results(second)[0]
     # `opencode run` quotes the prompt; cuecard-hook reads it as typed
     prompt = next(c for c in project.calls if c["argv"] == ["opencode", "UserPromptSubmit"])
     assert prompt["payload"]["prompt"] == '"Please deploy the fix to staging."'
@@ -150,7 +172,8 @@ def test_nothing_happens_in_a_project_that_did_not_opt_in(
         Reply("Done."),
     ])  # fmt: skip
     # the hooks ran, stayed silent and changed nothing
-    assert_left_alone(project, before, server, {"UserPromptSubmit", "PreToolUse", "Stop"})
+    assert_left_alone(project, before, server,
+                      {"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"})  # fmt: skip
 
 
 def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(

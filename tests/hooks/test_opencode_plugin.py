@@ -34,4 +34,4 @@ def test_the_plugin_under_node(tmp_path: Path) -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "# pass 9" in result.stdout or "ℹ pass 9" in result.stdout, result.stdout
+    assert "# pass 10" in result.stdout or "ℹ pass 10" in result.stdout, result.stdout

@@ -2,6 +2,8 @@
 // Run by tests/hooks/test_opencode_plugin.py with CUECARD_PLUGIN (the installed cuecard.js) and
 // CUECARD_REPO (an opted-in git repository with the test memories) in the environment.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 
@@ -41,6 +43,15 @@ test("the module exports the plugin alone", async () => {
   assert.deepEqual(Object.keys(module), ["CuecardPlugin"]);
 });
 
+// First of the tests that load the plugin: the repository has never seen a session start.
+test("the plugin's start claims the day's maintenance, and dispose waits for it", async () => {
+  const marker = join(repo, ".cuecard", "local", "maintain.spawn");
+  assert.equal(existsSync(marker), false);
+  const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
+  await hooks.dispose();
+  assert.equal(existsSync(marker), true);
+});
+
 test("a memory is appended to the tool result, once per session", async () => {
   const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
   const edit = { filePath: `${repo}/src/billing/charge.py`, oldString: "order.total", newString: "order.amount" };
@@ -54,14 +65,28 @@ test("a memory is appended to the tool result, once per session", async () => {
   assert.ok(other.output.includes(TRAP));
 });
 
-test("the prompt's memories arrive with the first tool result, never in the system prompt", async () => {
+test("the prompt's memories join the user's message as a synthetic part, never the system prompt", async () => {
   const hooks = await CuecardPlugin({ directory: repo, client: fakeClient() });
-  const message = { parts: [{ type: "text", text: "Please deploy this to staging." }] };
-  await hooks["chat.message"]({ sessionID: "oc-3" }, message);
-  assert.equal(message.parts.length, 1);
+  const prompt = { id: "prt_0a1", sessionID: "oc-3", messageID: "msg_1", type: "text", text: "Please deploy this to staging." };
+  const output = { message: { id: "msg_1", sessionID: "oc-3", role: "user" }, parts: [prompt] };
+  await hooks["chat.message"]({ sessionID: "oc-3", messageID: "msg_1" }, output);
+  assert.equal(output.parts.length, 2);
+  const [, added] = output.parts;
+  assert.equal(added.type, "text");
+  assert.equal(added.synthetic, true);
+  assert.equal(added.messageID, "msg_1");
+  assert.equal(added.sessionID, "oc-3");
+  assert.ok(added.id > prompt.id && added.id.startsWith("prt_0a1"), added.id); // sorts right after
+  assert.ok(added.text.startsWith("<memory-data"), added.text);
+  assert.ok(added.text.includes("Deploy with make deploy-staging"), added.text);
+  // delivered once: the next tool result does not repeat it
   const read = await toolCall(hooks, "oc-3", "call-4", "read", { filePath: `${repo}/docs/adr/0001-provider.md` }, "# One provider");
-  assert.ok(read.output.includes("Deploy with make deploy-staging"), read.output);
+  assert.ok(!read.output.includes("Deploy with make deploy-staging"), read.output);
   assert.ok(read.output.includes("One payment provider until 2027"), read.output);
+  // cuecard's own synthetic part is no prompt: a message of it alone runs nothing
+  const again = { message: { id: "msg_2", sessionID: "oc-3" }, parts: [added] };
+  await hooks["chat.message"]({ sessionID: "oc-3" }, again);
+  assert.equal(again.parts.length, 1);
 });
 
 test("after a failure and a fix, the idle session is asked once for a memory", async () => {

@@ -3,17 +3,22 @@
 //
 // This plugin holds no logic of its own: at each hook it runs `cuecard-hook opencode <event>`
 // (without a shell, the payload as JSON on stdin, output bounded, 10 s timeout) and appends what
-// cuecard delivers to the TOOL RESULT, leaving the system prompt and its cache alone. It imports
-// nothing but Node's own modules (not @opencode-ai/plugin).
+// cuecard delivers to the TOOL RESULT (a prompt's memories: to the user's message), leaving the
+// system prompt and its cache alone. It imports nothing but Node's own modules (not
+// @opencode-ai/plugin).
 //
 // Events and payloads it sends (Claude Code's field names, which cuecard-hook reads for every
 // harness):
-//   chat.message           stores the user's prompt text; nothing is run yet.
-//   tool.execute.before    first, when a prompt is stored: UserPromptSubmit
-//                            {hook_event_name, session_id, cwd, prompt}
-//                          then: PreToolUse
+//   (start)                SessionStart {source: "startup"} once, when OpenCode loads the plugin
+//                          (no session yet): the day's maintenance, when it is due, detached.
+//                          Not awaited; dispose waits for it.
+//   chat.message           UserPromptSubmit {hook_event_name, session_id, cwd, prompt}; its
+//                          additionalContext is added to the user's message as a synthetic text
+//                          part (stored with the message, so the model reads it in its first
+//                          answer and in every later request of the session, at the same place).
+//   tool.execute.before    PreToolUse
 //                            {hook_event_name, session_id, cwd, tool_name, tool_input, tool_use_id}
-//                          Their additionalContext is kept for this call.
+//                          Its additionalContext is kept for this call.
 //   tool.execute.after     PostToolUse {…, tool_input, tool_response: {title, output, metadata}};
 //                          the kept text and PostToolUse's additionalContext (an inbox proposal's
 //                          ingestion result) are appended to output.output.
@@ -30,7 +35,6 @@
 //                          and not after an error or an abort; a reason is sent as a new prompt
 //                          (client.session.prompt). `opencode run` disposes the instance at idle:
 //                          the plugin's dispose waits for that prompt to finish.
-// A prompt that runs no tool delivers nothing (nothing is claimed, so nothing is lost).
 // OpenCode calls every exported function as a plugin, so the module exports the plugin alone.
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -125,6 +129,23 @@ function contextOf(answer) {
   return typeof text === "string" && text ? text : "";
 }
 
+/**
+ * A synthetic text part holding `text`, for the user message `message`. Its id extends the id of
+ * the message's last part, so that it sorts right after the prompt (OpenCode orders parts by id).
+ */
+function contextPart(message, parts, text) {
+  const ids = parts.map((p) => p?.id).filter((id) => typeof id === "string");
+  const last = ids.filter((id) => id.startsWith("prt")).sort().pop() ?? "prt_";
+  return {
+    id: `${last}cuecard`,
+    sessionID: message.sessionID,
+    messageID: message.id,
+    type: "text",
+    text,
+    synthetic: true,
+  };
+}
+
 function promptText(parts) {
   return (Array.isArray(parts) ? parts : [])
     .filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string")
@@ -136,12 +157,11 @@ function promptText(parts) {
 export const CuecardPlugin = async ({ directory, worktree, client } = {}, options = {}) => {
   const cwd = directory || worktree || process.cwd();
   const run = (event, payload) => runHook(event, { cwd, ...payload }, options);
-  const prompts = new Map(); // sessionID -> prompt text not yet sent
   const kept = new Map(); // callID -> text to append to the result
   const asked = new Set(); // sessions kept working by a Stop reason since the user's last prompt
   const stopped = new Set(); // sessions whose turn-ending text already ran Stop
   const failed = new Set(); // sessions whose turn ended in an error or an abort
-  const pending = new Set(); // Stop work started at idle, which dispose waits for
+  const pending = new Set(); // work dispose waits for: the start's SessionStart, Stop at idle
 
   const reasonOf = (answer) => (typeof answer?.reason === "string" ? answer.reason : "");
 
@@ -176,34 +196,33 @@ export const CuecardPlugin = async ({ directory, worktree, client } = {}, option
     }
   };
 
+  const starting = run("SessionStart", { source: "startup" });
+  pending.add(starting);
+  starting.finally(() => pending.delete(starting));
+
   return {
     "chat.message": async (input, output) => {
-      const text = promptText(output?.parts);
-      if (!input?.sessionID || !text) return; // cuecard's own (synthetic) message, or no text
-      prompts.set(input.sessionID, text);
-      asked.delete(input.sessionID);
-      failed.delete(input.sessionID);
+      const session_id = input?.sessionID;
+      const prompt = promptText(output?.parts);
+      if (!session_id || !prompt) return; // cuecard's own (synthetic) message, or no text
+      asked.delete(session_id);
+      failed.delete(session_id);
+      const text = contextOf(await run("UserPromptSubmit", { session_id, prompt }));
+      const message = output?.message;
+      if (!text || !message?.id || !Array.isArray(output.parts)) return;
+      output.parts.push(contextPart({ sessionID: session_id, ...message }, output.parts, text));
     },
     "tool.execute.before": async (input, output) => {
       const session_id = input?.sessionID || "";
       stopped.delete(session_id);
-      const texts = [];
-      const prompt = prompts.get(session_id);
-      if (prompt) {
-        prompts.delete(session_id);
-        texts.push(contextOf(await run("UserPromptSubmit", { session_id, prompt })));
-      }
-      texts.push(
-        contextOf(
-          await run("PreToolUse", {
-            session_id,
-            tool_name: input?.tool,
-            tool_input: output?.args ?? {},
-            tool_use_id: input?.callID,
-          }),
-        ),
+      const text = contextOf(
+        await run("PreToolUse", {
+          session_id,
+          tool_name: input?.tool,
+          tool_input: output?.args ?? {},
+          tool_use_id: input?.callID,
+        }),
       );
-      const text = texts.filter(Boolean).join("\n\n");
       if (text && input?.callID) kept.set(input.callID, text);
     },
     "tool.execute.after": async (input, output) => {
@@ -230,7 +249,6 @@ export const CuecardPlugin = async ({ directory, worktree, client } = {}, option
       const session_id = input?.sessionID || "";
       if (!session_id || !input?.messageID || !client?.session?.prompt) return;
       if (await callsTools(session_id, input.messageID)) return;
-      prompts.delete(session_id);
       stopped.add(session_id);
       const reason = await stop(session_id);
       if (!reason) return;
@@ -251,7 +269,6 @@ export const CuecardPlugin = async ({ directory, worktree, client } = {}, option
       } else if (event.type === "session.error") {
         failed.add(session_id);
       } else if (event.type === "session.idle") {
-        prompts.delete(session_id);
         const skip = stopped.has(session_id) || failed.has(session_id);
         stopped.delete(session_id);
         failed.delete(session_id);
