@@ -351,19 +351,23 @@ def _retrying_rows(rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def retrying_events(path: Path, limit: int = 20) -> list[dict[str, Any]]:
-    """Events waiting for another attempt (read-only; none when there is no queue)."""
+def _read_only(path: Path, query: str, limit: int) -> list[Any]:
+    """The rows of ``query`` over the queue at ``path``, opened read-only; none when there is no
+    queue, or when it is from a version that did not keep that table."""
     if not path.is_file():
         return []
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
-        try:
-            rows = conn.execute(_RETRYING, (limit,)).fetchall()
-        except sqlite3.OperationalError:  # a queue from before retries were kept
-            return []
+        return conn.execute(query, (limit,)).fetchall()
+    except sqlite3.OperationalError:
+        return []
     finally:
         conn.close()
-    return _retrying_rows(rows)
+
+
+def retrying_events(path: Path, limit: int = 20) -> list[dict[str, Any]]:
+    """Events waiting for another attempt (read-only; none when there is no queue)."""
+    return _retrying_rows(_read_only(path, _RETRYING, limit))
 
 
 def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
@@ -376,14 +380,4 @@ def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
 
 def recent_refusals(path: Path, limit: int = 20) -> list[dict[str, Any]]:
     """The newest refused requests, oldest first (read-only; none when there is no queue)."""
-    if not path.is_file():
-        return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-    try:
-        try:
-            rows = conn.execute(_RECENT, (limit,)).fetchall()
-        except sqlite3.OperationalError:  # a queue from before refusals were kept
-            return []
-    finally:
-        conn.close()
-    return _refusal_rows(rows)
+    return _refusal_rows(_read_only(path, _RECENT, limit))
