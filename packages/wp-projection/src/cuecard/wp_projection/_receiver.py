@@ -314,8 +314,8 @@ class _Receiver:
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         root, projector = self.root, self.projector
         with root.lock():
-            pass  # creates the managed folder, refusing a planted symlink
-        queue = DurableQueue(root.managed_path / QUEUE_NAME)
+            pass  # creates the managed folder, refusing a planted link
+        queue = DurableQueue(root.database(QUEUE_NAME))
         queue.start()
         worker = Worker(self.settings, queue, projector, checked=self.checked, on_idle=self.on_idle)
         worker.start()
