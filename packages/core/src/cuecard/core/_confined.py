@@ -42,6 +42,10 @@ creates it, as ``.pytest_cache`` does: a project opted in by a committed memory 
 commit. Created exclusively in the new folder's descriptor, once, never through a link."""
 _IGNORE_ALL = b"# made by cuecard: this machine's derived state, never committed\n*\n"
 
+MARKED_IN = ("local", "sessions")
+"""The folder (its last two components) where each folder the layer makes (a session's folder)
+gets cuecard's ``MARKER`` at once, so maintenance may delete it later, and nothing else there."""
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -151,6 +155,8 @@ class Tree:
                         raise self._refuse(fd, part, shown) from None
                     if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
                         _ignore_all(child)
+                    elif made and depth > 1 and tuple(parts[depth - 2 : depth]) == MARKED_IN:
+                        _ignore_all(child, MARKER, b"made by cuecard: a session's folder\n")
                 except OSError:
                     raise self._refuse(fd, part, shown) from None
                 os.close(fd)
@@ -546,16 +552,17 @@ def _fsync_quietly(fd: int) -> None:
         pass
 
 
-def _ignore_all(folder_fd: int) -> None:
-    """Put the ``.gitignore`` holding ``*`` in a folder just made (``SELF_IGNORING``): one
-    exclusive create that follows no link; an entry already there, or a failure, is left be
-    (the folder's contents are what matter to the caller)."""
+def _ignore_all(folder_fd: int, name: str = ".gitignore", data: bytes = _IGNORE_ALL) -> None:
+    """Put the ``.gitignore`` holding ``*`` in a folder just made (``SELF_IGNORING``), or
+    another file ``name`` (the marker of ``MARKED_IN``): one exclusive create that follows no
+    link; an entry already there, or a failure, is left be (the folder's contents are what
+    matter to the caller)."""
     try:
-        handle = os.open(".gitignore", _CREATE_FLAGS, 0o644, dir_fd=folder_fd)
+        handle = os.open(name, _CREATE_FLAGS, 0o644, dir_fd=folder_fd)
     except OSError:
         return
     try:
-        _write_all(handle, _IGNORE_ALL)
+        _write_all(handle, data)
     except OSError:
         pass
     finally:
