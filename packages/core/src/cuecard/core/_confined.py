@@ -16,8 +16,9 @@ every read, write and deletion there goes through a ``Tree``:
   same folder descriptor, appended to with one ``write`` on ``O_APPEND``; an existing entry
   that is not a regular file is never replaced;
 - a folder is deleted only when the layer can prove cuecard made it (it holds cuecard's marker
-  file), and the deletion walks by descriptor (``dir_fd``), never by a path string, so no link
-  inside it is followed either.
+  file: an index generation, a session's folder), or when it is empty (``remove_empty``), and the
+  deletion walks by descriptor (``dir_fd``), never by a path string, so no link inside it is
+  followed either.
 
 Relative paths use ``/`` and hold no empty, ``.`` or ``..`` segment. Where the platform lacks
 ``dir_fd`` (Windows), each component is checked with ``lstat`` before the path is used.
