@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -330,8 +330,9 @@ test('the status route shows the last failure, and the startup check logs set-up
   assert.deepEqual(recorded.last_failure, failed.last_failure)
 })
 
-test('the two copies of runner.js are identical', () => {
-  const a = readFileSync(join(JS_ROOT, 'cuecard-dsh-memory/lib/runner.js'), 'utf8')
-  const b = readFileSync(join(JS_ROOT, 'cuecard-dsh-discipline/lib/runner.js'), 'utf8')
-  assert.equal(a, b)
+test('both plugins load the one shared runner.js', () => {
+  const shared = realpathSync(join(JS_ROOT, 'shared/runner.js'))
+  for (const name of ['cuecard-dsh-memory', 'cuecard-dsh-discipline']) {
+    assert.equal(realpathSync(join(JS_ROOT, name, 'lib/runner.js')), shared, name)
+  }
 })
