@@ -8,6 +8,10 @@ holds the shared files beside the plugin's own. In the repository each plugin's 
 a shared file by a relative link (``lib/runner.js -> ../../shared/runner.js``), so that Node
 loads a plugin straight from its folder in the tests; an sdist may hold a copy instead. The build
 fails when a plugin's ``lib/`` lacks a shared file or holds one that differs from the source.
+
+``js/shared/secrets.js`` is generated from cuecard-core's credential rules by
+``tools/secrets/js_rules.py``; built from a checkout (the sdist, or a wheel straight from the
+repository) with cuecard-core importable, the build fails when it is out of date.
 """
 
 from __future__ import annotations
@@ -58,16 +62,42 @@ def plugin_files(root: Path) -> dict[str, str]:
     return out
 
 
+def stale_generated(root: Path) -> str | None:
+    """Why ``js/shared/secrets.js`` differs from what ``tools/secrets/js_rules.py`` writes from
+    core's rules, or ``None`` (also outside a checkout, or without cuecard-core to read)."""
+    import importlib.util
+
+    script = root.parents[1] / "tools" / "secrets" / "js_rules.py"
+    spec = importlib.util.spec_from_file_location("cuecard_js_rules", script)
+    if not script.is_file() or spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        wanted = module.render()
+    except ImportError:  # an isolated build without cuecard-core: nothing to compare with
+        return None
+    if (root / SHARED / "secrets.js").read_text(encoding="utf-8") != wanted:
+        return f"{root / SHARED / 'secrets.js'} is out of date: run python {script}"
+    return None
+
+
 class PluginFilesHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Puts both plugins, each with the shared files, into the wheel; an editable install reads
-    them from ``js/``."""
+    """Checks the generated rules (sdist and wheel) and puts both plugins, each with the shared
+    files, into the wheel; an editable install reads them from ``js/``."""
 
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        if self.target_name != "wheel" or version == "editable":
+        if version == "editable":
+            return
+        root = Path(self.root)
+        stale = stale_generated(root)
+        if stale is not None:
+            raise SystemExit(f"cuecard-dsh-adapter build: {stale}")
+        if self.target_name != "wheel":
             return
         try:
-            build_data["force_include"].update(plugin_files(Path(self.root)))
+            build_data["force_include"].update(plugin_files(root))
         except PluginFilesError as exc:
             raise SystemExit(f"cuecard-dsh-adapter build: {exc}") from None

@@ -1,8 +1,8 @@
 // Runs the Python side of cuecard for a DeepSeek Harness plugin: one long-lived worker per host
 // process (`<interpreter> -I -m cuecard.dsh_adapter serve`, JSON lines over stdin and stdout),
 // an interpreter chosen only from an allowlist of keys, spawned without a shell, restarted when
-// it dies, a bounded queue, a timeout per call, stopped with the host; output bounded and
-// redacted again.
+// it dies, a bounded queue, a timeout per call, stopped with the host; output bounded, and what
+// the plugin shows of its own redacted.
 //
 // Isolation: the session's folder is a repository the agent works in, so nothing it holds may
 // run. Python starts in isolated mode (`-I`: no working folder or script folder on sys.path, no
@@ -20,6 +20,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, 
 import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { delimiter, isAbsolute, join, parse } from 'node:path'
+import { RULES } from './secrets.js'
 
 /** Most characters of output a tool hands to the model. */
 export const MAX_OUTPUT_CHARS = 1024 * 1024
@@ -41,39 +42,88 @@ export const INSTALL_HINT =
 const OPEN_TAG = /<\s*\/?\s*memory-data\b/gi
 const CLOSE = '</memory-data>'
 
-// Credential shapes, mirroring cuecard.core.engine._secrets (the core redacts first; this is a
-// second pass).
-const SECRET_SHAPES = [
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g,
-  /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
-  /\b(?:gh[pousr]_[A-Za-z0-9_]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}/g,
-  /\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
-  /\bsk-[A-Za-z0-9_-]{12,}/g,
-  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
-  /\bnpm_[A-Za-z0-9]{36}\b/g,
-  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
-  /\bBearer\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}=*/gi,
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]{3,}@[^\s]+/gi,
-]
-const LABEL =
-  '(?:[A-Za-z0-9]+[_-])*' +
-  '(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key' +
-  '|client[_-]?secret|secret[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token)'
-const ASSIGNED = new RegExp(
-  `(?<![A-Za-z0-9_-])(${LABEL})(?![A-Za-z0-9_-])(["']?\\s*(?::=|=|:)\\s*)(["']?)([^\\s"',;]{6,})`,
-  'gi',
-)
-const NOT_A_VALUE =
-  /^(?:\d+|\$.*|<.*>|\{.*\}|\[.*|%.*|\*+|x+|none|null|nil|true|false|undefined|os\.environ.*|process\.env.*|env\(.*|getenv.*|redacted|\[redacted\]|changeme)$/i
+// Credentials. What the worker answers has been redacted by core's detector (the worker does it
+// to every answer, on RE2: linear in any text), and is passed on as it came. What the plugin
+// shows of its own (a worker's standard error, a line that is not JSON, a setting's value, a
+// failure) is redacted here, with core's own rules (cuecard.core.engine._secrets) generated into
+// secrets.js by tools/secrets/js_rules.py, over at most REDACT_WINDOW characters: JavaScript's
+// engine backtracks, and some of those rules take time quadratic in a line's length. Each rule redacts
+// what core's does (the longest group of at least 8 characters where the rule says so, else the
+// first group, else the match without the separators around it); a value assigned to a
+// credential's name is kept when it is a reference (`$X`, `<x>`, `os.environ[...]`) or a word of
+// prose, as in core.
+const SECRET_RULES = RULES.rules.map((rule) => ({ re: new RegExp(rule.source, rule.flags), longest: rule.longest }))
+const ASSIGNED = new RegExp(RULES.assigned.source, RULES.assigned.flags)
+const REFERENCE = new RegExp(RULES.reference.source, RULES.reference.flags)
+const PROSE = new Set(RULES.prose)
+const SEPARATORS = RULES.context
 
-/** Replace every credential-shaped value with `[redacted]`. */
+function valueSpan(match, longest) {
+  const groups = match.indices.slice(1).filter((span, i) => span && match[i + 1])
+  if (groups.length) {
+    if (!longest) return groups[0]
+    const best = groups.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a))
+    if (best[1] - best[0] >= 8) return best
+  }
+  let [start, end] = match.indices[0]
+  while (start < end && SEPARATORS.includes(match.input[start])) start += 1
+  while (end > start && SEPARATORS.includes(match.input[end - 1])) end -= 1
+  return [start, end]
+}
+
+function assignedSpans(text) {
+  const spans = []
+  for (const match of text.matchAll(ASSIGNED)) {
+    const { label, value } = match.groups
+    if (REFERENCE.test(value) || PROSE.has(value.toLowerCase().replace(/[.,:]+$/, ''))) continue
+    if (label.includes(' ') && !(/\d/.test(value) && /\p{L}/u.test(value))) continue
+    spans.push(match.indices.groups.value)
+  }
+  return spans
+}
+
+/** The longest text `redact` is given (see `tail`). */
+export const REDACT_WINDOW = 16384
+
+/**
+ * The end of `text` in at most REDACT_WINDOW characters, for `lastLines`: whole lines where the
+ * end holds a line break (so that no credential is cut where a shown line begins), else the head
+ * of its one long last line.
+ */
+export function tail(text) {
+  const s = String(text)
+  if (s.length <= REDACT_WINDOW) return s
+  const next = s.indexOf('\n', s.length - REDACT_WINDOW)
+  if (next >= 0 && next < s.length - 1) return s.slice(next + 1)
+  const start = s.lastIndexOf('\n', s.length - REDACT_WINDOW) + 1
+  return s.slice(start, start + REDACT_WINDOW)
+}
+
+/** Replace every credential in `text` with `[redacted]` (give it at most REDACT_WINDOW characters). */
 export function redact(text) {
-  let out = String(text)
-  for (const shape of SECRET_SHAPES) out = out.replace(shape, '[redacted]')
-  return out.replace(ASSIGNED, (whole, label, sep, quote, value) =>
-    NOT_A_VALUE.test(value) ? whole : `${label}${sep}${quote}[redacted]`)
+  const out = String(text)
+  const spans = assignedSpans(out)
+  for (const rule of SECRET_RULES) {
+    for (const match of out.matchAll(rule.re)) {
+      const span = valueSpan(match, rule.longest)
+      if (span[1] > span[0]) spans.push(span)
+    }
+  }
+  if (!spans.length) return out
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const merged = []
+  for (const [start, end] of spans) {
+    const last = merged[merged.length - 1]
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end)
+    else merged.push([start, end])
+  }
+  let result = ''
+  let at = 0
+  for (const [start, end] of merged) {
+    result += out.slice(at, start) + '[redacted]'
+    at = end
+  }
+  return result + out.slice(at)
 }
 
 /** Defuse `<memory-data>` tags so a text cannot close (or open) the wrapper. */
@@ -246,13 +296,13 @@ export class Worker {
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk) => this.onData(child, chunk))
     child.stderr.setEncoding('utf8')
-    child.stderr.on('data', (chunk) => { this.stderr = (this.stderr + chunk).slice(-65536) })
+    child.stderr.on('data', (chunk) => { this.stderr = (this.stderr + chunk).slice(-REDACT_WINDOW) })
     child.stdin.on('error', () => { /* the worker may exit before reading */ })
     child.on('error', (e) => this.onExit(child, e.code === 'ENOENT'
       ? `interpreter not found: ${interpreter.command}. ${INSTALL_HINT}`
       : `could not run cuecard: ${e.message}`, e.code === 'ENOENT' ? 'missing' : 'spawn'))
     child.on('close', (code, sig) => {
-      const detail = lastLines(redact(this.stderr))
+      const detail = lastLines(redact(tail(this.stderr)))
       const how = `cuecard exited (${sig ?? `status ${code}`})${detail ? `: ${detail}` : ''}. `
       // A worker that answered before and then died of a signal was stopped (killed, out of
       // memory), not installed wrongly; the next call starts it again.
@@ -279,7 +329,7 @@ export class Worker {
       if (answer) child.answered = true
       if (waiting) waiting.finish(answer)
       else if (!answer) {
-        this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(line), 1)}`, 'protocol')
+        this.kill(`cuecard answered with a line that is not JSON: ${lastLines(redact(tail(line)), 1)}`, 'protocol')
         return
       }
     }
@@ -371,7 +421,7 @@ export class Worker {
    * config folder (`dsh-status.json`), where `cuecard doctor` reports it.
    */
   noteFailure(message) {
-    const failure = { at: new Date().toISOString(), message: lastLines(redact(message), 3) }
+    const failure = { at: new Date().toISOString(), message: lastLines(redact(tail(message)), 3) }
     this.lastFailure = failure
     try {
       const folder = configDir(this.env)
@@ -403,7 +453,7 @@ export function forgiving(schema) {
 function shown(value) {
   let text
   try { text = JSON.stringify(value) } catch { text = undefined }
-  return redact(String(text ?? value)).slice(0, 80)
+  return redact(String(text ?? value).slice(0, REDACT_WINDOW)).slice(0, 80)
 }
 
 function settle(schema, input) {
@@ -454,7 +504,7 @@ const ANNOUNCED = Symbol.for('cuecard.dsh.announced')
  */
 export function announce(problem, stream = process.stderr, setUp = true) {
   const seen = (globalThis[ANNOUNCED] ??= new Set())
-  const text = lastLines(redact(problem), 2).replace(/\n/g, ' ').replace(/^cuecard: /, '')
+  const text = lastLines(redact(tail(problem)), 2).replace(/\n/g, ' ').replace(/^cuecard: /, '')
   const line = setUp ? `cuecard: ${text} (run \`cuecard doctor\` for the DSH set-up)` : `cuecard: ${text}`
   if (seen.has(line)) return
   seen.add(line)
@@ -574,7 +624,7 @@ export function hooksInstalled(env = process.env) {
 
 /**
  * The project memories cuecard's UserPromptSubmit hook gives for `text` (the user's message),
- * through the worker: `{text}` (the hook's additionalContext, redacted again; "" for none) or
+ * through the worker: `{text}` (the hook's additionalContext, as the worker redacted it; "" for none) or
  * `{error, kind}`. The discipline plugin asks this at each step that claims a message a person
  * typed, instead of the bridge, which would start a shell for every claimed message, its own
  * PostToolUse deliveries included.
@@ -586,10 +636,10 @@ export async function promptContext({ worker, text, session, cwd, timeoutMs = HO
   })
   const answer = await worker.request('hook', { event: 'UserPromptSubmit', payload }, { timeoutMs, signal })
   if (answer?.kind) return { error: answer.error, kind: answer.kind }
-  if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }
+  if (answer?.error) return { error: String(answer.error), kind: 'failed' }
   let context
   try { context = JSON.parse(answer?.output || 'null')?.hookSpecificOutput?.additionalContext } catch { context = undefined }
-  return { text: typeof context === 'string' ? bound(redact(context.trim()), 2 * MAX_HOOK_TEXT) : '' }
+  return { text: typeof context === 'string' ? bound(context.trim(), 2 * MAX_HOOK_TEXT) : '' }
 }
 /** About what a hook may deliver at one event (the delivery limit's ceiling). */
 const MAX_HOOK_TEXT = 10000
@@ -714,7 +764,7 @@ export async function hello({ worker, python, env, timeoutMs = 25000, signal } =
   const answer = await withWorker({ worker, python, env }, (w) => w.request('hello', {}, { timeoutMs, signal }))
   if (answer?.ok === true) return answer
   if (answer?.kind) return { error: answer.error, kind: answer.kind }
-  return { error: `cuecard did not answer hello: ${lastLines(redact(JSON.stringify(answer ?? null)), 1)}`, kind: 'protocol' }
+  return { error: `cuecard did not answer hello: ${lastLines(redact(tail(JSON.stringify(answer ?? null))), 1)}`, kind: 'protocol' }
 }
 
 /**
@@ -727,33 +777,33 @@ export async function recallText({ worker, python, env, text, mode, limit, maxCh
     session: typeof session === 'string' && session ? session : undefined,
   }, { timeoutMs, signal }))
   if (answer?.kind) return { error: answer.error, kind: answer.kind }
-  if (answer?.error) return { error: redact(String(answer.error)), kind: 'failed' }
+  if (answer?.error) return { error: String(answer.error), kind: 'failed' }
   return { output: String(answer?.output ?? ''), topics: answer?.topics ?? [], searched: Boolean(answer?.searched) }
 }
 
 /**
  * Run one tool call through the worker and return the tool value `{ok, output, error?}`:
- * output redacted again, bounded with a visible marker and wrapped as `<memory-data>`.
+ * output (redacted by the worker) bounded with a visible marker and wrapped as `<memory-data>`.
  */
 export async function callTool({ tool, request, worker, python, env, cwd, timeoutMs = 25000, signal }) {
   const answer = await withWorker({ worker, python, env }, (w) => w.request('call', {
     tool, request, project: projectOf(cwd),
   }, { timeoutMs, signal }))
-  if (answer?.kind) return { ok: false, output: '', error: redact(answer.error), kind: answer.kind }
+  if (answer?.kind) return { ok: false, output: '', error: answer.error, kind: answer.kind }
   const response = answer?.response
   if (!response || typeof response !== 'object' || typeof response.ok !== 'boolean') {
     const detail = answer?.error ? `: ${lastLines(answer.error)}` : ''
     return {
       ok: false, output: '', kind: 'failed',
-      error: redact(`cuecard dsh call ${tool} failed${detail}. ` +
-        'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).'),
+      error: `cuecard dsh call ${tool} failed${detail}. ` +
+        'Check that the recorded interpreter has cuecard-dsh-adapter installed (`cuecard dsh install`).',
     }
   }
   if (!response.ok) {
-    return { ok: false, output: '', error: bound(redact(String(response.error ?? 'cuecard refused the call'))) }
+    return { ok: false, output: '', error: bound(String(response.error ?? 'cuecard refused the call')) }
   }
   const output = String(response.output ?? '')
-  const value = { ok: true, output: output.trim() ? bound(ensureWrapped(redact(output))) : '' }
+  const value = { ok: true, output: output.trim() ? bound(ensureWrapped(output)) : '' }
   if (response.data && typeof response.data === 'object') value.data = response.data
   return value
 }
