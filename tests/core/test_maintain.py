@@ -407,3 +407,38 @@ def test_a_generation_compiled_before_the_marker_is_pruned_only_when_it_is_all_c
     assert (mixed / "notes.txt").read_text() == "a person's\n"
     assert (foreign / "buckets.dat").is_symlink()
     assert (current / "buckets.dat").is_file()  # the previous generation is kept
+
+
+def test_a_marked_session_folder_whose_deletion_fails_is_reported_as_such(store: Store) -> None:
+    """A folder cuecard marked whose deletion fails partway (here: nested deeper than cuecard
+    ever makes one) is not reported as unmarked; it keeps its marker, so the next run tries
+    again, and `cuecard maintain` says what failed."""
+    record_session(store, "deep", at=NOW - 10 * DAY, calls=[("edit", "src/a.py")])
+    folder = store.local_dir / "sessions" / "deep"
+    nested = folder.joinpath(*["d"] * 40)
+    nested.mkdir(parents=True)
+    (nested / "x.txt").write_text("x\n")
+    for current, dirs, files in os.walk(folder, topdown=False):
+        for name in dirs + files:
+            os.utime(os.path.join(current, name), (NOW - 10 * DAY,) * 2)
+    report = maintain(store, clock=lambda: NOW)
+    assert report.sessions_pruned == 0
+    assert report.sessions_left == []
+    assert [f["folder"] for f in report.sessions_failed] == ["deep"]
+    assert "deeper than cuecard makes one" in report.sessions_failed[0]["error"]
+    assert (folder / MARKER).is_file()
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "maintain"], cwd=store.root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "could not finish deleting 1 idle session folders" in done.stderr
+    assert "deep (a marked folder nested deeper" in done.stderr
+    assert "cannot prove it made" not in done.stderr
+    out = subprocess.run(
+        [str(BIN / "cuecard"), "maintain", "--json"],
+        cwd=store.root,
+        capture_output=True,
+        text=True,
+    )
+    data = json.loads(out.stdout)
+    assert (data["sessions_left"], [f["folder"] for f in data["sessions_failed"]]) == ([], ["deep"])

@@ -46,6 +46,9 @@ class MaintainReport:
     sessions_left: list[str] = field(default_factory=list)
     """Idle session folders left in place: they hold no cuecard marker (made before cuecard
     marked the folders it makes, or not by cuecard), so cuecard does not delete them."""
+    sessions_failed: list[dict[str, str]] = field(default_factory=list)
+    """Idle session folders cuecard marked whose deletion failed partway: ``folder`` and
+    ``error``. The marker goes last, so the next run tries again."""
     deliveries_rolled: int = 0
     """Ledger lines moved into the database."""
     ingestions_rolled: int = 0
@@ -185,8 +188,9 @@ def maintain(
         for folder in idle:  # only what cuecard marked, by descriptor, no link followed
             try:
                 pruned = tree.remove_marked(f".cuecard/local/sessions/{folder.name}")
-            except OSError:
-                pruned = False
+            except OSError as exc:
+                report.sessions_failed.append({"folder": folder.name, "error": str(exc)})
+                continue
             if pruned:
                 report.sessions_pruned += 1
             else:

@@ -10,7 +10,8 @@ from cuecard.core.cli._output import emit_json
 _KEYS = (
     "ran (false, alone, when --if-due found the last run less than a day old), "
     "ran_at (Unix seconds), sessions_rolled, sessions_pruned, sessions_left (idle session "
-    "folders without cuecard's marker, kept), deliveries_rolled, "
+    "folders without cuecard's marker, kept), sessions_failed (list of {folder, error}: "
+    "idle folders cuecard marked whose deletion failed partway), deliveries_rolled, "
     "ingestions_rolled, retired (list of {id, title, sessions}), similarity (live memories "
     "indexed), compiled (whether the trigger index was rebuilt), seconds"
 )
@@ -93,6 +94,16 @@ def run(args: argparse.Namespace) -> int:
             f"{', '.join(report.sessions_left[:5])}"
             f"{' …' if len(report.sessions_left) > 5 else ''}; delete them by hand once you "
             "have looked",
+            file=sys.stderr,
+        )
+    if report.sessions_failed:
+        failed = report.sessions_failed
+        named = "; ".join(f"{item['folder']} ({item['error']})" for item in failed[:5])
+        print(
+            f"could not finish deleting {len(failed)} idle session folders under "
+            f"{store.local_dir / 'sessions'} that cuecard made: {named}"
+            f"{' …' if len(failed) > 5 else ''}; their summaries are kept in telemetry.sqlite "
+            "and the next maintenance tries again (or delete them by hand)",
             file=sys.stderr,
         )
     for item in report.retired:
