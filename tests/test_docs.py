@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._config import ProjectConfig, RetireOptions
 from cuecard.core.cli import build_parser
+from cuecard.core.store._config import ProjectConfig, RetireOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from cuecard.core import Store
-from cuecard.core._health import health_report
-from cuecard.core._maintain import maintain
 from cuecard.core.engine._schedule import maintain_if_due
+from cuecard.core.lifecycle._health import health_report
+from cuecard.core.lifecycle._maintain import maintain
 from tests._support.cli import BIN
 from tests._support.lifecycle import DAY, cli, record_session
 from tests._support.project import add, make_project
@@ -309,8 +309,8 @@ def test_maintain_if_due_creates_nothing_in_a_project_that_did_not_opt_in(tmp_pa
 def test_lines_appended_while_maintenance_runs_are_never_lost(store: Store) -> None:
     import threading
 
-    from cuecard.core._telemetry import read_history
     from cuecard.core.engine._ledger import Ledger
+    from cuecard.core.lifecycle._telemetry import read_history
 
     per_writer = 400
 

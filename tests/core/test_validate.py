@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import ValidationError, find_secret, redact, validate_memory
-from cuecard.core._globs import expand_braces, glob_problem
 from cuecard.core.engine._text import strip_invisibles
+from cuecard.core.store._globs import expand_braces, glob_problem
 
 MID = "7f3a9c2e-1b4d-4e8f-9a6b-2c3d4e5f6a7b"
 
@@ -223,7 +223,7 @@ def test_random_text_is_accepted_cleanly_or_refused_cleanly(text: str, field: st
 def test_the_file_fast_path_agrees_with_the_field_path(
     text: str, field: str, ascii_only: bool, prefix: str
 ) -> None:
-    from cuecard.core._validate import validate_memory_text
+    from cuecard.core.store._validate import validate_memory_text
 
     raw = record(**{field: prefix + text})
     file_text = json.dumps(raw, indent=2, ensure_ascii=ascii_only)

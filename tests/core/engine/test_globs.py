@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from cuecard.core._compiler import glob_key, glob_regex
-from cuecard.core._globs import expand_braces
+from cuecard.core.store._compiler import glob_key, glob_regex
+from cuecard.core.store._globs import expand_braces
 from tests._support.globs import CASES
 
 

@@ -335,7 +335,7 @@ class RecallIndex:
                 os.unlink(self.db_path + suffix)
 
     def _unfixable(self, exc: sqlite3.DatabaseError) -> Exception:
-        from cuecard.core._errors import CacheError
+        from cuecard.core.base._errors import CacheError
 
         return CacheError(
             f"the recall index {self.db_path} cannot be read ({exc}) and rebuilding it from "
@@ -398,7 +398,7 @@ class RecallIndex:
         try:
             self._remove()
         except OSError as exc:
-            from cuecard.core._errors import CacheError
+            from cuecard.core.base._errors import CacheError
 
             raise CacheError(
                 f"the recall index {self.db_path} cannot be deleted ({exc.strerror}): "

@@ -20,7 +20,7 @@ from array import array
 from collections import Counter, defaultdict
 from itertools import chain
 
-from cuecard.core._fsio import crash_point
+from cuecard.core.base._fsio import crash_point
 from cuecard.core.recall._tokens import MAX_TOKEN as _MAX
 from cuecard.core.recall._tokens import finish, run_raw
 

@@ -7,7 +7,7 @@ them. Re-exported lazily, so the cold search path imports only what it uses.
 
 from __future__ import annotations
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core.base._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
