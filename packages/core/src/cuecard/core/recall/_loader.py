@@ -26,7 +26,7 @@ from cuecard.core.recall._tokens import finish, run_raw
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.recall._index import Entry, Ranking
+    from cuecard.core.recall._values import Entry, Ranking
 
 __all__ = ["Loader", "TokenMemo"]
 
