@@ -35,7 +35,7 @@ def _search(
     settings: Settings | None = None,
 ) -> Found:
     """What the vault at ``location`` finds for ``query``, through the backend interface."""
-    from cuecard.core.vault._backend import open_backend
+    from cuecard.core.vault._factory import open_backend
 
     with open_backend(location) as backend:
         return backend.search(query, limit, mode=mode, explain=explain, settings=settings)

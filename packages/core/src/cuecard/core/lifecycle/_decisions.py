@@ -436,7 +436,7 @@ class Decisions:
     def open_vault(self, *, heard: list[str] | None = None) -> Backend:
         """The configured vault (folder or PostgreSQL); ``NotFound`` when there is none. The
         lines it has for the user go to ``notify`` and, when given, onto ``heard``."""
-        from cuecard.core.vault._backend import open_backend
+        from cuecard.core.vault._factory import open_backend
 
         if self.vault_location is None:
             raise NotFound(

@@ -264,7 +264,7 @@ def _submit(
     facts = [line.strip() for line in facts_text.splitlines() if line.strip()]
     if not facts:
         return refusal("submit: facts must hold at least one non-empty line")
-    from cuecard.core import find_secret, wrap_memory_data
+    from cuecard.core.engine._text import find_secret, wrap_memory_data
 
     for number, line in enumerate(facts, 1):
         shape = find_secret(line)
@@ -283,7 +283,7 @@ def _submit(
 def _status(
     client: VaultClient, _request: Mapping[str, Any], _project: Path | None
 ) -> dict[str, Any]:
-    from cuecard.core import wrap_memory_data
+    from cuecard.core.engine._text import wrap_memory_data
 
     data = client.status()
     labels = (
@@ -315,7 +315,7 @@ _HANDLERS: dict[str, Callable[[VaultClient, Mapping[str, Any], Path | None], dic
 
 
 def refusal(message: str) -> dict[str, Any]:
-    from cuecard.core import redact
+    from cuecard.core.engine._text import redact
 
     return {"ok": False, "output": "", "error": redact(message)}
 
@@ -331,7 +331,7 @@ def handle(
     except Exception as exc:  # a bug below must still answer the plugin with JSON
         return refusal(f"{tool}: the vault call failed unexpectedly ({type(exc).__name__}: {exc})")
     if tool in ("submit", "status"):  # search and show print what the vault already redacted
-        from cuecard.core import redact
+        from cuecard.core.engine._text import redact
 
         response["output"] = redact(response.get("output", ""))
     response["output"] = bound(response.get("output", ""))
