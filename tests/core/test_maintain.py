@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from cuecard.core import Store
-from cuecard.core.engine._schedule import maintain_if_due
-from cuecard.core.lifecycle._health import health_report
+from cuecard.core.engine import maintain_if_due
 from cuecard.core.lifecycle._maintain import maintain
+from cuecard.core.review import health_report
 from tests._support.cli import BIN
 from tests._support.lifecycle import DAY, cli, record_session
 from tests._support.project import add, make_project
@@ -207,8 +207,7 @@ def test_retired_memories_stop_firing_and_keep_their_file(store: Store) -> None:
     _unfired_sessions(store, 1, start=NOW - 2 * DAY)
     maintain(store, clock=lambda: NOW)
     assert (store.memories_dir / f"{m}.json").is_file()
-    from cuecard.core.engine._engine import handle
-    from cuecard.core.engine._event import Event
+    from cuecard.core.engine import Event, handle
 
     delivery = handle(str(store.root), Event("edit", paths=("src/pay/x.py",), session="new"))
     assert delivery.delivered == []
@@ -309,7 +308,7 @@ def test_maintain_if_due_creates_nothing_in_a_project_that_did_not_opt_in(tmp_pa
 def test_lines_appended_while_maintenance_runs_are_never_lost(store: Store) -> None:
     import threading
 
-    from cuecard.core.engine._ledger import Ledger
+    from cuecard.core.engine import Ledger
     from cuecard.core.lifecycle._telemetry import read_history
 
     per_writer = 400

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.store._compiler import compile_index
+from cuecard.core import compile_index
 from tests._support.project import add, make_project
 
 # What the engine's contract lets it import from the rest of core (and what importing any module

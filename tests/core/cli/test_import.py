@@ -14,8 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import Status, Store
-from cuecard.core.engine._engine import handle
-from cuecard.core.engine._event import Event
+from cuecard.core.engine import Event, handle
 from cuecard.core.lifecycle._import import import_rules
 from cuecard.core.lifecycle._rules import BODY_LIMIT, FORMATS, parse_rule, split_globs
 from tests._support.lifecycle import cli, snapshot
