@@ -1,7 +1,7 @@
 """Every file operation under a folder cuecard does not own goes through the confined layer.
 
 Issue 28: the project's ``.cuecard/``, a folder vault and the harness configuration files are
-reached only through ``cuecard.core.fs.Tree`` (``cuecard.core._confined``), which walks by
+reached only through ``cuecard.core.fs.Tree`` (``cuecard.core.base._confined``), which walks by
 directory descriptor and follows no link at any depth. This test reads every module of core, of
 the hooks distribution and of the projection (whose runtime root is reached only through
 ``SafeRoot``, built on the layer) and fails on a direct file operation (``open``, ``os.replace``,
@@ -20,7 +20,7 @@ PACKAGES = {
     "hooks": ROOT / "packages" / "hooks" / "src" / "cuecard" / "hooks",
     "wp_projection": ROOT / "packages" / "wp-projection" / "src" / "cuecard" / "wp_projection",
 }
-LAYER = {"core/_confined.py", "core/_fsio.py"}
+LAYER = {"core/base/_confined.py", "core/base/_fsio.py"}
 """The layer itself, and the crash-consistent primitives it builds on."""
 
 OS_CALLS = frozenset(
@@ -51,14 +51,15 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/engine/_engine.py": (OWN_FILES, frozenset({"open"})),
     "core/engine/_paths.py": ("opted_in lists memories/ (nothing opened); the store's shape "
                               "is checked by store_problem next", frozenset({"os.scandir"})),
-    "core/_compiler.py": ("os.scandir of the memories folder's descriptor (tree.folder)",
+    "core/store/_compiler.py": ("os.scandir of the memories folder's descriptor (tree.folder)",
                           frozenset({"os.scandir"})),
     # the person's own files and the repository's source tree
-    "core/_repofiles.py": (OWN_FILES, frozenset({"os.walk"})),
-    "core/_doctor.py": (OWN_FILES + ": the search for nested stores", frozenset({"os.walk"})),
-    "core/_dryrun.py": (OWN_FILES, frozenset({"open", "os.scandir"})),
-    "core/_import.py": (OWN_FILES, frozenset({"os.walk", "read_bytes", "rglob"})),
-    "core/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
+    "core/lifecycle/_repofiles.py": (OWN_FILES, frozenset({"os.walk"})),
+    "core/doctor/_doctor.py": (OWN_FILES + ": the search for nested stores",
+                               frozenset({"os.walk"})),
+    "core/lifecycle/_dryrun.py": (OWN_FILES, frozenset({"open", "os.scandir"})),
+    "core/lifecycle/_import.py": (OWN_FILES, frozenset({"os.walk", "read_bytes", "rglob"})),
+    "core/lifecycle/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
     "core/cli/_output.py": ("stdout's own descriptor", frozenset({"os.open"})),
     "core/cli/_export.py": (OWN_FILES + ": the export's target", frozenset({"mkdir"})),
     "core/vault/_location.py": (OWN_FILES + ": the vault locations file", frozenset({"open"})),
@@ -67,17 +68,19 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
-    "core/_export.py": (STORE_LATER, frozenset({"atomic_write", "glob", "read_text", "unlink"})),
-    "core/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused first; "
+    "core/lifecycle/_export.py": (STORE_LATER,
+                                  frozenset({"atomic_write", "glob", "read_text", "unlink"})),
+    "core/lifecycle/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused "
+                        "first; "
                         "ingest_file also takes a file the person names)",
                         frozenset({"read_bytes"})),
     "core/vault/_user_config.py": (OWN_FILES + ": the user's cuecard config.toml",
                                    frozenset({"atomic_write", "open", "os.makedirs"})),
-    "core/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
+    "core/service/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
-    "core/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
-    "core/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
-    "core/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
+    "core/lifecycle/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
+    "core/lifecycle/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
+    "core/lifecycle/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
                                                    "os.replace", "os.walk", "unlink"})),
     "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
     "core/recall/_changes.py": (STORE_LATER + ": the project's recall index", frozenset({"open"})),
@@ -119,12 +122,12 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "wp_projection/cli/_common.py": (OWN_FILES + ": the secret and config files",
                                      frozenset({"read_text"})),
     # harness configuration files
-    "core/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
-    "core/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
-    "core/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "core/doctor/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
+    "core/doctor/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
+    "core/doctor/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
     "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "core/doctor/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "core/doctor/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
     "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
                                                            "read_text"})),
     "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",

@@ -330,7 +330,7 @@ def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[
 _WARM = """
 import json, os, statistics, sys, time
 import cuecard.core
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 from cuecard.core.vault._settings import Settings
 from cuecard.core.vault.folder._hybrid import hybrid_results
 job = json.load(sys.stdin)
@@ -602,7 +602,7 @@ def _ranking(values: dict[str, float]) -> Ranking:
 def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variants]:
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
-    from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
+    from cuecard.core.recall._values import NEIGHBOUR_SHARE, Ranking
     from cuecard.core.vault._settings import DEFAULT_WEIGHTS, Settings
 
     rankings: dict[str, Ranking] = {"default": Ranking()}

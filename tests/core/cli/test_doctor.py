@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from cuecard.core import Store
-from cuecard.core._compiler import compile_index
-from cuecard.core._doctor import KEYS, diagnose
-from cuecard.core._maintain import maintain
+from cuecard.core import Store, compile_index
+from cuecard.core.doctor._doctor import KEYS, diagnose
+from cuecard.core.lifecycle._maintain import maintain
 from tests._support.lifecycle import cli, record_session, snapshot
 from tests._support.project import add, make_project
 
@@ -262,7 +261,7 @@ def test_only_open_requests_are_counted(store: Store, monkeypatch, capsys) -> No
 def test_hooks_that_do_not_resolve_here_are_a_problem(
     store: Store, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    from cuecard.core._hookcheck import portable_command
+    from cuecard.core.harnesses import portable_command
 
     settings = store.root / ".claude" / "settings.json"
     gone = {"type": "command", "command": "/opt/gone/cuecard-hook claude Stop"}
@@ -287,7 +286,7 @@ def test_hooks_that_do_not_resolve_here_are_a_problem(
 def test_codex_hooks_untrusted_stale_and_an_untrusted_project(
     store: Store, home: Path, monkeypatch
 ) -> None:
-    from cuecard.core._hookcheck import codex_hooks
+    from cuecard.core.harnesses import codex_hooks
 
     (store.root / ".claude" / "settings.json").unlink()
     hooks_file = store.root / ".codex" / "hooks.json"
@@ -321,7 +320,7 @@ def test_the_dsh_section_reads_every_setting_from_the_home_and_environment_it_is
 ) -> None:
     import sys
 
-    from cuecard.core._doctor_dsh import dsh_setup
+    from cuecard.core.doctor._doctor_dsh import dsh_setup
 
     monkeypatch.delenv("CUECARD_VAULT", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cuecard.core import Store
-from cuecard.core._health import HUB_AT, KEYS, MEMORY_KEYS, health_report
-from cuecard.core._maintain import maintain
-from cuecard.core.engine._ledger import Ledger
+from cuecard.core.engine import Ledger
+from cuecard.core.lifecycle._health import HUB_AT, KEYS, MEMORY_KEYS, health_report
+from cuecard.core.lifecycle._maintain import maintain
 from tests._support.lifecycle import DAY, cli, record_session
 from tests._support.project import add, make_project
 

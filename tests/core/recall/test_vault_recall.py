@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from cuecard.core.cli import main
 from cuecard.core.recall import query_tokens, tokens
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 
 BIN = Path(sys.executable).parent
 LAYOUTS = ("default", "unified-agent-memory")

@@ -44,8 +44,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cuecard.core import CuecardError, UsageError
+from cuecard.core import UsageError
 from cuecard.core.fs import atomic_write
+from cuecard.hooks._errors import InstallError
 from cuecard.hooks._hook_config import (
     EVENTS,
     MARK,
@@ -72,10 +73,6 @@ __all__ = [
 
 SKILLS = ("cuecard-save", "cuecard-review")
 HARNESS_DIRS = {"claude": ".claude", "codex": ".codex", "opencode": ".opencode", "grok": ".grok"}
-
-
-class InstallError(CuecardError):
-    """A harness configuration cannot be read or written."""
 
 
 @dataclass

@@ -111,7 +111,7 @@ def _without_block(text: str) -> str:
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     import tomllib
 
-    from cuecard.hooks._install import InstallError
+    from cuecard.hooks._errors import InstallError
 
     try:
         return tomllib.loads(text)
@@ -121,7 +121,7 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 def new_text(harness: str, path: Path, old: str | None, command: list[str]) -> str:
     """``path``'s text with cuecard's server registered (``old``: its text, None if missing)."""
-    from cuecard.hooks._install import InstallError
+    from cuecard.hooks._errors import InstallError
 
     if path.suffix == ".toml":
         base = _without_block(old or "")

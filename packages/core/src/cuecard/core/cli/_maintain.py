@@ -56,10 +56,10 @@ def _bar(name: str, done: int, total: int) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from cuecard.core._confined import MARKER
-    from cuecard.core._maintain import maintain
-    from cuecard.core._store import Store
+    from cuecard.core.base._confined import MARKER
     from cuecard.core.engine._schedule import DUE_EVERY, last_run
+    from cuecard.core.lifecycle._maintain import maintain
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     if args.if_due:

@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._hookcheck import setup_steps
-    from cuecard.core._store import Store, find_root
+    from cuecard.core.doctor._hookcheck import setup_steps
+    from cuecard.core.store._store import Store, find_root
 
     root = find_root()
     if root is None:
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(root)
     config = store.config()
     memories, problems = store.load()
-    from cuecard.core._store_findings import unsafe_store_entries
+    from cuecard.core.lifecycle._store_findings import unsafe_store_entries
 
     problems = [f"{line}: cuecard reads and writes nothing through it" for line in
                 unsafe_store_entries(root)] + problems  # fmt: skip

@@ -19,9 +19,20 @@ from collections.abc import Callable, Iterator
 from cuecard.core.recall._scoring import ints
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # types only: _index imports this module, and this one the loader lazily
-    from cuecard.core.recall._index import Entry, RecallIndex
+if TYPE_CHECKING:  # types only: this module imports the loader lazily
+    from typing import Protocol
+
     from cuecard.core.recall._loader import Loader
+    from cuecard.core.recall._values import Entry, Ranking
+
+    class Indexed(Protocol):
+        """What a synchronisation reads of the index it writes (a ``RecallIndex``, which
+        imports this module: naming it here would close a circle)."""
+
+        root: str
+        ranking: Ranking
+        _extract: Callable[[str, str], list[Entry]]
+        _now_ns: Callable[[], int]
 
     # What ``_prepare`` gives: a file's stat signature and SHA-256 and, when its content is not
     # the one known, its entries, each with its hash.
@@ -44,7 +55,7 @@ def encode(values: list[int]) -> bytes:
 
 
 def apply_changes(
-    index: RecallIndex,
+    index: Indexed,
     w: sqlite3.Connection,
     rows: dict[str, FileRow],
     todo: list[str],
@@ -98,7 +109,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _prepared(
-    index: RecallIndex, rows: dict[str, FileRow], todo: list[str], signature: Signature
+    index: Indexed, rows: dict[str, FileRow], todo: list[str], signature: Signature
 ) -> Iterator[tuple[str, int, Prepared | None]]:
     """Each of ``todo`` read (and extracted, when changed), in order, with the time taken just
     before it was read."""

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
+from cuecard.core.recall._values import Entry, Ranking
 
 TYPE_CHECKING = False  # the cold search imports no typing
 if TYPE_CHECKING:
@@ -50,10 +51,6 @@ __all__ = [
 # The postings' blocks hold native integers: the byte order is part of the version.
 SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
-# An entry gains this share of the best score among the entries next to it (up to
-# ``_scoring.NEIGHBOUR_WINDOW`` entries away, the share divided by the distance); tuned on
-# tools/bench/recall_quality.py.
-NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
 # Among this many best entries, those that name every plain query word exactly as typed rank
@@ -71,55 +68,6 @@ POSTINGS_HELD = 4_000_000
 # its first entry id: a rare term is one row, and a change rewrites a block (a few KB), not
 # every posting of a common term.
 BLOCK = 2048
-
-
-class Ranking:
-    """How an index tokenises and ranks; the defaults are cuecard's search.
-
-    - ``content``: a query drops its English function words ("what", "did", "how").
-    - ``stem``: plain English words are stemmed (``cuecard.core.engine._words.stem``), in entries
-      and queries alike.
-    - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
-    - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
-    - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
-      plain query word as typed rank first.
-    """
-
-    __slots__ = ("content", "context", "exact", "neighbours", "stem")
-
-    def __init__(
-        self,
-        *,
-        content: bool = True,
-        stem: bool = True,
-        context: bool = True,
-        neighbours: float = NEIGHBOUR_SHARE,
-        exact: bool = True,
-    ) -> None:
-        self.content = content
-        self.exact = exact
-        self.stem = stem
-        self.context = context
-        self.neighbours = neighbours
-
-    def tag(self) -> str:
-        """What changes the stored index (a change rebuilds it)."""
-        return f"s{int(self.stem)}c{int(self.context)}"
-
-
-class Entry:
-    """One searchable unit of a file: ``key`` (a fact or memory id), ``text`` (what a result
-    shows, already redacted), ``terms`` (what is tokenised; ``text`` when empty) and
-    ``context`` (words about it outside it, such as its note's headings; indexed with it when
-    the ranking says so)."""
-
-    __slots__ = ("context", "key", "terms", "text")
-
-    def __init__(self, key: str, text: str, terms: str = "", context: str = "") -> None:
-        self.key = key
-        self.text = text
-        self.terms = terms
-        self.context = context
 
 
 class Hit:
@@ -335,7 +283,7 @@ class RecallIndex:
                 os.unlink(self.db_path + suffix)
 
     def _unfixable(self, exc: sqlite3.DatabaseError) -> Exception:
-        from cuecard.core._errors import CacheError
+        from cuecard.core.base._errors import CacheError
 
         return CacheError(
             f"the recall index {self.db_path} cannot be read ({exc}) and rebuilding it from "
@@ -398,7 +346,7 @@ class RecallIndex:
         try:
             self._remove()
         except OSError as exc:
-            from cuecard.core._errors import CacheError
+            from cuecard.core.base._errors import CacheError
 
             raise CacheError(
                 f"the recall index {self.db_path} cannot be deleted ({exc.strerror}): "

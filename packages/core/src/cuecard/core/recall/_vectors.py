@@ -32,7 +32,7 @@ BATCH = 64
 
 
 def _install() -> str:
-    from cuecard.core._pip import pip_command
+    from cuecard.core.base._pip import pip_command
 
     return f"install the extra: {pip_command('cuecard-core[vectors]')}"
 

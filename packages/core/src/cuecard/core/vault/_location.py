@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core._errors import ConfigError, UsageError
+from cuecard.core.base._errors import ConfigError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core._errors import ConfigError
+from cuecard.core.base._errors import ConfigError
 
 __all__ = [
     "DEFAULT_WEIGHTS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._rules import render_block
 from cuecard.core.vault.folder._vault import Vault
 

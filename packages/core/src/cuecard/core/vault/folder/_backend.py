@@ -147,7 +147,7 @@ class FolderBackend(Opened):
         return Found(results, mode=mode, explain=explain, info=info)
 
     def show(self, name: str) -> Shown:
-        from cuecard.core._errors import NotFound
+        from cuecard.core.base._errors import NotFound
         from cuecard.core.vault._facts import fact_id, note_facts
         from cuecard.core.vault._model import Shown
 

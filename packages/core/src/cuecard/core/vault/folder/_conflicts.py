@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cuecard.core._errors import NotFound, UsageError
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._errors import NotFound, UsageError
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._model import DECISIONS, Conflict

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._fsio import atomic_write, locked
+from cuecard.core.base._fsio import atomic_write, locked
 from cuecard.core.vault._digest import Claim, cursor_start
 from cuecard.core.vault.folder._vault import Vault
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._model import Candidate
 from cuecard.core.vault._rules import pick
 from cuecard.core.vault.folder._vault import Vault

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._errors import VaultExists
 from cuecard.core.vault._layout import Layout, detect_layout
 from cuecard.core.vault.folder._vault import Clock, Vault, _local_now

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._model import Pending, Review
 from cuecard.core.vault.folder._vault import Vault

@@ -12,8 +12,8 @@ vault consistent and running ``apply`` again finishes the work.
 
 from __future__ import annotations
 
-from cuecard.core._errors import ValidationError
-from cuecard.core._fsio import atomic_write, crash_point
+from cuecard.core.base._errors import ValidationError
+from cuecard.core.base._fsio import atomic_write, crash_point
 from cuecard.core.engine._secrets import find_secret
 from cuecard.core.vault._facts import note_facts
 from cuecard.core.vault._model import Applied, Pending, Review

@@ -7,7 +7,7 @@ share a name; a taken name moves on to the next number.
 
 from __future__ import annotations
 
-from cuecard.core._fsio import exclusive_create
+from cuecard.core.base._fsio import exclusive_create
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._rules import MAX_SEQUENCE, check_agent, check_facts
 from cuecard.core.vault.folder._vault import Vault

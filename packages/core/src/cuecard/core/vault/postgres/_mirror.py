@@ -178,7 +178,7 @@ class Mirror:
         since the generation the mirror holds are fetched; every note when it holds none."""
         from pathlib import Path
 
-        from cuecard.core._fsio import atomic_write, locked
+        from cuecard.core.base._fsio import atomic_write, locked
 
         generation = int(vault.alone(_GENERATION)[0][0])
         fetched = False
@@ -202,7 +202,7 @@ class Mirror:
         import json
         from pathlib import Path
 
-        from cuecard.core._fsio import atomic_write
+        from cuecard.core.base._fsio import atomic_write
 
         rows = vault.alone(_ACTIVE, {"every": changed is None, "notes": changed or []})
         notes: dict[str, list[str]] = {_file_name(note): [] for note in changed or []}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._fsio import atomic_write
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault.folder._vault import Vault

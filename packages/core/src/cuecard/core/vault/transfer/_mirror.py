@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from cuecard.core._errors import ConfigError
+from cuecard.core.base._errors import ConfigError
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["MIRROR_ENV", "Mirrored", "after_change", "mirror_location", "mirror_notes"]

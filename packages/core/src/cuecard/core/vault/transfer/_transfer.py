@@ -99,7 +99,7 @@ def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
 
 def pg_to_folder(pg: PgVault, root: Path) -> Moved:
     """Copy a PostgreSQL vault into a new default-layout folder vault (one consistent read)."""
-    from cuecard.core._fsio import atomic_write
+    from cuecard.core.base._fsio import atomic_write
     from cuecard.core.vault._layout import DEFAULT
     from cuecard.core.vault.folder._init import init_vault
     from cuecard.core.vault.transfer._export import (
