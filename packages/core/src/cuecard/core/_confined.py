@@ -362,6 +362,26 @@ class Tree:
             _fsync_quietly(fd)
             return True
 
+    def move(self, rel: str, to: str) -> bool:
+        """Move the regular file ``rel`` to ``to`` (missing folders made) without replacing an
+        entry there: ``False`` when ``to`` exists. Linked into place, then unlinked, each in
+        its folder's descriptor: a crash leaves the file under both names, never neither."""
+        with self._parent(rel) as (fd, name):
+            st = self._lstat_in(fd, name)
+            if st is None:
+                raise FileNotFoundError(self.path(rel))
+            if not stat.S_ISREG(st.st_mode):
+                raise UnsafePath(self.path(rel), f"is {describe(st.st_mode)}, not a regular file")
+            with self._parent(to, create=True) as (target, new):
+                try:
+                    os.link(name, new, src_dir_fd=fd, dst_dir_fd=target, follow_symlinks=False)
+                except FileExistsError:
+                    return False
+                _fsync_quietly(target)
+            os.unlink(name, dir_fd=fd)
+            _fsync_quietly(fd)
+            return True
+
     def append(self, rel: str, data: bytes, *, mode: int = 0o644) -> None:
         """Append ``data`` to the regular file ``rel`` (created with ``mode``) in one ``write``
         on ``O_APPEND``, so lines of parallel processes never interleave.

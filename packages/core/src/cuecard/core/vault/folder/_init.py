@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._errors import VaultExists
 from cuecard.core.vault._layout import Layout, detect_layout
 from cuecard.core.vault.folder._vault import Clock, Vault, _local_now
@@ -44,12 +43,13 @@ def init_vault(
         layout.processed,
         layout.forgotten,
         layout.sessions,
-        str(Path(layout.pending).parent),
+        Path(layout.pending).parent.as_posix(),
     ):
-        (root / folder).mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True)  # the folder the person names
+        vault.tree.mkdirs(folder)
     for note_id, text in layout.notes_templates.items():
-        atomic_write(vault.note_file(note_id), text)
+        vault.write(vault.note_file(note_id), text)
     for rel, text in layout.extra_files.items():
-        if force or not (root / rel).exists():
-            atomic_write(root / rel, text)
+        if force or vault.tree.lstat(rel) is None:
+            vault.write(root / rel, text)
     return vault, backup
