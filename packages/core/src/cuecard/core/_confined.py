@@ -30,6 +30,10 @@ import stat
 
 from cuecard.core._errors import StoreBusy, StoreError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
 
 MARKER = ".cuecard-made"
@@ -620,7 +624,22 @@ def _scan(
 ) -> None:
     if depth > _MAX_DEPTH or len(found) >= limit:
         return
-    for entry in os.scandir(fd):
+    with os.scandir(fd) as listing:  # closed when the scan stops early, too
+        _scan_entries(tree, fd, rel, skip, found, limit, budget, depth, listing)
+
+
+def _scan_entries(
+    tree: Tree,
+    fd: int,
+    rel: str,
+    skip: frozenset[str],
+    found: list[tuple[str, str]],
+    limit: int,
+    budget: list[int],
+    depth: int,
+    listing: Iterator[os.DirEntry[str]],
+) -> None:
+    for entry in listing:
         budget[0] -= 1
         if budget[0] < 0 or len(found) >= limit:
             return
