@@ -15,6 +15,11 @@ appears next to the vault, every command exits 0 or 1 (a refusal names the path;
 traceback, never a usage error), and nothing hangs (a ``SIGALRM`` liveness bound, not a timing
 assertion). The per-vault cache folder itself is cuecard's own, under the user's cache home,
 and is the base the layer trusts: paths below it are planted, not it.
+
+``vault export`` (``import`` runs the same transfer, named from the other side) is planted
+against a real PostgreSQL server: a folder vault planted at each recorded path copied to an
+empty database, and a database vault copied into an empty folder holding one planted path of
+those a clean copy makes. ``digest`` (it needs a model server) and ``mirror`` are not run here.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import pytest
 from cuecard.core.cli import main as cli
 from cuecard.core.vault.folder._recall import cache_dir
 from cuecard.core.vault.folder._vault import Vault
+from tests._support.postgres import PgServer
 
 LIVENESS = 60  # seconds for one whole session: only a hang reaches it
 LAYOUTS = ("default", "unified-agent-memory")
@@ -304,3 +310,128 @@ def test_a_planted_lock_is_refused_at_once(
     )
     assert outside.read_text(encoding="utf-8") == "kept\n"
     assert sorted(p.name for p in (vault / "sessions").iterdir()) == ["README.md"]
+
+
+# -- export and import, between the folder vault and a real PostgreSQL server ------------------
+
+
+class Databases:
+    """A migrated empty database to copy for each run, and one holding the recorded vault."""
+
+    def __init__(self, server: PgServer) -> None:
+        self.server = server
+        self.template = self._create("")
+        assert _cli(["vault", "migrate-db", "--vault", server.url(self.template)])[0] == 0
+
+    def _create(self, template: str) -> str:
+        import psycopg
+
+        name = "t_" + os.urandom(6).hex()
+        like = f' TEMPLATE "{template}"' if template else ""
+        with psycopg.connect(
+            self.server.url("postgres"), password=self.server.password, autocommit=True
+        ) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"{like}')
+        return name
+
+    def fresh(self) -> str:
+        """The URL of a new migrated, empty database."""
+        return self.server.url(self._create(self.template))
+
+
+@pytest.fixture(scope="module")
+def databases(pg_server: PgServer) -> Iterator[Databases]:
+    saved = os.environ.get("PGPASSWORD")
+    os.environ["PGPASSWORD"] = pg_server.password
+    try:
+        yield Databases(pg_server)
+    finally:
+        if saved is None:
+            os.environ.pop("PGPASSWORD", None)
+        else:
+            os.environ["PGPASSWORD"] = saved
+
+
+# The export reads the vault as the session's commands do (their FIFO pass covers those reads):
+# a link pass keeps the suite cheap.
+@pytest.mark.parametrize("recorded", ["default"], indirect=True)
+@pytest.mark.parametrize("how", ["link"])
+def test_export_to_postgresql_from_a_planted_vault(
+    recorded: Recorded, databases: Databases, how: str, alarm: None
+) -> None:
+    """``vault export URL`` reads every file of the vault: at each recorded path of the vault
+    planted, it copies what it can reach or refuses, naming the path (exit 0 or 1)."""
+    failures = []
+    url = databases.fresh()
+    for path in [p for p in recorded.paths if recorded.vault in p.parents]:
+        shown = path.relative_to(recorded.base).as_posix()
+        _canary(recorded.canary)
+        before = snapshot(recorded.canary)
+        recorded.restore()
+        _plant(recorded, path, how)
+        signal.alarm(LIVENESS)
+        try:
+            code, _ = _cli(["vault", "export", url, "--vault", str(recorded.vault)])
+        except Hang as exc:
+            failures.append(f"{shown} ({how}): {exc}")
+            continue
+        except Exception as exc:  # a traceback is not how a command exits
+            failures.append(f"{shown} ({how}): {type(exc).__name__}: {exc}")
+            continue
+        finally:
+            signal.alarm(0)
+        if code == 0:  # a refused export wrote nothing: its database is reused
+            url = databases.fresh()
+        if code not in (0, 1):
+            failures.append(f"{shown} ({how}): exit status {code}")
+        if snapshot(recorded.canary) != before:
+            failures.append(f"{shown} ({how}): the canary changed")
+    recorded.restore()
+    assert failures == [], "\n".join(failures)
+
+
+@pytest.mark.parametrize("recorded", ["default"], indirect=True)
+@pytest.mark.parametrize("how", ["link", "fifo"])
+def test_export_from_postgresql_into_a_planted_folder(
+    recorded: Recorded, databases: Databases, how: str, alarm: None, tmp_path: Path
+) -> None:
+    """``vault export FOLDER`` of a database vault makes a new folder vault: recorded once,
+    then each path it made (folders on the way made plain) planted alone in an empty target
+    folder; the export refuses (exit 1) or goes round it (exit 0), writing nothing through it."""
+    source = databases.fresh()
+    recorded.restore()
+    assert _cli(["vault", "export", source, "--vault", str(recorded.vault)])[0] == 0
+    made = tmp_path / "made"
+    assert _cli(["vault", "export", str(made), "--vault", source])[0] == 0
+    paths = entries(made)
+    assert {"notes/environment.md", "inbox/processed"} <= set(paths), paths
+    failures = []
+    target = tmp_path / "target"
+    for rel in paths:
+        _canary(recorded.canary)
+        before = snapshot(recorded.canary)
+        if target.exists():
+            shutil.rmtree(target)
+        planted = target / rel
+        planted.parent.mkdir(parents=True, exist_ok=True)
+        if (made / rel).is_dir():
+            planted.mkdir()
+        else:
+            planted.touch()
+        _plant(recorded, planted, how)
+        signal.alarm(LIVENESS)
+        try:
+            code, _ = _cli(["vault", "export", str(target), "--vault", source])
+        except Hang as exc:
+            failures.append(f"{rel} ({how}): {exc}")
+            continue
+        except Exception as exc:  # a traceback is not how a command exits
+            failures.append(f"{rel} ({how}): {type(exc).__name__}: {exc}")
+            continue
+        finally:
+            signal.alarm(0)
+        if code not in (0, 1):
+            failures.append(f"{rel} ({how}): exit status {code}")
+        if snapshot(recorded.canary) != before:
+            failures.append(f"{rel} ({how}): the canary changed")
+    assert failures == [], "\n".join(failures)
