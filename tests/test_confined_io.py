@@ -34,6 +34,10 @@ HELPERS = frozenset({"atomic_write", "exclusive_create", "locked", "append_recor
 STORE_LATER = "project store files not moved yet (local state written by commands, not the hook)"
 HARNESS_LATER = "harness configuration files: not moved onto the layer yet"
 OWN_FILES = "a file the person names, or the repository's own source tree (not a store)"
+HOME = (
+    "the person's own home configuration, read as the person keeps it (a dotfile "
+    "manager's links included): no one else commits into it"
+)
 
 # What still opens files by path, module by module, with the calls and why. The store's
 # memories, config, journal and lock, the compiled index and its pruning, sessions, claims,
@@ -94,10 +98,11 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # harness configuration files
     "core/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
     "core/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
-    "core/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
     "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
+    "core/_hookcheck.py": (HOME + ": Codex's config.toml and the home's hook files (a "
+                           "project's are read through the layer)", frozenset({"read_text"})),
+    "core/_installed_hooks.py": (HOME + ": the home's hook files (a project's: hook_text reads "
+                                 "them through the layer)", frozenset({"read_text"})),
     "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
                                                            "read_text"})),
     "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",
