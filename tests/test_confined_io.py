@@ -32,7 +32,6 @@ PATH_METHODS = frozenset(
 HELPERS = frozenset({"atomic_write", "exclusive_create", "locked", "append_record", "rmtree"})
 
 STORE_LATER = "project store files not moved yet (local state written by commands, not the hook)"
-HARNESS_LATER = "harness configuration files: not moved onto the layer yet"
 OWN_FILES = "a file the person names, or the repository's own source tree (not a store)"
 HOME = (
     "the person's own home configuration, read as the person keeps it (a dotfile "
@@ -95,20 +94,29 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
     "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
                                    frozenset({"mkdir"})),
-    # harness configuration files
-    "core/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
-    "core/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
-    "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
+    # harness configuration files: a project's go through the layer (the installers' writes,
+    # backups under .git/ and removals; doctor's and status's reads); what remains by path is
+    # the person's own home configuration, as the person keeps it
+    "core/_doctor_dsh.py": (HOME + ": the DSH home's profiles", frozenset({"glob", "read_text"})),
+    "core/_groktrust.py": (HOME + ": Grok Build's trusted_folders.toml; and the project files "
+                           "Grok Build itself reads, listed as Grok reads them (links followed, "
+                           "regular files only, bounded, never written)",
+                           frozenset({"open", "os.scandir", "read_text"})),
+    "hooks/_mcp_config.py": (HOME + ": the home's MCP configuration (a project's through the "
+                             "layer)", frozenset({"read_text"})),
     "core/_hookcheck.py": (HOME + ": Codex's config.toml and the home's hook files (a "
                            "project's are read through the layer)", frozenset({"read_text"})),
     "core/_installed_hooks.py": (HOME + ": the home's hook files (a project's: hook_text reads "
                                  "them through the layer)", frozenset({"read_text"})),
-    "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
-                                                           "read_text"})),
-    "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",
-                                                    "read_bytes", "read_text", "rmdir",
-                                                    "unlink"})),
-    "hooks/_trust.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir", "read_text"})),
+    "hooks/_groktrustwrite.py": (HOME + ": Grok Build's trusted_folders.toml",
+                                 frozenset({"atomic_write", "mkdir", "read_text"})),
+    "hooks/_install.py": (HOME + ", and a --plugin folder the person names; also the package's "
+                          "own data and a work tree's .git pointer (a project's files go "
+                          "through the layer: InstallReport.root)",
+                          frozenset({"atomic_write", "mkdir", "read_bytes", "read_text", "rmdir",
+                                     "unlink"})),
+    "hooks/_trust.py": (HOME + ": Codex's config.toml", frozenset({"atomic_write", "mkdir",
+                                                                    "read_text"})),
 }  # fmt: skip
 
 

@@ -306,10 +306,13 @@ class Tree:
         with self.folder(rel, create=True):
             pass
 
-    def write(self, rel: str, data: str | bytes, *, durable: bool = True) -> None:
+    def write(
+        self, rel: str, data: str | bytes, *, durable: bool = True, mode: int | None = None
+    ) -> None:
         """Replace ``rel`` with ``data`` atomically (a temporary file renamed over it in the same
         folder descriptor); missing folders are made. A file that exists keeps its permission
-        bits; an entry that is not a regular file is refused, never replaced."""
+        bits (a new one gets ``mode``, else 0o644); an entry that is not a regular file is
+        refused, never replaced."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         with self._parent(rel, create=True) as (fd, name):
             st = self._lstat_in(fd, name)
@@ -319,8 +322,9 @@ class Tree:
             handle = os.open(temp, _CREATE_FLAGS, 0o644 if st is None else 0o600, dir_fd=fd)
             try:
                 try:
-                    if st is not None and hasattr(os, "fchmod"):
-                        os.fchmod(handle, stat.S_IMODE(st.st_mode))
+                    kept = stat.S_IMODE(st.st_mode) if st is not None else mode
+                    if kept is not None and hasattr(os, "fchmod"):
+                        os.fchmod(handle, kept)
                     _write_all(handle, payload)
                     if durable:
                         os.fsync(handle)
@@ -434,6 +438,19 @@ class Tree:
                     return False
                 return True
         except FileNotFoundError:
+            return False
+
+    def remove_empty(self, rel: str) -> bool:
+        """Delete folder ``rel`` when it is a plain, empty folder (a link is never followed);
+        whether it did."""
+        try:
+            with self._parent(rel) as (fd, name):
+                st = self._lstat_in(fd, name)
+                if st is None or not stat.S_ISDIR(st.st_mode):
+                    return False
+                os.rmdir(name, dir_fd=fd)
+                return True
+        except OSError:
             return False
 
     def remove_marked(self, rel: str, marker: str = MARKER) -> bool:
