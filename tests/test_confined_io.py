@@ -82,14 +82,12 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
     "core/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
-    "core/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
     "core/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
                                                    "os.replace", "os.walk", "unlink"})),
     "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
     "core/recall/_index.py": ("the index's folder when it is cuecard's own cache folder (a "
                               "project's passes its Tree: made through the layer)",
                               frozenset({"os.makedirs"})),
-    "core/recall/_vectors.py": (STORE_LATER, frozenset({"os.remove"})),
     # the folder vault: its root is the folder the person names (made if missing); its vault
     # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
     "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
