@@ -2,8 +2,9 @@
 
 Issue 28: the project's ``.cuecard/``, a folder vault and the harness configuration files are
 reached only through ``cuecard.core.fs.Tree`` (``cuecard.core._confined``), which walks by
-directory descriptor and follows no link at any depth. This test reads every module of core and
-of the hooks distribution and fails on a direct file operation (``open``, ``os.replace``,
+directory descriptor and follows no link at any depth. This test reads every module of core, of
+the hooks distribution and of the projection (whose runtime root is reached only through
+``SafeRoot``, built on the layer) and fails on a direct file operation (``open``, ``os.replace``,
 ``os.unlink``, ``shutil.rmtree``, ``Path.write_text``…, or the path-taking helpers of
 ``_fsio``) outside the allowlist below, and on an allowlist entry no longer needed.
 """
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "core": ROOT / "packages" / "core" / "src" / "cuecard" / "core",
     "hooks": ROOT / "packages" / "hooks" / "src" / "cuecard" / "hooks",
+    "wp_projection": ROOT / "packages" / "wp-projection" / "src" / "cuecard" / "wp_projection",
 }
 LAYER = {"core/_confined.py", "core/_fsio.py"}
 """The layer itself, and the crash-consistent primitives it builds on."""
@@ -115,6 +117,15 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
                                      "unlink"})),
     "hooks/_trust.py": (HOME + ": Codex's config.toml", frozenset({"atomic_write", "mkdir",
                                                                     "read_text"})),
+    # the Data Machine projection: the runtime root goes through SafeRoot, on the layer
+    "wp_projection/_bridge.py": (OWN_FILES + ": the WordPress plugin folder the person names",
+                                 frozenset({"mkdir", "os.open", "read_bytes", "unlink",
+                                            "write_bytes"})),
+    "wp_projection/_projector.py": ("_Plan.unlink, the batch's own method (SafeRoot deletes)",
+                                    frozenset({"unlink"})),
+    "wp_projection/_reconcile.py": (OWN_FILES + ": the auth file", frozenset({"read_text"})),
+    "wp_projection/cli/_common.py": (OWN_FILES + ": the secret and config files",
+                                     frozenset({"read_text"})),
 }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from cuecard.core import Store
 from cuecard.core._health import health_report
 from cuecard.core._maintain import maintain
 from cuecard.core.engine._schedule import maintain_if_due
+from cuecard.core.fs import MARKER
 from tests._support.cli import BIN
 from tests._support.lifecycle import DAY, cli, record_session
 from tests._support.project import add, make_project
@@ -347,3 +348,62 @@ def test_a_damaged_database_is_set_aside_and_a_new_one_begun(store: Store) -> No
     assert len(kept) == 1
     assert kept[0].read_bytes().startswith(b"not a database")
     assert _db(store, "SELECT COUNT(*) FROM sessions") == [(1,)]
+
+
+def test_only_marked_session_folders_are_pruned_and_the_others_reported(
+    store: Store, tmp_path: Path
+) -> None:
+    """A session folder cuecard made holds its marker and is pruned by descriptor (a link
+    inside is removed, never followed); one without the marker (an older cuecard's, or a
+    person's) is left in place and named in the report."""
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    (canary / "keep.txt").write_text("keep\n")
+    record_session(store, "marked", at=NOW - 10 * DAY, calls=[("edit", "src/a.py")])
+    sessions = store.local_dir / "sessions"
+    assert (sessions / "marked" / MARKER).is_file()
+    (sessions / "marked" / "out").symlink_to(canary)
+    os.utime(sessions / "marked" / "out", (NOW - 9 * DAY,) * 2, follow_symlinks=False)
+    legacy = sessions / "legacy"
+    legacy.mkdir()
+    (legacy / "footprint.jsonl").write_text("")
+    os.utime(legacy / "footprint.jsonl", (NOW - 10 * DAY, NOW - 10 * DAY))
+    report = maintain(store, clock=lambda: NOW)
+    assert report.sessions_pruned == 1
+    assert report.sessions_left == ["legacy"]
+    assert not (sessions / "marked").exists()
+    assert (legacy / "footprint.jsonl").is_file()
+    assert sorted(p.name for p in canary.iterdir()) == ["keep.txt"]
+    assert (canary / "keep.txt").read_text() == "keep\n"
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "maintain"], cwd=store.root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "left 1 idle session folders" in done.stderr
+    assert "legacy" in done.stderr
+
+
+def test_a_generation_compiled_before_the_marker_is_pruned_only_when_it_is_all_cuecards(
+    store: Store,
+) -> None:
+    from cuecard.core import compile_index
+
+    index = store.local_dir / "index"
+    compile_index(store)
+    [current] = [p for p in index.iterdir() if p.name.startswith("g")]
+    old, mixed, foreign = index / "g0old", index / "g0mixed", index / "g0foreign"
+    for folder in (old, mixed):  # what a generation held before the marker existed
+        folder.mkdir()
+        for name in ("buckets.dat", "memories.dat", "pkeys.json"):
+            (folder / name).write_bytes((current / name).read_bytes())
+    (mixed / "notes.txt").write_text("a person's\n")
+    foreign.mkdir()
+    (foreign / "buckets.dat").symlink_to(current / "buckets.dat")
+    for folder in (old, mixed, foreign):
+        os.utime(folder, (NOW - 10 * DAY, NOW - 10 * DAY))
+    add(store, triggers=[{"on": ["edit"], "paths": ["lib/**"]}])
+    compile_index(store)
+    assert not old.exists()
+    assert (mixed / "notes.txt").read_text() == "a person's\n"
+    assert (foreign / "buckets.dat").is_symlink()
+    assert (current / "buckets.dat").is_file()  # the previous generation is kept

@@ -240,6 +240,21 @@ def test_counts_that_need_a_person_are_notes(store: Store, monkeypatch, capsys) 
     assert "cuecard-ui distribution" in hints["migrated"]
 
 
+def test_events_that_left_glob_tests_unmade_are_a_note(store: Store) -> None:
+    from cuecard.core.engine import Event, handle
+    from cuecard.core.engine._path_limit import path_max
+
+    add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])
+    compile_index(store)
+    assert "matching" not in _checks(diagnose(store.root, home=None), "notes")
+    long = "a/" * (path_max() // 2) + "x.py"
+    handle(str(store.root), Event("read", paths=(long,), session="s"))
+    notes = {n["check"]: n for n in diagnose(store.root, home=None)["notes"]}
+    assert "1 recorded event(s) left glob tests unmade" in notes["matching"]["message"]
+    assert "longer than PATH_MAX" in notes["matching"]["message"]
+    assert "`src/**/*test*`" in notes["matching"]["hint"]
+
+
 def test_hooks_but_no_session_and_no_maintenance_are_notes(store: Store) -> None:
     report = diagnose(store.root, home=None)
     assert report["ok"]

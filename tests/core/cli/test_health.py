@@ -291,6 +291,20 @@ def test_an_unreadable_memory_file_is_a_problem_not_a_crash(store: Store) -> Non
     assert health_report(store)["problems"]
 
 
+def test_a_damaged_roll_up_database_is_a_problem_until_maintenance_sets_it_aside(
+    store: Store, monkeypatch, capsys
+) -> None:
+    record_session(store, "s1", at=NOW - 9 * DAY, asks=1)
+    maintain(store)
+    (store.local_dir / "telemetry.sqlite").write_bytes(b"not a database" * 100)
+    assert cli(monkeypatch, store.root, "health") == 0
+    out = capsys.readouterr().out
+    assert "problem: telemetry.sqlite is unreadable" in out
+    assert "cuecard maintain" in out
+    maintain(store)
+    assert health_report(store)["problems"] == []
+
+
 def test_building_the_cli_parser_for_these_commands_loads_no_pydantic() -> None:
     import subprocess
     import sys

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -304,12 +305,34 @@ def _previous(tree: Tree, current: str) -> str:
     return older[-1][0] if older else ""
 
 
+GENERATION_FILES = frozenset({"buckets.dat", "memories.dat", "pkeys.json", "checks.json"})
+"""What a generation holds besides the marker (and all a generation compiled before the
+marker existed held)."""
+
+
 def _prune(tree: Tree, keep: set[str]) -> None:
     """Delete the generations not kept: only folders that hold cuecard's marker, by
-    descriptor; a link, or a folder cuecard did not make, is left alone."""
+    descriptor; a link, or a folder cuecard did not make, is left alone. A generation compiled
+    before the marker existed is marked first, when it holds nothing but cuecard's generation
+    files, each a regular file of this user (the walk proved the folders plain and this
+    user's)."""
     for name, _ in _generations(tree):
         if name not in keep:
+            folder = f"{INDEX_DIR}/{name}"
             try:
-                tree.remove_marked(f"{INDEX_DIR}/{name}")
+                if not tree.remove_marked(folder) and _unmarked_generation(tree, folder):
+                    tree.create(f"{folder}/{MARKER}", "cuecard index generation\n")
+                    tree.remove_marked(folder)
             except OSError:
                 continue
+
+
+def _unmarked_generation(tree: Tree, folder: str) -> bool:
+    entries = tree.entries(folder)
+    if not entries or any(k != "file" or n not in GENERATION_FILES for n, k in entries):
+        return False
+    for name, _ in entries:
+        st = tree.lstat(f"{folder}/{name}")
+        if st is None or not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return False
+    return True

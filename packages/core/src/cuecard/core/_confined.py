@@ -16,8 +16,9 @@ every read, write and deletion there goes through a ``Tree``:
   same folder descriptor, appended to with one ``write`` on ``O_APPEND``; an existing entry
   that is not a regular file is never replaced;
 - a folder is deleted only when the layer can prove cuecard made it (it holds cuecard's marker
-  file), and the deletion walks by descriptor (``dir_fd``), never by a path string, so no link
-  inside it is followed either.
+  file: an index generation, a session's folder), or when it is empty (``remove_empty``), and the
+  deletion walks by descriptor (``dir_fd``), never by a path string, so no link inside it is
+  followed either.
 
 Relative paths use ``/`` and hold no empty, ``.`` or ``..`` segment. Where the platform lacks
 ``dir_fd`` (Windows), each component is checked with ``lstat`` before the path is used.
@@ -45,6 +46,10 @@ creates it, as ``.pytest_cache`` does: a project opted in by a committed memory 
 ``.cuecard/.gitignore``, and this machine's derived state must never be one ``git add -A`` from a
 commit. Created exclusively in the new folder's descriptor, once, never through a link."""
 _IGNORE_ALL = b"# made by cuecard: this machine's derived state, never committed\n*\n"
+
+MARKED_IN = ("local", "sessions")
+"""The folder (its last two components) where each folder the layer makes (a session's folder)
+gets cuecard's ``MARKER`` at once, so maintenance may delete it later, and nothing else there."""
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -130,8 +135,9 @@ class Tree:
             return UnsafePath(self.path(shown), "cannot be opened as a folder")
         return UnsafePath(self.path(shown), f"is {describe(st.st_mode)}, not a folder")
 
-    def _folder(self, parts: list[str], *, create: bool = False) -> int:
-        """A descriptor of the folder ``parts`` below the base (the caller closes it)."""
+    def _folder(self, parts: list[str], *, create: bool = False, mode: int = 0o755) -> int:
+        """A descriptor of the folder ``parts`` below the base (the caller closes it); missing
+        folders are made with ``mode`` when ``create``."""
         if not _BY_FD:
             return self._folder_by_path(parts, create=create)
         fd = os.open(self.base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
@@ -145,7 +151,7 @@ class Tree:
                         raise
                     made = True
                     try:
-                        os.mkdir(part, 0o755, dir_fd=fd)
+                        os.mkdir(part, mode, dir_fd=fd)
                     except FileExistsError:
                         made = False
                     try:
@@ -154,6 +160,8 @@ class Tree:
                         raise self._refuse(fd, part, shown) from None
                     if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
                         _ignore_all(child)
+                    elif made and depth > 1 and tuple(parts[depth - 2 : depth]) == MARKED_IN:
+                        _ignore_all(child, MARKER, b"made by cuecard: a session's folder\n")
                 except OSError:
                     raise self._refuse(fd, part, shown) from None
                 os.close(fd)
@@ -183,9 +191,10 @@ class Tree:
                 raise UnsafePath(here, f"is {describe(st.st_mode)}, not a folder")
         return os.open(here, os.O_RDONLY)
 
-    def folder(self, rel: str = "", *, create: bool = False) -> _Folder:
-        """The descriptor of folder ``rel`` for a ``with`` block (made when ``create``)."""
-        return _Folder(self._folder(_parts(rel), create=create))
+    def folder(self, rel: str = "", *, create: bool = False, mode: int = 0o755) -> _Folder:
+        """The descriptor of folder ``rel`` for a ``with`` block (made, with ``mode``, when
+        ``create``)."""
+        return _Folder(self._folder(_parts(rel), create=create, mode=mode))
 
     def _parent(self, rel: str, *, create: bool = False) -> _Parent:
         parts = _parts(rel)
@@ -301,18 +310,26 @@ class Tree:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def mkdirs(self, rel: str) -> None:
-        """Make folder ``rel`` and every missing folder above it (never through a link)."""
-        with self.folder(rel, create=True):
+    def mkdirs(self, rel: str, *, mode: int = 0o755) -> None:
+        """Make folder ``rel`` and every missing folder above it with ``mode`` (never through a
+        link)."""
+        with self.folder(rel, create=True, mode=mode):
             pass
 
     def write(
-        self, rel: str, data: str | bytes, *, durable: bool = True, mode: int | None = None
+        self,
+        rel: str,
+        data: str | bytes,
+        *,
+        durable: bool = True,
+        mode: int | None = None,
+        sync_folder: bool = True,
     ) -> None:
         """Replace ``rel`` with ``data`` atomically (a temporary file renamed over it in the same
-        folder descriptor); missing folders are made. A file that exists keeps its permission
-        bits (a new one gets ``mode``, else 0o644); an entry that is not a regular file is
-        refused, never replaced."""
+        folder descriptor); missing folders are made. The file gets ``mode``, or else keeps the
+        permission bits of the file it replaces; an entry that is not a regular file is refused,
+        never replaced. ``durable``: the file is fsync'd, and its folder too unless
+        ``sync_folder`` is false (a caller writing many files fsyncs each folder once)."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         with self._parent(rel, create=True) as (fd, name):
             st = self._lstat_in(fd, name)
@@ -322,9 +339,11 @@ class Tree:
             handle = os.open(temp, _CREATE_FLAGS, 0o644 if st is None else 0o600, dir_fd=fd)
             try:
                 try:
-                    kept = stat.S_IMODE(st.st_mode) if st is not None else mode
-                    if kept is not None and hasattr(os, "fchmod"):
-                        os.fchmod(handle, kept)
+                    keep = mode
+                    if keep is None and st is not None:
+                        keep = stat.S_IMODE(st.st_mode)
+                    if keep is not None and hasattr(os, "fchmod"):
+                        os.fchmod(handle, keep)
                     _write_all(handle, payload)
                     if durable:
                         os.fsync(handle)
@@ -334,18 +353,20 @@ class Tree:
             except BaseException:
                 _unlink_quietly(temp, fd)
                 raise
-            if durable:
+            if durable and sync_folder:
                 _fsync_quietly(fd)
 
-    def create(self, rel: str, data: str | bytes = b"", *, atomic: bool = False) -> bool:
-        """Create ``rel`` holding ``data`` only if no entry of that name exists (a link
-        included); ``False`` when one did. ``atomic``: readers never see it partly written
-        (written to a temporary file, then linked into place, durably)."""
+    def create(
+        self, rel: str, data: str | bytes = b"", *, atomic: bool = False, mode: int = 0o644
+    ) -> bool:
+        """Create ``rel`` holding ``data`` (permission ``mode``) only if no entry of that name
+        exists (a link included); ``False`` when one did. ``atomic``: readers never see it
+        partly written (written to a temporary file, then linked into place, durably)."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         with self._parent(rel, create=True) as (fd, name):
             if not atomic:
                 try:
-                    handle = os.open(name, _CREATE_FLAGS, 0o644, dir_fd=fd)
+                    handle = os.open(name, _CREATE_FLAGS, mode, dir_fd=fd)
                 except FileExistsError:
                     return False
                 try:
@@ -354,7 +375,7 @@ class Tree:
                     os.close(handle)
                 return True
             temp = f".{name[:200]}.{os.urandom(6).hex()}.tmp"
-            handle = os.open(temp, _CREATE_FLAGS, 0o644, dir_fd=fd)
+            handle = os.open(temp, _CREATE_FLAGS, mode, dir_fd=fd)
             try:
                 try:
                     _write_all(handle, payload)
@@ -440,19 +461,6 @@ class Tree:
         except FileNotFoundError:
             return False
 
-    def remove_empty(self, rel: str) -> bool:
-        """Delete folder ``rel`` when it is a plain, empty folder (a link is never followed);
-        whether it did."""
-        try:
-            with self._parent(rel) as (fd, name):
-                st = self._lstat_in(fd, name)
-                if st is None or not stat.S_ISDIR(st.st_mode):
-                    return False
-                os.rmdir(name, dir_fd=fd)
-                return True
-        except OSError:
-            return False
-
     def remove_marked(self, rel: str, marker: str = MARKER) -> bool:
         """Delete folder ``rel`` and what it holds, only when it is a plain folder holding the
         regular file ``marker`` (cuecard made it); ``False`` when it was left alone. Walks by
@@ -478,6 +486,19 @@ class Tree:
                 return True
         except FileNotFoundError:
             return False
+
+    def remove_empty(self, rel: str) -> bool:
+        """Delete folder ``rel`` and the folders in it, each only where it is empty once its
+        empty subfolders are gone (files are never deleted); by descriptor, a link is never
+        followed nor removed. Whether ``rel`` is gone (or was never there)."""
+        parts = _parts(rel)
+        if not parts:
+            raise UnsafePath(self.base, "is the tree itself, not a folder in it")
+        try:
+            with self._parent(rel) as (parent, name):
+                return _remove_empty(parent, name, 0)
+        except FileNotFoundError:
+            return True
 
 
 class _Folder:
@@ -556,16 +577,17 @@ def _fsync_quietly(fd: int) -> None:
         pass
 
 
-def _ignore_all(folder_fd: int) -> None:
-    """Put the ``.gitignore`` holding ``*`` in a folder just made (``SELF_IGNORING``): one
-    exclusive create that follows no link; an entry already there, or a failure, is left be
-    (the folder's contents are what matter to the caller)."""
+def _ignore_all(folder_fd: int, name: str = ".gitignore", data: bytes = _IGNORE_ALL) -> None:
+    """Put the ``.gitignore`` holding ``*`` in a folder just made (``SELF_IGNORING``), or
+    another file ``name`` (the marker of ``MARKED_IN``): one exclusive create that follows no
+    link; an entry already there, or a failure, is left be (the folder's contents are what
+    matter to the caller)."""
     try:
-        handle = os.open(".gitignore", _CREATE_FLAGS, 0o644, dir_fd=folder_fd)
+        handle = os.open(name, _CREATE_FLAGS, 0o644, dir_fd=folder_fd)
     except OSError:
         return
     try:
-        _write_all(handle, _IGNORE_ALL)
+        _write_all(handle, data)
     except OSError:
         pass
     finally:
@@ -608,6 +630,31 @@ def _clear(fd: int, depth: int, *, keep: str = "") -> None:
             os.rmdir(name, dir_fd=fd)
         else:
             os.unlink(name, dir_fd=fd)
+
+
+def _remove_empty(parent: int, name: str, depth: int) -> bool:
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # a link or not a folder: not removed
+    try:
+        if _owner_problem(os.fstat(fd)) is not None or depth > _MAX_DEPTH:
+            return False
+        subfolders = [e.name for e in os.scandir(fd) if e.is_dir(follow_symlinks=False)]
+        for sub in subfolders:
+            _remove_empty(fd, sub, depth + 1)
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=parent)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # not empty: something else is in it
+    _fsync_quietly(parent)
+    return True
 
 
 def unsafe_entries(

@@ -324,5 +324,5 @@ def health_report(
             [d for d in history.deliveries if d.get("event") != "epoch"][-LAST_DELIVERIES:]
         )
     ]
-    out["problems"] = problems
+    out["problems"] = [*problems, *history.unreadable]
     return {key: out[key] for key in KEYS}

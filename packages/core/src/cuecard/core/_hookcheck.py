@@ -361,12 +361,15 @@ def _codex_findings(
 def setup_steps(
     root: Path, home: Path, environ: dict[str, str] | None = None
 ) -> list[dict[str, str]]:
-    """What this person must run before the project's committed Codex and Grok Build hooks run
-    here (``{harness, reason, run}``), for ``cuecard status``. Both harnesses record trust by
-    absolute path: a clone at another path (a teammate's, a second checkout) is not trusted, and
-    Codex's trust of each hook is for one version of ``.codex/hooks.json``, so a changed file goes
-    silent too. Codex says nothing of an untrusted hook and Grok Build nothing of an untrusted
-    folder, so ``status`` says it, with the command that records the trust."""
+    """What this person must run before the project's committed Codex and Grok Build hooks run here,
+    and Claude Code's in a subfolder (``{harness, reason, run}``), for ``cuecard status``. Codex and
+    Grok Build record trust by absolute path: a clone at another path (a teammate's, a second
+    checkout) is not trusted, and Codex's trust of each hook is for one version of
+    ``.codex/hooks.json``, so a changed file goes silent too. Codex says nothing of an untrusted
+    hook and Grok Build nothing of an untrusted folder, so ``status`` says it, with the command that
+    records the trust. Claude Code reads the committed ``.claude/settings.json`` only when started
+    at the root, and a clone lacks the git-ignored copy of its hooks that ``cuecard install claude``
+    makes."""
     from cuecard.core._installed_hooks import installed_hooks
 
     env = dict(os.environ if environ is None else environ)
@@ -404,4 +407,18 @@ def setup_steps(
             ]
         out += [{"harness": harness, "reason": r, "run": f"cuecard install {harness}"}
                 for r in reasons]  # fmt: skip
+    claude = {Path(h["file"]).name for h in hooks if h["harness"] == "claude"}
+    mine = installed_hooks(None, home)[0]
+    if claude == {"settings.json"} and not any(h["harness"] == "claude" for h in mine):
+        out.append({
+            "harness": "claude",
+            "reason": (
+                "Claude Code started in a subfolder of the project runs none of the hooks in "
+                f"{root / '.claude' / 'settings.json'}: it reads that file only in the folder it "
+                "starts in (anthropics/claude-code#86187), and says nothing; the git-ignored "
+                "settings.local.json beside it, read from every subfolder, has none of "
+                "cuecard's hooks"
+            ),
+            "run": "cuecard install claude",
+        })  # fmt: skip
     return out

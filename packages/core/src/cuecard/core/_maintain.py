@@ -43,6 +43,9 @@ class MaintainReport:
     """Session folders summarised into ``telemetry.sqlite``."""
     sessions_pruned: int = 0
     """Session folders deleted after ``PRUNE_AFTER`` idle seconds (their summary stays)."""
+    sessions_left: list[str] = field(default_factory=list)
+    """Idle session folders left in place: they hold no cuecard marker (made before cuecard
+    marked the folders it makes, or not by cuecard), so cuecard does not delete them."""
     deliveries_rolled: int = 0
     """Ledger lines moved into the database."""
     ingestions_rolled: int = 0
@@ -139,8 +142,6 @@ def maintain(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> MaintainReport:
     """Run maintenance once for ``store``'s project (under its own lock)."""
-    import shutil
-
     from cuecard.core._compiler import compile_index
     from cuecard.core._memory import Status
     from cuecard.core._similarity import SimilarityIndex
@@ -180,10 +181,16 @@ def maintain(
                 idle.append(folder)
             step("sessions", done, len(folders))
         db.commit()  # the summaries are safe before any folder goes
-        with tree.folder(".cuecard/local/sessions", create=True) as sessions:
-            for folder in idle:  # by descriptor: the folder is never reached through a link
-                shutil.rmtree(folder.name, dir_fd=sessions, ignore_errors=True)
+        tree.mkdirs(".cuecard/local/sessions")
+        for folder in idle:  # only what cuecard marked, by descriptor, no link followed
+            try:
+                pruned = tree.remove_marked(f".cuecard/local/sessions/{folder.name}")
+            except OSError:
+                pruned = False
+            if pruned:
                 report.sessions_pruned += 1
+            else:
+                report.sessions_left.append(folder.name)
         report.deliveries_rolled = db.drain(local / "ledger.jsonl", "deliveries")
         report.ingestions_rolled = db.drain(local / "telemetry" / "inbox.jsonl", "ingestions")
         step("telemetry", 1, 1)

@@ -39,6 +39,25 @@ def unsafe_store_entries(root: Path) -> list[str]:
     return [f"{path} {why}" for path, why in unsafe_entries(Tree(root), ".cuecard")]
 
 
+def _unmatched_events(deliveries: list[dict[str, Any]], out: Findings) -> None:
+    """A note when recorded events skipped glob tests past the per-event budget (or paths past
+    PATH_MAX): memories whose globs were not tested may have been missed there."""
+    skipped = [d for d in deliveries if d.get("event") == "unmatched"]
+    if not skipped:
+        return
+    latest = skipped[-1]
+    when = latest.get("t")
+    at = iso(float(when)) if isinstance(when, int | float) else "an unknown time"
+    out.note(
+        "matching",
+        f"{len(skipped)} recorded event(s) left glob tests unmade; the latest, at {at} "
+        f"({str(latest.get('kind'))[:20]}): {str(latest.get('reason'))[:300]}",
+        "memories whose globs were not tested may have been missed there; globs with a folder "
+        "before their first wildcard (`src/**/*test*` rather than `*test*`) are tested against "
+        "far fewer paths",
+    )
+
+
 def store_checks(
     root: Path, out: Findings, counts: dict[str, int], clock: Callable[[], float]
 ) -> float | None:
@@ -100,6 +119,7 @@ def store_checks(
             )
     history = read_history(store.local_dir)
     counts["sessions"] = len(history.sessions)
+    _unmatched_events(history.deliveries, out)
     files = repository_files(root) if live else []
     by_status = Counter(m.status for m in memories)
     counts["candidates"] = by_status[Status.CANDIDATE]

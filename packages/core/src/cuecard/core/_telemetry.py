@@ -264,6 +264,9 @@ class History:
     """Ledger lines, oldest first."""
     ingestions: list[dict[str, Any]] = field(default_factory=list)
     """Ingestion telemetry lines, oldest first."""
+    unreadable: list[str] = field(default_factory=list)
+    """What could not be read (a damaged ``telemetry.sqlite``), one sentence each: the history
+    above lacks it until ``cuecard maintain`` sets the file aside."""
 
 
 def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
@@ -293,8 +296,12 @@ def _rolled_up(
                     sessions.sessions.update(db.sessions())
                 for rows, table in zip(out, tables, strict=True):
                     rows.update(db.lines(table))
-        except sqlite3.Error:
-            pass
+        except sqlite3.Error as exc:
+            if sessions is not None:
+                sessions.unreadable.append(
+                    f"{database.name} is unreadable ({exc}): the rolled-up history is left out; "
+                    "`cuecard maintain` sets the file aside and starts a new one"
+                )
     return out
 
 

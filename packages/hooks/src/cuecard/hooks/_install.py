@@ -22,7 +22,9 @@ nothing else changed; a file only cuecard's entries were in, and a folder it alo
 A project's files are committed and shared, so they hold no path of this machine: the command
 there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
 no-op where cuecard is not installed). A path given with ``--hook-command`` is this machine's:
-for Claude Code it goes to the git-ignored ``.claude/settings.local.json``; Codex, OpenCode and
+for Claude Code it goes to the git-ignored ``.claude/settings.local.json`` (which, without it,
+gets the same portable hooks as ``settings.json``: Claude Code started in a subfolder reads only
+that one of the two); Codex, OpenCode and
 Grok Build have no git-ignored hook file of their own in a project, so there it is refused
 (``--user`` takes it). The user's own files (``--user``) run the installed ``cuecard-hook`` by
 its path. A path is quoted, so spaces and
@@ -278,7 +280,7 @@ def preflight(
         return
     base = _base(harness, user, project, home or Path.home())
     for local in (False, True) if harness == "claude" else (False,):
-        _read_json(_target(harness, base, local))
+        _read_json(_target(harness, base, local), None if user else project)
 
 
 _NAMES = {"codex": "Codex", "opencode": "OpenCode", "grok": "Grok Build"}
@@ -341,6 +343,7 @@ def install(
         _write(target, _dump(merge_hooks({}, "grok", hook_path)), report)
     else:
         _write(target, opencode_plugin(hook_path), report)
+    _subfolder_hooks(harness, project, report, wanted=not user and not local)
     for name in SKILLS:
         _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
     if mcp:
@@ -386,6 +389,40 @@ def install(
             "reads at start: `cuecard export agents-md` writes it"
         )
     return report
+
+
+def _subfolder_hooks(harness: str, project: Path, report: InstallReport, *, wanted: bool) -> None:
+    """For a Claude Code project install (``wanted``). Claude Code reads a project's
+    ``.claude/settings.json`` only when it starts in the folder that holds it: started in a
+    subfolder it runs none of those hooks, and says nothing (anthropics/claude-code#86187). It does
+    read the root's ``settings.local.json`` from any subfolder, so the same portable hooks go there
+    too, git-ignored: this person's sessions get cuecard wherever in the repository they start. The
+    two commands are the same string, and Claude Code runs a command that two settings files hold
+    once per event."""
+    if harness != "claude" or not wanted:
+        return
+    local = project / ".claude" / "settings.local.json"
+    _write(local, _dump(merge_hooks(_read_json(local, report.root), "claude", None)), report)
+    _ignore_locally(
+        project, local, report,
+        "runs cuecard's hooks when Claude Code starts in a subfolder, where it reads no "
+        ".claude/settings.json",
+    )  # fmt: skip
+
+
+def _remove_subfolder_hooks(local: Path, report: InstallReport) -> None:
+    """Remove cuecard's hooks from ``.claude/settings.local.json``; the rest stays (a file left
+    empty goes)."""
+    if _read_bytes(local, report.root) is None:
+        return
+    config = _read_json(local, report.root)
+    left = unmerge_hooks(config)
+    if left == config:
+        return
+    if left:
+        _write(local, _dump(left), report)
+    else:
+        _remove(local, report)
 
 
 def _register_mcp(
@@ -495,8 +532,10 @@ def _remove_empty(folder: Path, report: InstallReport) -> None:
             folder.rmdir()
         except OSError:
             return
-    elif not place[0].remove_empty(place[1]):
-        return
+    else:
+        tree, rel = place
+        if not tree.is_dir(rel) or tree.entries(rel) or not tree.remove_empty(rel):
+            return  # missing, not a plain folder, or holding anything: left as it is
     report.removed.append(str(folder))
 
 
@@ -558,6 +597,8 @@ def uninstall(
         return report
     base = _base(harness, user, project, home)
     _unregister_mcp(harness, project=project, user=user, home=home, report=report)
+    if harness == "claude" and not user:
+        _remove_subfolder_hooks(project / ".claude" / "settings.local.json", report)
     if harness in ("claude", "codex"):
         target = base / ("settings.json" if harness == "claude" else "hooks.json")
         if _read_bytes(target, report.root) is not None:

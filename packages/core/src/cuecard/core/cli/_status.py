@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "project that opted in, as list does. --json prints keys: "
             "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "
             "waiting), problems, setup (what this person must run before the project's Codex "
-            "or Grok Build hooks run here: a list of {harness, reason, run})."
+            "or Grok Build hooks run here, or its Claude Code hooks in a subfolder: a list of "
+            "{harness, reason, run})."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         "live": counts["active"] + counts["contested"],
         "inbox": len(inbox),
         "problems": problems,
-        "setup": setup_steps(store.root, Path.home()),  # Codex, Grok: trust by path
+        "setup": setup_steps(store.root, Path.home()),  # trust by path; Claude's subfolders
     }
     if args.json:
         emit_json(summary)
