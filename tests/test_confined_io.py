@@ -34,14 +34,18 @@ PATH_METHODS = frozenset(
 HELPERS = frozenset({"atomic_write", "exclusive_create", "locked", "append_record", "rmtree"})
 
 STORE_LATER = "project store files not moved yet (local state written by commands, not the hook)"
-VAULT_LATER = "the folder vault: not moved onto the layer yet"
-HARNESS_LATER = "harness configuration files: not moved onto the layer yet"
 OWN_FILES = "a file the person names, or the repository's own source tree (not a store)"
+HOME = (
+    "the person's own home configuration, read as the person keeps it (a dotfile "
+    "manager's links included): no one else commits into it"
+)
 
 # What still opens files by path, module by module, with the calls and why. The store's
 # memories, config, journal and lock, the compiled index and its pruning, sessions, claims,
 # footprints, held reports, the ledger, the hook's records, the inbox listing and the
-# maintenance stamp are on the layer.
+# maintenance stamp are on the layer; so are the folder vault (notes, inbox and processed moves,
+# the lock, init, archive, forget, transfer), the recall indexes' databases and the files they
+# index, and the database vault's mirror in this machine's cache.
 ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # the engine: descriptors the layer or _evidence opened, and the plain-path primitives
     "core/engine/_append.py": ("append_record, fs's plain-path append (O_NOFOLLOW|O_NONBLOCK)",
@@ -62,9 +66,13 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/lifecycle/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
     "core/cli/_output.py": ("stdout's own descriptor", frozenset({"os.open"})),
     "core/cli/_export.py": (OWN_FILES + ": the export's target", frozenset({"mkdir"})),
-    "core/vault/_location.py": (OWN_FILES + ": the vault locations file", frozenset({"open"})),
+    "core/vault/_location.py": (OWN_FILES + ": the vault locations file; cache_tree makes "
+                                "cuecard's own cache folder under the user's cache home",
+                                frozenset({"open", "os.makedirs"})),
     "core/vault/_settings.py": (OWN_FILES + ": the recall settings file", frozenset({"open"})),
     "core/vault/_digest.py": (OWN_FILES, frozenset({"open"})),
+    "core/vault/transfer/_mirror.py": (OWN_FILES + ": the user's cuecard config.toml",
+                                       frozenset({"open"})),
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
@@ -79,39 +87,41 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/service/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
     "core/lifecycle/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
-    "core/lifecycle/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
     "core/lifecycle/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
                                                    "os.replace", "os.walk", "unlink"})),
     "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
-    "core/recall/_changes.py": (STORE_LATER + ": the project's recall index", frozenset({"open"})),
-    "core/recall/_index.py": (STORE_LATER + ": the recall index, removed to be rebuilt when "
-                              "unreadable", frozenset({"os.makedirs", "os.unlink"})),
-    "core/recall/_project.py": (STORE_LATER, frozenset({"os.scandir"})),
-    "core/recall/_vectors.py": (STORE_LATER, frozenset({"os.remove"})),
-    # the folder vault
-    "core/vault/folder/_archive.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_backend.py": (VAULT_LATER, frozenset({"read_text"})),
-    "core/vault/folder/_conflicts.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_digest.py": (VAULT_LATER, frozenset(
-        {"atomic_write", "iterdir", "locked", "mkdir", "open", "read_bytes"})),
-    "core/vault/folder/_forget.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_init.py": (VAULT_LATER, frozenset({"atomic_write", "mkdir"})),
-    "core/vault/folder/_lock.py": (VAULT_LATER, frozenset({"os.open", "read_text", "unlink"})),
-    "core/vault/folder/_pending.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_promote.py": (VAULT_LATER, frozenset({"atomic_write"})),
-    "core/vault/folder/_processed.py": (VAULT_LATER, frozenset({"mkdir", "os.link", "unlink"})),
-    "core/vault/folder/_recall.py": (VAULT_LATER, frozenset(
-        {"append_record", "open", "os.makedirs", "os.scandir"})),
-    "core/vault/folder/_status.py": (VAULT_LATER, frozenset({"read_text"})),
-    "core/vault/folder/_submit.py": (VAULT_LATER, frozenset({"exclusive_create", "mkdir"})),
-    "core/vault/folder/_vault.py": (VAULT_LATER, frozenset({"os.scandir"})),
-    "core/vault/postgres/_mirror.py": (VAULT_LATER + ": the database vault's local mirror",
-                                       frozenset({"atomic_write", "locked", "open", "os.listdir",
-                                                  "os.makedirs", "os.remove"})),
-    "core/vault/transfer/_export.py": (VAULT_LATER, frozenset({"atomic_write"})),
-    "core/vault/transfer/_import.py": (VAULT_LATER, frozenset({"os.scandir", "read_bytes"})),
-    "core/vault/transfer/_mirror.py": (VAULT_LATER, frozenset({"open", "read_text"})),
-    "core/vault/transfer/_transfer.py": (VAULT_LATER, frozenset({"atomic_write", "unlink"})),
+    "core/recall/_index.py": ("the index's folder when it is cuecard's own cache folder (a "
+                              "project's passes its Tree: made through the layer)",
+                              frozenset({"os.makedirs"})),
+    # the folder vault: its root is the folder the person names (made if missing); its vault
+    # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
+    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
+                                   frozenset({"mkdir"})),
+    # harness configuration files: a project's go through the layer (the installers' writes,
+    # backups under .git/ and removals; doctor's and status's reads); what remains by path is
+    # the person's own home configuration, as the person keeps it
+    "core/doctor/_doctor_dsh.py": (HOME + ": the DSH home's profiles",
+                                   frozenset({"glob", "read_text"})),
+    "core/doctor/_groktrust.py": (HOME + ": Grok Build's trusted_folders.toml; and the project "
+                           "files Grok Build itself reads, listed as Grok reads them (links "
+                           "followed, regular files only, bounded, never written)",
+                           frozenset({"open", "os.scandir", "read_text"})),
+    "hooks/_mcp_config.py": (HOME + ": the home's MCP configuration (a project's through the "
+                             "layer)", frozenset({"read_text"})),
+    "core/doctor/_hookcheck.py": (HOME + ": Codex's config.toml and the home's hook files (a "
+                           "project's are read through the layer)", frozenset({"read_text"})),
+    "core/doctor/_installed_hooks.py": (HOME + ": the home's hook files (a project's: "
+                                 "hook_text reads them through the layer)",
+                                 frozenset({"read_text"})),
+    "hooks/_groktrustwrite.py": (HOME + ": Grok Build's trusted_folders.toml",
+                                 frozenset({"atomic_write", "mkdir", "read_text"})),
+    "hooks/_install.py": (HOME + ", and a --plugin folder the person names; also the package's "
+                          "own data and a work tree's .git pointer (a project's files go "
+                          "through the layer: InstallReport.root)",
+                          frozenset({"atomic_write", "mkdir", "read_bytes", "read_text", "rmdir",
+                                     "unlink"})),
+    "hooks/_trust.py": (HOME + ": Codex's config.toml", frozenset({"atomic_write", "mkdir",
+                                                                    "read_text"})),
     # the Data Machine projection: the runtime root goes through SafeRoot, on the layer
     "wp_projection/_bridge.py": (OWN_FILES + ": the WordPress plugin folder the person names",
                                  frozenset({"mkdir", "os.open", "read_bytes", "unlink",
@@ -121,19 +131,6 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "wp_projection/_reconcile.py": (OWN_FILES + ": the auth file", frozenset({"read_text"})),
     "wp_projection/cli/_common.py": (OWN_FILES + ": the secret and config files",
                                      frozenset({"read_text"})),
-    # harness configuration files
-    "core/doctor/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
-    "core/doctor/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
-    "core/doctor/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/doctor/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/doctor/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
-                                                           "read_text"})),
-    "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",
-                                                    "read_bytes", "read_text", "rmdir",
-                                                    "unlink"})),
-    "hooks/_trust.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir", "read_text"})),
 }  # fmt: skip
 
 

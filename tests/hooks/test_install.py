@@ -522,3 +522,29 @@ def test_doctor_checks_the_opencode_plugin_as_it_checks_the_other_hook_files(
     assert len(found) == 1, found
     assert str(home / ".config" / "opencode" / "plugins" / "cuecard.js") in found[0]
     assert f"{tmp_path / 'gone' / 'cuecard-hook'} does not exist" in found[0]
+
+
+@pytest.mark.parametrize("planted", [".claude", ".claude/settings.json", ".mcp.json"])
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_committed_link_in_a_harness_folder_is_never_written_through(
+    tmp_path: Path, planted: str, command: str
+) -> None:
+    """A project's harness files are changed through the confined layer: a link a commit put
+    at any depth of them refuses the install or uninstall (exit 1, naming it), and what it
+    points at outside the project is left byte for byte."""
+    project, outside = tmp_path / "p", tmp_path / "outside"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (outside / ".claude").mkdir(parents=True)
+    kept = json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [HOOK]}]}})
+    (outside / ".claude" / "settings.json").write_text(kept)
+    (outside / ".mcp.json").write_text('{"mcpServers": {}}')
+    if planted == ".claude/settings.json":
+        (project / ".claude").mkdir()
+    (project / planted).symlink_to(outside / planted)
+    before = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    result = run_cli(command, "claude", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert f"{project / planted} is a symbolic link" in result.stderr
+    assert {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in outside.rglob("*")) == [".claude", ".mcp.json", "settings.json"]

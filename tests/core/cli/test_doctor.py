@@ -149,6 +149,30 @@ def test_a_malformed_harness_file_is_a_problem(store: Store, monkeypatch, capsys
     assert any("not valid JSON" in p["message"] for p in report["problems"])
 
 
+@pytest.mark.parametrize("planted", [".claude", ".claude/settings.json"])
+def test_a_linked_harness_file_in_the_project_is_named_and_not_read(
+    store: Store, tmp_path: Path, planted: str, monkeypatch, capsys
+) -> None:
+    """A committed link at any depth of a project's harness folder is a problem naming it: the
+    settings it points at, outside the project, are never read (their hooks are not counted)."""
+    outside = tmp_path / "outside"
+    (outside / ".claude").mkdir(parents=True)
+    real = store.root / ".claude" / "settings.json"
+    (outside / ".claude" / "settings.json").write_bytes(real.read_bytes())
+    if planted == ".claude":
+        real.unlink()
+        (store.root / ".claude").rmdir()
+        (store.root / ".claude").symlink_to(outside / ".claude")
+    else:
+        real.unlink()
+        real.symlink_to(outside / ".claude" / "settings.json")
+    code, report = _run(monkeypatch, capsys, store.root)
+    assert code == 1
+    named = [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+    assert any(m.startswith(f"{store.root / planted} is a symbolic link") for m in named), named
+    assert report["hooks"] == []
+
+
 def test_an_unreadable_config_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     config = store.dir / "config.json"
     data = json.loads(config.read_text())

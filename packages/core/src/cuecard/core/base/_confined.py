@@ -31,6 +31,10 @@ import stat
 
 from cuecard.core.base._errors import StoreBusy, StoreError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
 
 MARKER = ".cuecard-made"
@@ -387,6 +391,26 @@ class Tree:
             _fsync_quietly(fd)
             return True
 
+    def move(self, rel: str, to: str) -> bool:
+        """Move the regular file ``rel`` to ``to`` (missing folders made) without replacing an
+        entry there: ``False`` when ``to`` exists. Linked into place, then unlinked, each in
+        its folder's descriptor: a crash leaves the file under both names, never neither."""
+        with self._parent(rel) as (fd, name):
+            st = self._lstat_in(fd, name)
+            if st is None:
+                raise FileNotFoundError(self.path(rel))
+            if not stat.S_ISREG(st.st_mode):
+                raise UnsafePath(self.path(rel), f"is {describe(st.st_mode)}, not a regular file")
+            with self._parent(to, create=True) as (target, new):
+                try:
+                    os.link(name, new, src_dir_fd=fd, dst_dir_fd=target, follow_symlinks=False)
+                except FileExistsError:
+                    return False
+                _fsync_quietly(target)
+            os.unlink(name, dir_fd=fd)
+            _fsync_quietly(fd)
+            return True
+
     def append(self, rel: str, data: bytes, *, mode: int = 0o644) -> None:
         """Append ``data`` to the regular file ``rel`` (created with ``mode``) in one ``write``
         on ``O_APPEND``, so lines of parallel processes never interleave.
@@ -664,7 +688,22 @@ def _scan(
 ) -> None:
     if depth > _MAX_DEPTH or len(found) >= limit:
         return
-    for entry in os.scandir(fd):
+    with os.scandir(fd) as listing:  # closed when the scan stops early, too
+        _scan_entries(tree, fd, rel, skip, found, limit, budget, depth, listing)
+
+
+def _scan_entries(
+    tree: Tree,
+    fd: int,
+    rel: str,
+    skip: frozenset[str],
+    found: list[tuple[str, str]],
+    limit: int,
+    budget: list[int],
+    depth: int,
+    listing: Iterator[os.DirEntry[str]],
+) -> None:
+    for entry in listing:
         budget[0] -= 1
         if budget[0] < 0 or len(found) >= limit:
             return

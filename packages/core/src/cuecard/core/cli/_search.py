@@ -75,9 +75,16 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
     project_hits: list[Hit] = []
     root = project_root()
     if root is not None:
+        from cuecard.core.base._confined import UnsafePath
+
         index = project_index(root)
-        index.sync()
-        project_hits = index.search(query, limit)
+        try:
+            index.sync()
+            project_hits = index.search(query, limit)
+        except UnsafePath as exc:  # a linked .cuecard/local: left alone, said; the vault answers
+            sys.stderr.write(f"cuecard: project memories not searched: {exc}\n")
+        finally:
+            index.close()
     try:
         vault_root: str | None = resolve_vault_location(vault_arg)
     except UsageError:

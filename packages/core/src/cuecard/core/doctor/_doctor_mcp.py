@@ -46,9 +46,16 @@ def _files(root: Path | None, home: Path, env: dict[str, str]) -> list[tuple[str
     return found
 
 
-def _entry(harness: str, path: Path) -> dict[str, Any] | None:
+def _entry(harness: str, path: Path, scope: str, root: Path | None) -> dict[str, Any] | None:
+    """cuecard's entry in a harness's MCP configuration; a project's file is read through the
+    confined layer (a link or FIFO at any depth is no entry), the home's as the person keeps it."""
+    from cuecard.core.doctor._installed_hooks import hook_text
+
     try:
-        text = path.read_text(encoding="utf-8")
+        if scope == "project" and root is not None:
+            text = hook_text(scope, root, path.relative_to(root).as_posix())
+        else:
+            text = hook_text(scope, path.parent, path.name)
         if path.suffix == ".toml":
             import tomllib
 
@@ -79,7 +86,7 @@ def registrations(
     out = []
     for harness, scope, path in _files(root, home, env):
         if path.is_file():
-            entry = _entry(harness, path)
+            entry = _entry(harness, path, scope, root)
             if entry is not None:
                 out.append(
                     {

@@ -263,6 +263,17 @@ class Finding:
     hint: str
 
 
+def _hook_file(hook: dict[str, str], root: Path | None) -> str:
+    """The text of an installed hook's file: a project's through the confined layer (no link
+    or FIFO at any depth), the person's own home configuration as it is kept."""
+    from cuecard.core.doctor._installed_hooks import hook_text
+
+    path = Path(hook["file"])
+    if hook["scope"] == "project" and root is not None:
+        return hook_text("project", root, path.relative_to(root).as_posix())
+    return path.read_text(encoding="utf-8")
+
+
 def check_hooks(
     hooks: list[dict[str, str]],
     root: Path | None,
@@ -277,7 +288,7 @@ def check_hooks(
     for hook in hooks:
         path = Path(hook["file"])
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _hook_file(hook, root)
             config = json.loads(text) if path.suffix == ".json" else None
         except (OSError, ValueError):
             continue  # doctor reports an unreadable file already
@@ -370,7 +381,7 @@ def setup_steps(
         if harness == "codex":
             path = Path(hook["file"])
             try:
-                config = json.loads(path.read_text(encoding="utf-8"))
+                config = json.loads(_hook_file(hook, root))
                 codex = read_toml(codex_config_path(home, env))
             except (OSError, ValueError):
                 continue  # doctor names the file

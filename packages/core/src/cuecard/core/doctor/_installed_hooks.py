@@ -1,5 +1,9 @@
 """The harness configurations that run ``cuecard-hook``, found by reading the files the
-installers write (``cuecard install``), without importing the hooks package."""
+installers write (``cuecard install``), without importing the hooks package. A project's files
+are read through the confined layer (``cuecard.core.fs.Tree``): a committed link or FIFO at any
+depth of ``.claude/``, ``.codex/``, ``.opencode/`` or ``.grok/`` is named as unreadable, never
+followed or opened. The person's own home configuration is read as the person keeps it (a
+dotfile manager's links included)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HOOK_FILES", "HOOK_MARK", "installed_hooks"]
+from cuecard.core.base._confined import UnsafePath
+
+__all__ = ["HOOK_FILES", "HOOK_MARK", "hook_text", "installed_hooks"]
 
 HOOK_MARK = "cuecard-hook"
 
@@ -35,6 +41,17 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+def hook_text(scope: str, base: Path, rel: str) -> str:
+    """The text of the harness file ``rel`` of ``base`` (the project root for the ``project``
+    scope: read through the confined layer; the home folder for ``user``);
+    ``FileNotFoundError`` when there is none, another ``OSError`` when it cannot be read."""
+    if scope == "project":
+        from cuecard.core.base._confined import Tree
+
+        return Tree(base).read_bytes(rel, 4 * 1024 * 1024).decode("utf-8", errors="replace")
+    return (base / rel).read_text(encoding="utf-8", errors="replace")
+
+
 def installed_hooks(
     root: Path | None, home: Path | None
 ) -> tuple[list[dict[str, str]], list[tuple[str, str]]]:
@@ -47,10 +64,15 @@ def installed_hooks(
         for scope, base, rel in places:
             assert base is not None
             path = base / rel
-            if not path.is_file():
+            if scope == "user" and not path.is_file():
                 continue
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = hook_text(scope, base, rel)
+            except FileNotFoundError:
+                continue
+            except UnsafePath as exc:
+                broken.append((exc.path, f"{exc.reason}: cuecard reads nothing through it"))
+                continue
             except OSError as exc:
                 broken.append((str(path), f"cannot be read ({exc.strerror})"))
                 continue

@@ -11,6 +11,10 @@ from typing import Any
 
 from cuecard.core.lifecycle._findings import Findings, iso
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.store._store import Store
+
 __all__ = ["STALE_MAINTENANCE", "store_checks", "unsafe_store_entries"]
 
 _UI = "the review UI: `cuecard ui` (from the cuecard-ui distribution: pip install cuecard-ui)"
@@ -129,12 +133,10 @@ def store_checks(
     counts["migrated"] = sum(
         1 for m in memories if m.review.migrated and not m.not_derivable and m.status in waiting
     )
-    counts["requests"] = (
-        sum(1 for path in store.requests_dir.glob("*.json") if not _resolved(path))
-        if store.requests_dir.is_dir()
-        else 0
+    counts["requests"] = sum(
+        1 for name in _json_files(store, "requests") if not _resolved(store, f"requests/{name}")
     )
-    counts["inbox"] = len(list(store.inbox_dir.glob("*.json"))) if store.inbox_dir.is_dir() else 0
+    counts["inbox"] = len(_json_files(store, "inbox"))
     hints = {
         "candidates": ("candidates wait for review", f"`cuecard review`, or {_UI}"),
         "conflicts": ("memories are contested", f"`cuecard review` (settle each one), or {_UI}"),
@@ -169,10 +171,20 @@ def store_checks(
     return ran
 
 
-def _resolved(path: Path) -> bool:
+def _json_files(store: Store, folder: str) -> list[str]:
+    """The ``*.json`` names in ``.cuecard/<folder>/``, listed through the confined layer (none
+    when the folder is a link or not a folder: the store findings name it)."""
+    try:
+        entries = store.tree.entries(f".cuecard/{folder}")
+    except OSError:
+        return []
+    return [name for name, kind in entries if name.endswith(".json") and kind == "file"]
+
+
+def _resolved(store: Store, rel: str) -> bool:
     """Whether a request file records a person's decision (the review UI keeps those)."""
     try:
-        request = json.loads(path.read_text(encoding="utf-8"))
+        request = json.loads(store.tree.read_bytes(f".cuecard/{rel}", 1024 * 1024))
     except (OSError, ValueError):
         return False
     return isinstance(request, dict) and bool(request.get("resolved"))

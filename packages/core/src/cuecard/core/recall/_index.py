@@ -24,10 +24,12 @@ import contextlib
 import math
 import os
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
+from cuecard.core.base._confined import Tree, UnsafePath, describe
 from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
 from cuecard.core.recall._values import Entry, Ranking
@@ -182,8 +184,13 @@ class RecallIndex:
         rules: str = "",
         ranking: Ranking | None = None,
         notify: Callable[[str], None] | None = None,
+        db_tree: Tree | None = None,
     ) -> None:
         self.db_path = os.fspath(db_path)
+        self._db_tree = db_tree
+        """The folder the database lies under when it is not cuecard's own (a project's
+        ``.cuecard/``): its folders are made, and the database checked and removed, through it;
+        else the database's own folder is the tree's base."""
         self.notify = notify or _say
         self.root = os.fspath(root)
         self._list_files = list_files
@@ -203,7 +210,13 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        os.makedirs(os.path.dirname(self.db_path) or ".", exist_ok=True)
+        tree, rel = self._db_place()
+        folder = rel.rpartition("/")[0]
+        tree.mkdirs(folder)
+        st = tree.lstat(rel)
+        if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            # a link, FIFO or device is never opened (a folder SQLite cannot open: healed)
+            raise UnsafePath(self.db_path, f"is {describe(st.st_mode)}, not a regular file")
         conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -277,10 +290,20 @@ class RecallIndex:
             f"rebuilding it from {self.root}"
         )
 
+    def _db_place(self) -> tuple[Tree, str]:
+        """The tree the database lies in and its path there (``/``-separated)."""
+        if self._db_tree is None:
+            folder = os.path.dirname(self.db_path) or "."
+            os.makedirs(folder, exist_ok=True)  # cuecard's own cache folder, named by the caller
+            return Tree(folder), os.path.basename(self.db_path)
+        base = self._db_tree.base
+        return self._db_tree, os.path.relpath(self.db_path, base).replace(os.sep, "/")
+
     def _remove(self) -> None:
+        """Delete the database's files (a link itself, never what it names)."""
+        tree, rel = self._db_place()
         for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.db_path + suffix)
+            tree.remove(rel + suffix)
 
     def _unfixable(self, exc: sqlite3.DatabaseError) -> Exception:
         from cuecard.core.base._errors import CacheError

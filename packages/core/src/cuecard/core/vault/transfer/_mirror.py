@@ -73,11 +73,7 @@ def mirror_notes(vault: Vault, url: str) -> Mirrored:
     texts: dict[str, str | None] = {}
     for note in NOTE_IDS:
         path = vault.note_file(note)
-        texts[note] = (
-            None
-            if path.is_symlink() or not path.is_file()
-            else path.read_text(encoding="utf-8", errors="replace")
-        )
+        texts[note] = vault.read(path) if vault.tree.is_file(vault.rel(path)) else None
     with open_pg(url) as pg, pg.conn.transaction():
         for note, text in texts.items():
             if text is None:
