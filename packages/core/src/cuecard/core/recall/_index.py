@@ -28,7 +28,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
+from cuecard.core.recall._dates import date_terms
+from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours, with_prior
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
 
 TYPE_CHECKING = False  # the cold search imports no typing
@@ -56,6 +57,13 @@ RACY_NS = 2_000_000_000
 NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
+# Without an entry naming every query word, each score is multiplied by the entry's length (in
+# tokens) to this power: BM25 then no longer prefers "That's so cool!" to the turn that tells
+# something when a question shares only a name or a date with both (fitted on the dev split of
+# tools/bench/recall_conversation_set.json: 0.25, 0.5, 0.75, 1).
+PRIOR = 0.0
+# The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
+PRIOR_POOL = 60
 # Among this many best entries, those that name every plain query word exactly as typed rank
 # first (in their order): with stemming, an entry may hold all the words' other forms and
 # outscore the one a known-item query copies (tools/bench/recall.py's known-item MRR fell below
@@ -73,6 +81,20 @@ POSTINGS_HELD = 4_000_000
 BLOCK = 2048
 
 
+def _texts(
+    conn: sqlite3.Connection, ids: list[int], rows: dict[int, tuple[str, str, str]]
+) -> dict[int, tuple[str, str, str]]:
+    """``rows`` with the path, key and text of each of ``ids`` added."""
+    if ids:
+        for ident, path, key, text in conn.execute(
+            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
+            f"({','.join('?' * len(ids))})",
+            ids,
+        ):
+            rows[int(ident)] = (str(path), str(key), str(text))
+    return rows
+
+
 class Ranking:
     """How an index tokenises and ranks; the defaults are cuecard's search.
 
@@ -83,9 +105,12 @@ class Ranking:
     - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
     - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
       plain query word as typed rank first.
+    - ``dates``: a date the query names ("in May 2023", "on 8 May 2023") is also searched as
+      its day's and month's terms (``_dates``), which the vault's extractor gives its facts
+      from their own text and their innermost dated heading.
     """
 
-    __slots__ = ("content", "context", "exact", "neighbours", "stem")
+    __slots__ = ("content", "context", "dates", "exact", "neighbours", "prior", "stem")
 
     def __init__(
         self,
@@ -95,8 +120,12 @@ class Ranking:
         context: bool = True,
         neighbours: float = NEIGHBOUR_SHARE,
         exact: bool = True,
+        dates: bool = True,
+        prior: float = PRIOR,
     ) -> None:
         self.content = content
+        self.dates = dates
+        self.prior = prior
         self.exact = exact
         self.stem = stem
         self.context = context
@@ -443,6 +472,8 @@ class RecallIndex:
     def _search(self, query: str, limit: int) -> list[Hit]:
         ranking = self.ranking
         terms = query_tokens(query, content=ranking.content, stem=ranking.stem)
+        if ranking.dates:
+            terms = list(dict.fromkeys(terms + date_terms(query)))
         if not terms or limit < 1:
             return []
         conn = self._connect()
@@ -474,34 +505,28 @@ class RecallIndex:
             weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
             # No entry gets more of the term than its highest frequency in its shortest entry.
             caps[term] = weights[term] * tf / (tf + flat + slope * length)
-        share = ranking.neighbours
-        pool = max(limit * 3, POOL) if share > 0 else limit
+        share, prior = ranking.neighbours, ranking.prior
+        wide = share > 0 or prior > 0
+        pool = max(limit * 3, PRIOR_POOL if prior > 0 else POOL) if wide else limit
         order = sorted(present, key=lambda term: (found[term][0], term))
         ranked = max_score(conn, order, weights, caps, avgdl, limit, pool)
         if not ranked:
             return []
         if share > 0:
             ranked = with_neighbours(conn, ranked, weights, avgdl, share)
-        ranked = ranked[: max(limit, EXACT_WINDOW)]
-        rows: dict[int, tuple[str, str, str]] = {}
-        for ident, path, key, text in conn.execute(
-            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
-            f"({','.join('?' * len(ranked))})",
-            [d for d, _ in ranked],
-        ):
-            rows[ident] = (path, key, text)
-        exact_first = ranking.stem and ranking.exact
-        words = exact_words(query, content=ranking.content) if exact_first else []
-        if words:  # (exact forms first: among the best, an entry naming every word as typed)
-            exact = {
-                d
-                for d, _ in ranked[:EXACT_WINDOW]
-                if d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
-            }
-            if exact:
-                ranked = [r for r in ranked if r[0] in exact] + [
-                    r for r in ranked if r[0] not in exact
-                ]
+        rows = _texts(conn, [d for d, _ in ranked[: max(limit, EXACT_WINDOW)]], {})
+        words = exact_words(query, content=ranking.content) if ranking.stem else []
+        exact = {
+            d
+            for d, _ in ranked[:EXACT_WINDOW]
+            if words and d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
+        }
+        if exact and ranking.exact:  # (exact forms first: among the best, an entry naming
+            # every word as typed)
+            ranked = [r for r in ranked if r[0] in exact] + [r for r in ranked if r[0] not in exact]
+        elif not exact and prior > 0:  # (no entry names the query: a question, not an item)
+            ranked = with_prior(conn, ranked, prior)
+            rows = _texts(conn, [d for d, _ in ranked[:limit] if d not in rows], rows)
         return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
 
     def counts(self) -> dict[str, int]:

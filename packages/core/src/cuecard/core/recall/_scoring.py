@@ -13,7 +13,16 @@ import math
 import sqlite3
 from collections.abc import Sequence
 
-__all__ = ["K1", "B", "best_scores", "ints", "max_score", "term_docs", "with_neighbours"]
+__all__ = [
+    "K1",
+    "B",
+    "best_scores",
+    "ints",
+    "max_score",
+    "term_docs",
+    "with_neighbours",
+    "with_prior",
+]
 
 K1 = 1.2
 B = 0.75
@@ -114,6 +123,22 @@ def with_neighbours(
                 if other is not None:
                     best = max(best, own[other] / d)
         scored.append((int(ident), own[int(ident)] + share * best))
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored
+
+
+def with_prior(
+    conn: sqlite3.Connection, ranked: list[tuple[int, float]], power: float
+) -> list[tuple[int, float]]:
+    """``ranked`` rescored by a length prior: each score times the entry's length (in tokens)
+    to the ``power``."""
+    lens = dict(
+        conn.execute(
+            f"SELECT id, len FROM entries WHERE id IN ({','.join('?' * len(ranked))})",  # noqa: S608
+            [d for d, _ in ranked],
+        ).fetchall()
+    )
+    scored = [(d, s * max(int(lens.get(d, 1)), 1) ** power) for d, s in ranked]
     scored.sort(key=lambda pair: (-pair[1], pair[0]))
     return scored
 
