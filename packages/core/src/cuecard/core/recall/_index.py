@@ -57,10 +57,11 @@ RACY_NS = 2_000_000_000
 NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
-# Without an entry naming every query word, each score is multiplied by the entry's length (in
-# tokens) to this power: BM25 then no longer prefers "That's so cool!" to the turn that tells
-# something when a question shares only a name or a date with both (fitted on the dev split of
-# tools/bench/recall_conversation_set.json: 0.25, 0.5, 0.75, 1).
+# With ``Ranking.prior`` p > 0 and no entry naming every query word, each score is multiplied by
+# the entry's length (in tokens) to the power p: BM25 then no longer prefers "That's so cool!"
+# to the turn that tells something when a question shares only a name or a date with both. Off
+# by default: a CJK fact counts two tokens a character, so the prior ranks it above everything
+# else, and the PostgreSQL vault's SQL ranking has no such prior (BENCHMARKS.md, issue 34).
 PRIOR = 0.0
 # The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
 PRIOR_POOL = 60
