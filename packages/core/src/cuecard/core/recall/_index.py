@@ -62,7 +62,9 @@ POOL = 24
 # to the turn that tells something when a question shares only a name or a date with both. Off
 # by default: a CJK fact counts two tokens a character, so the prior ranks it above everything
 # else, and the PostgreSQL vault's SQL ranking has no such prior (BENCHMARKS.md, issue 34).
-PRIOR = 0.0
+PRIOR = 0.5
+# The idf of a term that half the entries or more hold (BM25's would be 0 or below).
+FLOOR = 1e-6
 # The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
 PRIOR_POOL = 60
 # Among this many best entries, those that name every plain query word exactly as typed rank
@@ -503,7 +505,7 @@ class RecallIndex:
         caps: dict[str, float] = {}
         for term in present:
             df, tf, length = found[term]
-            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), FLOOR) * (K1 + 1)
             # No entry gets more of the term than its highest frequency in its shortest entry.
             caps[term] = weights[term] * tf / (tf + flat + slope * length)
         share, prior = ranking.neighbours, ranking.prior
@@ -526,7 +528,11 @@ class RecallIndex:
             # every word as typed)
             ranked = [r for r in ranked if r[0] in exact] + [r for r in ranked if r[0] not in exact]
         elif not exact and prior > 0:  # (no entry names the query: a question, not an item)
-            ranked = with_prior(conn, ranked, prior)
+            # When every query term is in half the entries or more (a person's name in their
+            # conversation, every term of a tiny vault), BM25 weighs nothing: the entries that
+            # hold more of the terms come first, the prior orders those alike.
+            common = max(weights.values()) <= FLOOR * (K1 + 1)
+            ranked = with_prior(conn, ranked, prior, present if common else None)
             rows = _texts(conn, [d for d, _ in ranked[:limit] if d not in rows], rows)
         return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
 
