@@ -605,7 +605,7 @@ def paraphrases(
 
 
 def _ranking(values: dict[str, float]) -> Ranking:
-    """A ranking of the four ablation switches in ``values``."""
+    """A ranking of the six ablation switches in ``values``."""
     from cuecard.core.recall._index import Ranking
 
     return Ranking(
@@ -613,13 +613,15 @@ def _ranking(values: dict[str, float]) -> Ranking:
         stem=bool(values["stem"]),
         context=bool(values["context"]),
         neighbours=float(values["neighbours"]),
+        dates=bool(values["dates"]),
+        prior=float(values["prior"]),
     )
 
 
 def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variants]:
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
-    from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
+    from cuecard.core.recall._index import NEIGHBOUR_SHARE, PRIOR, Ranking
     from cuecard.core.vault._settings import DEFAULT_WEIGHTS, Settings
 
     rankings: dict[str, Ranking] = {"default": Ranking()}
@@ -637,17 +639,26 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variant
         variants["hybrid"] = ("default", Settings())
     if not ablation:
         return rankings, variants
-    off: dict[str, float] = {"content": False, "stem": False, "context": False, "neighbours": 0.0}
+    off: dict[str, float] = {
+        "content": False,
+        "stem": False,
+        "context": False,
+        "neighbours": 0.0,
+        "dates": False,
+        "prior": 0.0,
+    }
     on: dict[str, float] = {
         "content": True,
         "stem": True,
         "context": True,
         "neighbours": NEIGHBOUR_SHARE,
+        "dates": True,
+        "prior": PRIOR,
     }
     rankings["before"] = _ranking(off)
     variants["bm25 before (textbook BM25)"] = ("before", None)
     variants["hybrid_no_vectors before"] = ("before", Settings(weights=no_vectors))
-    for change in ("content", "stem", "neighbours", "context"):
+    for change in ("content", "stem", "neighbours", "context", "dates", "prior"):
         rankings[f"+{change}"] = _ranking(off | {change: on[change]})
         rankings[f"-{change}"] = _ranking(on | {change: off[change]})
         variants[f"bm25 before + {change}"] = (f"+{change}", None)

@@ -57,11 +57,12 @@ RACY_NS = 2_000_000_000
 NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
-# With ``Ranking.prior`` p > 0 and no entry naming every query word, each score is multiplied by
-# the entry's length (in tokens) to the power p: BM25 then no longer prefers "That's so cool!"
-# to the turn that tells something when a question shares only a name or a date with both. Off
-# by default: a CJK fact counts two tokens a character, so the prior ranks it above everything
-# else, and the PostgreSQL vault's SQL ranking has no such prior (BENCHMARKS.md, issue 34).
+# With ``Ranking.prior`` p > 0 and no entry of the best ``EXACT_WINDOW`` naming every query word,
+# each score is multiplied by the entry's number of words to the power p: BM25 then no longer
+# prefers "That's so cool!" to the turn that tells something when a question shares only a name
+# or a date with both. 0.5 on the dev split of tools/bench/recall_conversation_set.json (0.25,
+# 0.5, 0.75, 1 tried; 0.5 the best R@10, and an entry then needs four times the words to pass
+# one that BM25 scores twice as high).
 PRIOR = 0.5
 # The idf of a term that half the entries or more hold (BM25's would be 0 or below).
 FLOOR = 1e-6
@@ -111,6 +112,8 @@ class Ranking:
     - ``dates``: a date the query names ("in May 2023", "on 8 May 2023") is also searched as
       its day's and month's terms (``_dates``), which the vault's extractor gives its facts
       from their own text and their innermost dated heading.
+    - ``prior``: the power of an entry's length in words its score is multiplied by when no
+      entry among the best names every query word (``PRIOR``; 0 turns it off).
     """
 
     __slots__ = ("content", "context", "dates", "exact", "neighbours", "prior", "stem")
