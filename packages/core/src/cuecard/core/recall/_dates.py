@@ -40,6 +40,8 @@ MONTHS = {
     for name in names
 }
 _SUFFIXES = ("st", "nd", "rd", "th")
+# The first three letters of every month's name (each name and abbreviation starts so).
+_STEMS = tuple(dict.fromkeys(name[:3] for name in MONTHS))
 # Month names that are no other word: a date in lower case may use them.
 _UNAMBIGUOUS = frozenset(
     "january february april june july august september october november december".split()
@@ -85,6 +87,14 @@ def _terms(year: int | None, month: int, day: int | None) -> list[str]:
 
 def date_terms(text: str) -> list[str]:
     """The distinct date terms of ``text``, in first-seen order."""
+    # Most text holds no date: a date has a digit, and a month's name or an ISO dash (a few
+    # substring searches in C spare the index build a word-by-word pass over every fact).
+    if not any(digit in text for digit in "0123456789"):
+        return []
+    if "-" not in text:
+        lower = text.lower()
+        if not any(name in lower for name in _STEMS):
+            return []
     words = runs(text)
     out: list[str] = []
     for at, word in enumerate(words):
