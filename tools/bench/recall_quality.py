@@ -229,7 +229,7 @@ def collect_streams(
 ) -> list[tuple[str, list[str], dict[str, list[tuple[str, str]]], dict[tuple[str, str], str]]]:
     """Every question of one split with each stream's ranked list (the pool hybrid search
     fuses): (kind, evidence, streams, texts)."""
-    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._graph import graph_search
     from cuecard.core.recall._index import Ranking
     from cuecard.core.recall._vectors import refresh, vector_search
 
@@ -257,7 +257,7 @@ def collect_streams(
             hits = index.search(item["q"], 10)
             streams["default"] = [(h.path, h.key) for h in hits]
             texts.update({(h.path, h.key): h.text for h in hits})
-            hits = index.search(content_query(item["q"]), 40)
+            hits = index.search(item["q"], 40)
             streams["bm25"] = [(h.path, h.key) for h in hits]
             texts.update({(h.path, h.key): h.text for h in hits})
             graph, _ = graph_search(index._connect(), item["q"], 40)

@@ -22,7 +22,7 @@ def hybrid_results(
     """The fused results for ``query`` over a synchronised ``RecallIndex``, and what each
     stream contributed (counts; the graph's expansion; why vectors did not run)."""
     from cuecard.core.recall._fusion import fuse
-    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._graph import graph_search
     from cuecard.core.vault._settings import vectors_state
 
     pool = max(limit * 4, 40)
@@ -31,7 +31,9 @@ def hybrid_results(
     info: dict[str, object] = {}
     weights = settings.weights
     if weights["bm25"] > 0:
-        hits = index.search(content_query(query), pool)
+        # (the query as typed: the ranking drops its function words itself, after the dates it
+        # names are read; "May" is one)
+        hits = index.search(query, pool)
         streams["bm25"] = [(h.path, h.key) for h in hits]
         texts.update({(h.path, h.key): h.text for h in hits})
     if weights["graph"] > 0:
