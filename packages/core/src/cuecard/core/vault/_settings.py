@@ -9,10 +9,9 @@ scan. The settings come from the ``[recall]`` table of the user config (``config
 - ``weights``: a table of per-stream weights (``bm25``, ``graph``, ``vectors``), each a number
   from 0 to 10 (0 turns the stream off). The defaults (``DEFAULT_WEIGHTS``) and ``RRF_K`` were
   fitted on the dev split of tools/bench/recall_conversation_set.json (``recall_quality.py
-  --fit``): the weights and constant that keep hybrid with vectors at or above the default
-  search on every question kind, then rank best overall (without vectors no weights do: the
-  graph only reorders near-ties of BM25). The concept graph alone ranks far below BM25 there,
-  so the fusion trusts it very little.
+  --fit``): the weights and constant that keep hybrid at or above the default search on every
+  question kind, with and without vectors, then rank best overall. The concept graph alone
+  ranks far below BM25 there, so the fusion trusts it very little.
 - ``per_note``: at most this many results from one note (1-100, ``PER_NOTE``: 10; a cap of 3
   cost recall when the answers cluster in one note, as a conversation's do, and bought nothing
   on the paraphrase set: tools/bench/recall_quality.py --ablation).
