@@ -30,7 +30,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from cuecard.core.base._confined import Tree, UnsafePath, describe
-from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
+from cuecard.core.recall._dates import date_terms
+from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours, with_prior
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
 from cuecard.core.recall._values import Entry, Ranking
 
@@ -55,6 +56,10 @@ SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
+# The idf of a term that half the entries or more hold (BM25's would be 0 or below).
+FLOOR = 1e-6
+# The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
+PRIOR_POOL = 60
 # Among this many best entries, those that name every plain query word exactly as typed rank
 # first (in their order): with stemming, an entry may hold all the words' other forms and
 # outscore the one a known-item query copies (tools/bench/recall.py's known-item MRR fell below
@@ -70,6 +75,20 @@ POSTINGS_HELD = 4_000_000
 # its first entry id: a rare term is one row, and a change rewrites a block (a few KB), not
 # every posting of a common term.
 BLOCK = 2048
+
+
+def _texts(
+    conn: sqlite3.Connection, ids: list[int], rows: dict[int, tuple[str, str, str]]
+) -> dict[int, tuple[str, str, str]]:
+    """``rows`` with the path, key and text of each of ``ids`` added."""
+    if ids:
+        for ident, path, key, text in conn.execute(
+            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
+            f"({','.join('?' * len(ids))})",
+            ids,
+        ):
+            rows[int(ident)] = (str(path), str(key), str(text))
+    return rows
 
 
 class Hit:
@@ -414,6 +433,8 @@ class RecallIndex:
     def _search(self, query: str, limit: int) -> list[Hit]:
         ranking = self.ranking
         terms = query_tokens(query, content=ranking.content, stem=ranking.stem)
+        if ranking.dates:
+            terms = list(dict.fromkeys(terms + date_terms(query)))
         if not terms or limit < 1:
             return []
         conn = self._connect()
@@ -442,37 +463,35 @@ class RecallIndex:
         caps: dict[str, float] = {}
         for term in present:
             df, tf, length = found[term]
-            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), FLOOR) * (K1 + 1)
             # No entry gets more of the term than its highest frequency in its shortest entry.
             caps[term] = weights[term] * tf / (tf + flat + slope * length)
-        share = ranking.neighbours
-        pool = max(limit * 3, POOL) if share > 0 else limit
+        share, prior = ranking.neighbours, ranking.prior
+        wide = share > 0 or prior > 0
+        pool = max(limit * 3, PRIOR_POOL if prior > 0 else POOL) if wide else limit
         order = sorted(present, key=lambda term: (found[term][0], term))
         ranked = max_score(conn, order, weights, caps, avgdl, limit, pool)
         if not ranked:
             return []
         if share > 0:
             ranked = with_neighbours(conn, ranked, weights, avgdl, share)
-        ranked = ranked[: max(limit, EXACT_WINDOW)]
-        rows: dict[int, tuple[str, str, str]] = {}
-        for ident, path, key, text in conn.execute(
-            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
-            f"({','.join('?' * len(ranked))})",
-            [d for d, _ in ranked],
-        ):
-            rows[ident] = (path, key, text)
-        exact_first = ranking.stem and ranking.exact
-        words = exact_words(query, content=ranking.content) if exact_first else []
-        if words:  # (exact forms first: among the best, an entry naming every word as typed)
-            exact = {
-                d
-                for d, _ in ranked[:EXACT_WINDOW]
-                if d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
-            }
-            if exact:
-                ranked = [r for r in ranked if r[0] in exact] + [
-                    r for r in ranked if r[0] not in exact
-                ]
+        rows = _texts(conn, [d for d, _ in ranked[: max(limit, EXACT_WINDOW)]], {})
+        words = exact_words(query, content=ranking.content) if ranking.stem else []
+        exact = {
+            d
+            for d, _ in ranked[:EXACT_WINDOW]
+            if words and d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
+        }
+        if exact and ranking.exact:  # (exact forms first: among the best, an entry naming
+            # every word as typed)
+            ranked = [r for r in ranked if r[0] in exact] + [r for r in ranked if r[0] not in exact]
+        elif not exact and prior > 0:  # (no entry names the query: a question, not an item)
+            # When every query term is in half the entries or more (a person's name in their
+            # conversation, every term of a tiny vault), BM25 weighs nothing: the entries that
+            # hold more of the terms come first, the prior orders those alike.
+            common = max(weights.values()) <= FLOOR * (K1 + 1)
+            ranked = with_prior(conn, ranked, prior, present if common else None)
+            rows = _texts(conn, [d for d, _ in ranked[:limit] if d not in rows], rows)
         return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
 
     def counts(self) -> dict[str, int]:

@@ -15,7 +15,7 @@ from cuecard.core.vault._location import cache_home, cache_tree
 
 # Version of what ``extract`` stores (fact parsing, redaction, neutralising): bump it when those
 # rules change and every vault index is rebuilt on its next use.
-RULES = "vault-2"
+RULES = "vault-3"
 
 __all__ = ["cache_dir", "extract", "last_uses", "note_paths", "notes_index", "record_use"]
 
@@ -54,9 +54,11 @@ def note_paths(root: str, layout: Layout) -> list[str]:
 
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
-    with its headings as context."""
+    with its headings as context and the dates they and the fact name as search terms
+    (``recall._dates``)."""
     from cuecard.core.engine import _secrets
     from cuecard.core.engine._text import neutralise
+    from cuecard.core.recall._dates import date_terms, dated
     from cuecard.core.vault._facts import fact_id, headings, note_facts
 
     facts = note_facts(text)
@@ -82,8 +84,11 @@ def extract(rel: str, text: str) -> list[Entry]:
         shown = neutralise(redact(fact.line.strip()))
         safe = contexts.get(context)
         if safe is None:
-            safe = contexts[context] = redact(context)
-        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text), safe))
+            safe = redact(context)
+            safe = contexts[context] = " ".join((safe, *dated(safe)))
+        terms = redact(fact.text)
+        terms = " ".join((terms, *date_terms(terms)))
+        entries.append(Entry(fact_id(fact.text), shown, terms, safe))
     return entries
 
 

@@ -55,7 +55,7 @@ __all__ = ["MIRROR_ERRORS", "RULES", "Mirror", "pg_cache_dir"]
 
 
 # Version of the mirror's file format and extraction: a change rebuilds the local index.
-RULES = "pg-mirror-2"
+RULES = "pg-mirror-3"
 # What a cache folder that cannot be written (or read) raises on the way.
 MIRROR_ERRORS = (OSError, sqlite3.Error)
 
@@ -109,7 +109,11 @@ def note_path(file_name: str) -> str:
 
 
 def _extract(rel: str, text: str) -> list[Entry]:
+    """The mirror file's entries, with the dates their text and headings name as search terms
+    (as the folder vault's ``extract`` gives them)."""
     import json
+
+    from cuecard.core.recall._dates import date_terms, dated
 
     entries = []
     for line in text.split("\n"):
@@ -117,7 +121,10 @@ def _extract(rel: str, text: str) -> list[Entry]:
             ident, shown, terms, context = json.loads(line)
         except (ValueError, TypeError):
             continue
-        entries.append(Entry(str(ident), str(shown), str(terms), str(context)))
+        terms, context = str(terms), str(context)
+        terms = " ".join((terms, *date_terms(terms)))
+        context = " ".join((context, *dated(context)))
+        entries.append(Entry(str(ident), str(shown), terms, context))
     return entries
 
 
