@@ -21,6 +21,24 @@ every read, write and deletion there goes through a ``Tree``:
 
 Relative paths use ``/`` and hold no empty, ``.`` or ``..`` segment. Where the platform lacks
 ``dir_fd`` (Windows), each component is checked with ``lstat`` before the path is used.
+
+Inside a ``held_folders()`` block (one hook event), each folder is opened and checked once and
+its descriptor kept until the block ends: a later operation starts from the deepest folder
+already held instead of walking again from the base (each walk cost three system calls per
+folder). What that keeps and what it changes:
+
+- every check still holds: a folder is held only after it was opened with ``O_NOFOLLOW |
+  O_DIRECTORY`` from its held parent and ``fstat`` said this user owns it; a file is still
+  opened and checked at each operation;
+- a folder swapped for a link (or renamed away) after it was first opened is never followed:
+  the block keeps working in the folder it checked, by its descriptor, wherever that folder
+  now is (as one walk does when the swap happens during it); the link is seen by the next
+  block or process;
+- a folder deleted since it was held is never written into: a walk for a write that ends in
+  such a folder, or that meets a missing entry in one, forgets what it held below the base and
+  walks again from the base (making the folders again); ``remove_marked`` forgets the folders
+  it deleted. A read through a held folder deleted since finds nothing, as the folder was when
+  deleted: a folder made again under the same name is seen by the next block.
 """
 
 from __future__ import annotations
@@ -30,7 +48,7 @@ import stat
 
 from cuecard.core._errors import StoreBusy, StoreError
 
-__all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
+__all__ = ["MARKER", "Tree", "UnsafePath", "describe", "held_folders", "unsafe_entries"]
 
 MARKER = ".cuecard-made"
 """The file cuecard puts in a folder it creates and may delete later (an index generation)."""
@@ -94,6 +112,62 @@ def _owner_problem(st: os.stat_result) -> str | None:
     return f"belongs to another user (uid {st.st_uid})"
 
 
+_HELD: dict[tuple[str, tuple[str, ...]], int] | None = None
+"""Inside ``held_folders``: (tree base, folder parts) -> the folder's checked descriptor."""
+_HELD_FDS: set[int] = set()
+
+
+class held_folders:  # noqa: N801 - used as a function: ``with held_folders():``
+    """Keep each folder a ``Tree`` opens (and checked) until the block ends, so that the
+    operations of one short process (a hook event) walk each folder once (see the module's
+    notes for what that guarantees). Nested blocks share the outermost one's folders. For one
+    thread; a long-lived process should hold folders only around one unit of work."""
+
+    __slots__ = ("_outer",)
+
+    def __init__(self) -> None:
+        self._outer = False
+
+    def __enter__(self) -> None:
+        global _HELD
+        if _HELD is None and _BY_FD:
+            _HELD, self._outer = {}, True
+
+    def __exit__(self, *exc: object) -> None:
+        global _HELD
+        if self._outer:
+            held, _HELD = _HELD or {}, None
+            _HELD_FDS.clear()
+            for fd in held.values():
+                _close_quietly(fd)
+
+
+def _release(fd: int) -> None:
+    """Close a folder descriptor the caller is done with, unless ``held_folders`` keeps it."""
+    if fd not in _HELD_FDS:
+        os.close(fd)
+
+
+def _forget(base: str, parts: tuple[str, ...] = ()) -> None:
+    """Close and drop the held folders of ``base`` at ``parts`` and below."""
+    held = _HELD
+    if held is None:
+        return
+    depth = len(parts)
+    for key in [k for k in held if k[0] == base and k[1][:depth] == parts]:
+        fd = held.pop(key)
+        _HELD_FDS.discard(fd)
+        _close_quietly(fd)
+
+
+def _deleted(fd: int) -> bool:
+    """Whether the open folder ``fd`` was deleted (no name links it any more)."""
+    try:
+        return os.fstat(fd).st_nlink == 0
+    except OSError:
+        return True
+
+
 def _parts(rel: str) -> list[str]:
     parts = rel.split("/") if rel else []
     for part in parts:
@@ -127,40 +201,87 @@ class Tree:
         return UnsafePath(self.path(shown), f"is {describe(st.st_mode)}, not a folder")
 
     def _folder(self, parts: list[str], *, create: bool = False) -> int:
-        """A descriptor of the folder ``parts`` below the base (the caller closes it)."""
+        """A descriptor of the folder ``parts`` below the base (the caller gives it to
+        ``_release``)."""
         if not _BY_FD:
             return self._folder_by_path(parts, create=create)
+        if _HELD is not None:
+            return self._held_folder(parts, create=create)
         fd = os.open(self.base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         try:
-            for depth, part in enumerate(parts):
-                shown = "/".join(parts[: depth + 1])
-                try:
-                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except FileNotFoundError:
-                    if not create:
-                        raise
-                    made = True
-                    try:
-                        os.mkdir(part, 0o755, dir_fd=fd)
-                    except FileExistsError:
-                        made = False
-                    try:
-                        child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                    except OSError:
-                        raise self._refuse(fd, part, shown) from None
-                    if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
-                        _ignore_all(child)
-                except OSError:
-                    raise self._refuse(fd, part, shown) from None
+            for depth in range(len(parts)):
+                child = self._child(fd, parts, depth, create)
                 os.close(fd)
                 fd = child
-                problem = _owner_problem(os.fstat(fd))
-                if problem is not None:
-                    raise UnsafePath(self.path(shown), problem)
             return fd
         except BaseException:
             os.close(fd)
             raise
+
+    def _child(self, fd: int, parts: list[str], depth: int, create: bool) -> int:
+        """The checked descriptor of folder ``parts[depth]`` in the open folder ``fd`` (made
+        when missing and ``create``)."""
+        part = parts[depth]
+        shown = "/".join(parts[: depth + 1])
+        try:
+            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        except FileNotFoundError:
+            if not create:
+                raise
+            made = True
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                made = False
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                raise self._refuse(fd, part, shown) from None
+            if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
+                _ignore_all(child)
+        except OSError:
+            raise self._refuse(fd, part, shown) from None
+        try:
+            problem = _owner_problem(os.fstat(child))
+        except BaseException:
+            os.close(child)
+            raise
+        if problem is not None:
+            os.close(child)
+            raise UnsafePath(self.path(shown), problem)
+        return child
+
+    def _held_folder(self, parts: list[str], *, create: bool, again: bool = True) -> int:
+        """``_folder`` inside ``held_folders``: from the deepest folder already held, each
+        folder further down opened, checked and held."""
+        held = _HELD
+        assert held is not None
+        base = self.base
+        depth = len(parts)
+        while depth >= 0 and (base, tuple(parts[:depth])) not in held:
+            depth -= 1
+        if depth < 0:
+            fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+            held[(base, ())] = fd
+            _HELD_FDS.add(fd)
+            depth = 0
+        else:
+            fd = held[(base, tuple(parts[:depth]))]
+            if create and depth == len(parts) and again and _deleted(fd):
+                _forget(base)  # (deleted since: never written into)
+                return self._held_folder(parts, create=create, again=False)
+        for at in range(depth, len(parts)):
+            try:
+                child = self._child(fd, parts, at, create)
+            except FileNotFoundError:
+                if again and _deleted(fd):  # (a folder deleted since it was held)
+                    _forget(base)
+                    return self._held_folder(parts, create=create, again=False)
+                raise
+            held[(base, tuple(parts[: at + 1]))] = child
+            _HELD_FDS.add(child)
+            fd = child
+        return fd
 
     def _folder_by_path(self, parts: list[str], *, create: bool) -> int:  # pragma: no cover
         here = self.base
@@ -434,6 +555,7 @@ class Tree:
                 finally:
                     os.close(fd)
                 os.rmdir(name, dir_fd=parent)
+                _forget(self.base, tuple(_parts(rel)))
                 return True
         except FileNotFoundError:
             return False
@@ -451,7 +573,7 @@ class _Folder:
         return self.fd
 
     def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)
+        _release(self.fd)
 
 
 class _Parent(_Folder):
@@ -497,6 +619,13 @@ class _Lock:
 
     def __exit__(self, *exc: object) -> None:
         os.close(self.handle)
+
+
+def _close_quietly(fd: int) -> None:
+    try:  # noqa: SIM105 - contextlib costs the hook process an import
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _unlink_quietly(name: str, fd: int) -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from cuecard.core._confined import Tree as Tree
     from cuecard.core._confined import UnsafePath as UnsafePath
     from cuecard.core._confined import describe as describe
+    from cuecard.core._confined import held_folders as held_folders
     from cuecard.core._confined import unsafe_entries as unsafe_entries
     from cuecard.core._fsio import atomic_write as atomic_write
     from cuecard.core._fsio import crash_point as crash_point
@@ -32,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "Tree": "cuecard.core._confined",
     "UnsafePath": "cuecard.core._confined",
     "describe": "cuecard.core._confined",
+    "held_folders": "cuecard.core._confined",
     "unsafe_entries": "cuecard.core._confined",
     "append_record": "cuecard.core.engine._append",
     "atomic_write": "cuecard.core._fsio",
