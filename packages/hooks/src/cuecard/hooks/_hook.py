@@ -281,7 +281,7 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
     if root is None:
         return ""
     key = f"{harness.name} {name}"
-    from cuecard.core.fs import held_folders
+    from cuecard.core.engine import held_folders
 
     try:
         with held_folders():  # (each folder of the store walked once in this event)
