@@ -121,3 +121,17 @@ def test_every_descriptor_is_closed_when_the_block_ends(tree: Tree) -> None:
     assert open_descriptors() == before
     tree.write("a/b/c/two.txt", "2")  # outside a block: walked and closed as before
     assert open_descriptors() == before
+
+
+def test_a_forgotten_folder_stays_the_one_a_caller_holds(tree: Tree) -> None:
+    base = Path(tree.base)
+    with held_folders():
+        tree.mkdirs("a/b")
+        with tree.folder("a/b") as fd:
+            shutil.rmtree(base / "a")  # another process deletes the folders
+            tree.write("a/b/x.txt", "1")  # made again: the held ones are forgotten
+            # The caller's descriptor still names the deleted folder: its number was not
+            # closed and handed to the new one.
+            assert os.fstat(fd).st_nlink == 0
+            assert not os.path.samestat(os.fstat(fd), os.stat(base / "a" / "b"))
+    assert (base / "a" / "b" / "x.txt").read_text(encoding="utf-8") == "1"

@@ -115,6 +115,8 @@ def _owner_problem(st: os.stat_result) -> str | None:
 _HELD: dict[tuple[str, tuple[str, ...]], int] | None = None
 """Inside ``held_folders``: (tree base, folder parts) -> the folder's checked descriptor."""
 _HELD_FDS: set[int] = set()
+"""Every descriptor the block holds or held: none is closed before the block ends (a caller may
+still be using one that was forgotten; closing it could hand its number to another folder)."""
 
 
 class held_folders:  # noqa: N801 - used as a function: ``with held_folders():``
@@ -136,10 +138,10 @@ class held_folders:  # noqa: N801 - used as a function: ``with held_folders():``
     def __exit__(self, *exc: object) -> None:
         global _HELD
         if self._outer:
-            held, _HELD = _HELD or {}, None
-            _HELD_FDS.clear()
-            for fd in held.values():
+            _HELD = None
+            for fd in list(_HELD_FDS):
                 _close_quietly(fd)
+            _HELD_FDS.clear()
 
 
 def _release(fd: int) -> None:
@@ -149,15 +151,14 @@ def _release(fd: int) -> None:
 
 
 def _forget(base: str, parts: tuple[str, ...] = ()) -> None:
-    """Close and drop the held folders of ``base`` at ``parts`` and below."""
+    """Drop the held folders of ``base`` at ``parts`` and below: the next walk opens them again
+    (their descriptors stay open until the block ends)."""
     held = _HELD
     if held is None:
         return
     depth = len(parts)
     for key in [k for k in held if k[0] == base and k[1][:depth] == parts]:
-        fd = held.pop(key)
-        _HELD_FDS.discard(fd)
-        _close_quietly(fd)
+        del held[key]
 
 
 def _deleted(fd: int) -> bool:
