@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
+from _figures import figure, load, machine
 
 if TYPE_CHECKING:
     from cuecard.core.engine._event import Event
@@ -80,6 +81,9 @@ def main() -> int:
         "match_p95_us": round(sorted(match_us)[int(len(match_us) * 0.95)], 1),
         "ratio_match_to_load": round(statistics.median(match_us) / statistics.median(load_us), 2),
         "mean_matches": round(statistics.mean(hits), 2),
+        "figures": {"load_index_us": figure(load_us, 1), "match_us": figure(match_us, 1)},
+        "load": load(),
+        "machine": machine(),
     }
     if args.json:
         print(json.dumps(figures))
