@@ -7,7 +7,9 @@ whose matcher state set is new at nearly every character and which lands in the 
 event with a path reads. Each project is sent a Read of a 4,096-character path (16 folders of
 255 random letters) and of a 1,000,000-character one, a new session per run, the four
 combinations in turn and the order rotated from run to run. The figure is the median time of
-the worst project over that of the ordinary one, per path (the budget is 10).
+the worst project over that of the ordinary one, per path (the budget is 10). ``figures`` gives
+each timing's and the run-by-run ratio's median, spread and runs; ``load_start`` and
+``load_end`` the load averages.
 
     python tools/bench/hook_globs.py [--memories 10000] [--runs 7] [--json]
 """

@@ -1,7 +1,8 @@
 """Benchmark: per-event match cost with 10,000 memories, beside the cost of loading the index.
 
 Each iteration opens the index afresh (as a cold hook process does) and matches one event from a
-realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds.
+realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds
+(``figures``: with their spread and count; ``load``: the load averages).
 Usage: python tools/bench/match.py [--memories N] [--events N] [--json]
 """
 
