@@ -14,6 +14,10 @@ ratio (hook / python), ratio_node (hook / node), parallel8_ms, parallel8_deliver
 output_chars, the p90 of each timing, and the same medians in CPU time (user + system of the
 child: hook_cpu_ms, python_json_cpu_ms, node_cpu_ms, ratio_cpu), which a loaded machine disturbs
 less. Bytecode is cached (PYTHONPYCACHEPREFIX in a temporary folder), as in an installed wheel.
+``figures`` gives each timing's and each ratio's median, spread and number of runs (the ratios
+run by run: the hook over the ``import json`` process of the same run), ``load_start`` and
+``load_end`` the load averages, ``installed`` whether cuecard ran from wheels or editable, and
+``machine`` the cores and Python.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _figures import figure, load, machine
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "cuecard-hook")
@@ -162,6 +168,16 @@ def p90(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.9) - 1)]
 
 
+def installed() -> str:
+    """``wheels`` when the hook's interpreter has cuecard in site-packages, else ``editable``."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import cuecard.hooks; print(cuecard.hooks.__file__)"],
+        capture_output=True,
+        text=True,
+    )
+    return "wheels" if "site-packages" in done.stdout else "editable"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
@@ -175,6 +191,7 @@ def main() -> int:
     drop = {"CUECARD_PROJECT_DIR", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+    started_load = load()
     try:
         root = base / "repo"
         compile_s = build(root, args.memories)
@@ -229,6 +246,22 @@ def main() -> int:
             "ratio_cpu": round(
                 statistics.median(CPU["hook"]) / statistics.median(CPU["python"]), 3
             ),
+            "figures": {
+                "hook_ms": figure(hook_ms, 2),
+                "python_json_ms": figure(python_ms, 2),
+                **({"node_ms": figure(node_ms, 2)} if node_ms else {}),
+                "hook_cpu_ms": figure(CPU["hook"], 2),
+                "python_json_cpu_ms": figure(CPU["python"], 2),
+                "ratio": figure([h / p for h, p in zip(hook_ms, python_ms, strict=True)]),
+                "ratio_cpu": figure(
+                    [h / p for h, p in zip(CPU["hook"], CPU["python"], strict=True)]
+                ),
+                "parallel8_ms": figure(par_ms, 2),
+            },
+            "load_start": started_load,
+            "load_end": load(),
+            "installed": installed(),
+            "machine": machine(),
         }
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -7,7 +7,9 @@ whose matcher state set is new at nearly every character and which lands in the 
 event with a path reads. Each project is sent a Read of a 4,096-character path (16 folders of
 255 random letters) and of a 1,000,000-character one, a new session per run, the four
 combinations in turn and the order rotated from run to run. The figure is the median time of
-the worst project over that of the ordinary one, per path (the budget is 10).
+the worst project over that of the ordinary one, per path (the budget is 10). ``figures`` gives
+each timing's and the run-by-run ratio's median, spread and runs; ``load_start`` and
+``load_end`` the load averages.
 
     python tools/bench/hook_globs.py [--memories 10000] [--runs 7] [--json]
 """
@@ -27,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _figures import figure, load, machine
 from hook import CUECARD, HOOK, memory, timed, triggers_for
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -82,12 +85,19 @@ def payload(root: Path, session: str, rel: str) -> bytes:
     ).encode()
 
 
+def run_ratios(times: dict[tuple[str, str], list[float]], size: str) -> list[float]:
+    """The worst globs' hook over the ordinary one's, run by run, for a path of ``size``."""
+    pairs = zip(times["worst", size], times["ordinary", size], strict=True)
+    return [worst / ordinary for worst, ordinary in pairs]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    started_load = load()
     base = Path(tempfile.mkdtemp(prefix="cuecard-bench-globs-"))
     drop = {"CUECARD_PROJECT_DIR", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if k not in drop}
@@ -126,6 +136,14 @@ def main() -> int:
             **{f"ratio_{s}": round(median["worst", s] / median["ordinary", s], 2) for s in paths},
             "load": round(os.getloadavg()[0], 1),
             "ledger_reasons": reasons,
+            # each timing's median, spread and runs; the ratio run by run (worst over ordinary)
+            "figures": {
+                **{f"{n}_{s}_ms": figure(times[n, s], 1) for n, s in combos},
+                **{f"ratio_{s}": figure(run_ratios(times, s)) for s in paths},
+            },
+            "load_start": started_load,
+            "load_end": load(),
+            "machine": machine(),
         }
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -1,7 +1,8 @@
 """Benchmark: per-event match cost with 10,000 memories, beside the cost of loading the index.
 
 Each iteration opens the index afresh (as a cold hook process does) and matches one event from a
-realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds.
+realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds
+(``figures``: with their spread and count; ``load``: the load averages).
 Usage: python tools/bench/match.py [--memories N] [--events N] [--json]
 """
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
+from _figures import figure, load, machine
 
 if TYPE_CHECKING:
     from cuecard.core.engine._event import Event
@@ -80,6 +82,9 @@ def main() -> int:
         "match_p95_us": round(sorted(match_us)[int(len(match_us) * 0.95)], 1),
         "ratio_match_to_load": round(statistics.median(match_us) / statistics.median(load_us), 2),
         "mean_matches": round(statistics.mean(hits), 2),
+        "figures": {"load_index_us": figure(load_us, 1), "match_us": figure(match_us, 1)},
+        "load": load(),
+        "machine": machine(),
     }
     if args.json:
         print(json.dumps(figures))

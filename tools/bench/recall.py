@@ -26,6 +26,12 @@ made by ``scripts/wheel-venv`` from it: its own ``cuecard`` command and interpre
 no ranking quality, whose figures are then ``null``. Each cold search is timed in wall and CPU
 time (user + system of the process; ``*_cold_cpu_ms``, ``cold_cpu_ratio``).
 
+``figures`` gives each figure's median over all its rounds, its spread and the number of
+rounds: the index build's wall and CPU ratios to the peer round by round (``build_cpu_ratio``:
+our build's CPU over the peer's of the same round; with a baseline, ``baseline_build_cpu_ratio``
+too), the builds' seconds and the cold searches'; ``build_loads`` the load average at each
+build round, and ``machine`` the cores and Python.
+
 Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--builds B] [--venv DIR]
        [--baseline-src DIR | --baseline-venv DIR] [--cold-only] [--json]
 """
@@ -48,6 +54,8 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+from _figures import figure, load, machine
 
 REPO = Path(__file__).resolve().parents[2]
 PEER_PACKAGE = "dsh-unified-agent-memory@0.5.2"
@@ -357,6 +365,41 @@ def warm_and_quality(
     return quality, warm, baseline_warm, ref_ranks
 
 
+def round_figures(
+    builds: dict[str, list[tuple[float, float]]],
+    cpu: dict[str, list[float]],
+    ours_ms: list[float],
+    peer_ms: list[float],
+    baseline_ms: list[float],
+) -> dict[str, object]:
+    """Each figure's median over all its rounds, with its spread: a build's ratios to the
+    peer's build of the same round, the builds' seconds, the cold searches'."""
+    out: dict[str, object] = {}
+    peer = builds["peer"]
+    for name in ("ours", "baseline"):
+        runs = builds[name]
+        if not runs:
+            continue
+        prefix = "" if name == "ours" else "baseline_"
+        out[f"{prefix}build_ratio"] = figure(
+            [w / p[0] for (w, _), p in zip(runs, peer, strict=True)]
+        )
+        out[f"{prefix}build_cpu_ratio"] = figure(
+            [c / p[1] for (_, c), p in zip(runs, peer, strict=True)]
+        )
+        out[f"{prefix}build_s"] = figure([w for w, _ in runs], 2)
+        out[f"{prefix}build_cpu_s"] = figure([c for _, c in runs], 2)
+    out["peer_build_cpu_s"] = figure([c for _, c in peer], 2)
+    out["cold_ms"] = figure(ours_ms, 1)
+    out["peer_cold_ms"] = figure(peer_ms, 1)
+    out["cold_cpu_ms"] = figure(cpu["ours"], 2)
+    out["cold_cpu_ratio"] = figure([a / b for a, b in zip(cpu["ours"], cpu["peer"], strict=True)])
+    if baseline_ms:
+        out["baseline_cold_ms"] = figure(baseline_ms, 1)
+        out["baseline_cold_cpu_ms"] = figure(cpu["baseline"], 2)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=100_000)
@@ -444,8 +487,10 @@ def main() -> int:
             cold([command[0], "vault", "search", "--vault", str(tiny), "warmup"], tiny_env)
             shutil.rmtree(work / "cache-tiny")
         builds: dict[str, list[tuple[float, float]]] = {"ours": [], "baseline": [], "peer": []}
+        build_loads: list[float] = []
         for round_ in range(args.builds):
             log(f"building the indexes (first search), round {round_ + 1} of {args.builds}")
+            build_loads.append(load()[0])
             builds["ours"].append(timed_build([*our_cmd, "warmup"], our_env, work / "cache"))
             if base_cmd_env is not None:
                 builds["baseline"].append(
@@ -541,6 +586,9 @@ def main() -> int:
             "peer": PEER_PACKAGE,
             "queries": len(queries),
             "quality_queries": len(quality),
+            "figures": round_figures(builds, cpu, ours_ms, peer_ms, baseline_ms),
+            "build_loads": build_loads,
+            "machine": machine(),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from cuecard.core.base._confined import Tree as Tree
     from cuecard.core.base._confined import UnsafePath as UnsafePath
     from cuecard.core.base._confined import describe as describe
+    from cuecard.core.base._confined import held_folders as held_folders
     from cuecard.core.base._confined import unsafe_entries as unsafe_entries
     from cuecard.core.base._fsio import atomic_write as atomic_write
     from cuecard.core.base._fsio import crash_point as crash_point
@@ -32,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "Tree": "cuecard.core.base._confined",
     "UnsafePath": "cuecard.core.base._confined",
     "describe": "cuecard.core.base._confined",
+    "held_folders": "cuecard.core.base._confined",
     "unsafe_entries": "cuecard.core.base._confined",
     "append_record": "cuecard.core.engine._append",
     "atomic_write": "cuecard.core.base._fsio",

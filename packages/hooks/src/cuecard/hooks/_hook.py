@@ -158,8 +158,11 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
     if root is None:
         return ""
     key = f"{harness.name} {name}"
+    from cuecard.core.engine import held_folders
+
     try:
-        answer = _HANDLERS[name](Context(harness, name, payload, root))
+        with held_folders():  # (each folder of the store walked once in this event)
+            answer = _HANDLERS[name](Context(harness, name, payload, root))
     except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
         from cuecard.core.fs import UnsafePath
 

@@ -22,6 +22,24 @@ every read, write and deletion there goes through a ``Tree``:
 
 Relative paths use ``/`` and hold no empty, ``.`` or ``..`` segment. Where the platform lacks
 ``dir_fd`` (Windows), each component is checked with ``lstat`` before the path is used.
+
+Inside a ``held_folders()`` block (one hook event), each folder is opened and checked once and
+its descriptor kept until the block ends: a later operation starts from the deepest folder
+already held instead of walking again from the base (each walk cost three system calls per
+folder). What that keeps and what it changes:
+
+- every check still holds: a folder is held only after it was opened with ``O_NOFOLLOW |
+  O_DIRECTORY`` from its held parent and ``fstat`` said this user owns it; a file is still
+  opened and checked at each operation;
+- a folder swapped for a link (or renamed away) after it was first opened is never followed:
+  the block keeps working in the folder it checked, by its descriptor, wherever that folder
+  now is (as one walk does when the swap happens during it); the link is seen by the next
+  block or process;
+- a folder deleted since it was held is never written into: a walk for a write that ends in
+  such a folder, or that meets a missing entry in one, forgets what it held below the base and
+  walks again from the base (making the folders again); ``remove_marked`` forgets the folders
+  it deleted. A read through a held folder deleted since finds nothing, as the folder was when
+  deleted: a folder made again under the same name is seen by the next block.
 """
 
 from __future__ import annotations
@@ -35,7 +53,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["MARKER", "Tree", "UnsafePath", "describe", "unsafe_entries"]
+__all__ = ["MARKER", "Tree", "UnsafePath", "describe", "held_folders", "unsafe_entries"]
 
 MARKER = ".cuecard-made"
 """The file cuecard puts in a folder it creates and may delete later (an index generation)."""
@@ -103,6 +121,63 @@ def _owner_problem(st: os.stat_result) -> str | None:
     return f"belongs to another user (uid {st.st_uid})"
 
 
+_HELD: dict[tuple[str, tuple[str, ...]], int] | None = None
+"""Inside ``held_folders``: (tree base, folder parts) -> the folder's checked descriptor."""
+_HELD_FDS: set[int] = set()
+"""Every descriptor the block holds or held: none is closed before the block ends (a caller may
+still be using one that was forgotten; closing it could hand its number to another folder)."""
+
+
+class held_folders:  # noqa: N801 - used as a function: ``with held_folders():``
+    """Keep each folder a ``Tree`` opens (and checked) until the block ends, so that the
+    operations of one short process (a hook event) walk each folder once (see the module's
+    notes for what that guarantees). Nested blocks share the outermost one's folders. For one
+    thread; a long-lived process should hold folders only around one unit of work."""
+
+    __slots__ = ("_outer",)
+
+    def __init__(self) -> None:
+        self._outer = False
+
+    def __enter__(self) -> None:
+        global _HELD
+        if _HELD is None and _BY_FD:
+            _HELD, self._outer = {}, True
+
+    def __exit__(self, *exc: object) -> None:
+        global _HELD
+        if self._outer:
+            _HELD = None
+            for fd in list(_HELD_FDS):
+                _close_quietly(fd)
+            _HELD_FDS.clear()
+
+
+def _release(fd: int) -> None:
+    """Close a folder descriptor the caller is done with, unless ``held_folders`` keeps it."""
+    if fd not in _HELD_FDS:
+        os.close(fd)
+
+
+def _forget(base: str, parts: tuple[str, ...] = ()) -> None:
+    """Drop the held folders of ``base`` at ``parts`` and below: the next walk opens them again
+    (their descriptors stay open until the block ends)."""
+    held = _HELD
+    if held is None:
+        return
+    depth = len(parts)
+    for key in [k for k in held if k[0] == base and k[1][:depth] == parts]:
+        del held[key]
+
+
+def _deleted(fd: int) -> bool:
+    """Whether the open folder ``fd`` was deleted (no name links it any more)."""
+    try:
+        return os.fstat(fd).st_nlink == 0
+    except OSError:
+        return True
+
+
 def _parts(rel: str) -> list[str]:
     parts = rel.split("/") if rel else []
     for part in parts:
@@ -136,43 +211,91 @@ class Tree:
         return UnsafePath(self.path(shown), f"is {describe(st.st_mode)}, not a folder")
 
     def _folder(self, parts: list[str], *, create: bool = False, mode: int = 0o755) -> int:
-        """A descriptor of the folder ``parts`` below the base (the caller closes it); missing
-        folders are made with ``mode`` when ``create``."""
+        """A descriptor of the folder ``parts`` below the base (the caller gives it to
+        ``_release``); missing folders are made with ``mode`` when ``create``."""
         if not _BY_FD:
             return self._folder_by_path(parts, create=create)
+        if _HELD is not None:
+            return self._held_folder(parts, create=create, mode=mode)
         fd = os.open(self.base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
         try:
-            for depth, part in enumerate(parts):
-                shown = "/".join(parts[: depth + 1])
-                try:
-                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except FileNotFoundError:
-                    if not create:
-                        raise
-                    made = True
-                    try:
-                        os.mkdir(part, mode, dir_fd=fd)
-                    except FileExistsError:
-                        made = False
-                    try:
-                        child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                    except OSError:
-                        raise self._refuse(fd, part, shown) from None
-                    if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
-                        _ignore_all(child)
-                    elif made and depth > 1 and tuple(parts[depth - 2 : depth]) == MARKED_IN:
-                        _ignore_all(child, MARKER, b"made by cuecard: a session's folder\n")
-                except OSError:
-                    raise self._refuse(fd, part, shown) from None
+            for depth in range(len(parts)):
+                child = self._child(fd, parts, depth, create, mode)
                 os.close(fd)
                 fd = child
-                problem = _owner_problem(os.fstat(fd))
-                if problem is not None:
-                    raise UnsafePath(self.path(shown), problem)
             return fd
         except BaseException:
             os.close(fd)
             raise
+
+    def _child(self, fd: int, parts: list[str], depth: int, create: bool, mode: int = 0o755) -> int:
+        """The checked descriptor of folder ``parts[depth]`` in the open folder ``fd`` (made
+        with ``mode`` when missing and ``create``)."""
+        part = parts[depth]
+        shown = "/".join(parts[: depth + 1])
+        try:
+            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        except FileNotFoundError:
+            if not create:
+                raise
+            made = True
+            try:
+                os.mkdir(part, mode, dir_fd=fd)
+            except FileExistsError:
+                made = False
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                raise self._refuse(fd, part, shown) from None
+            if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
+                _ignore_all(child)
+            elif made and depth > 1 and tuple(parts[depth - 2 : depth]) == MARKED_IN:
+                _ignore_all(child, MARKER, b"made by cuecard: a session's folder\n")
+        except OSError:
+            raise self._refuse(fd, part, shown) from None
+        try:
+            problem = _owner_problem(os.fstat(child))
+        except BaseException:
+            os.close(child)
+            raise
+        if problem is not None:
+            os.close(child)
+            raise UnsafePath(self.path(shown), problem)
+        return child
+
+    def _held_folder(
+        self, parts: list[str], *, create: bool, mode: int = 0o755, again: bool = True
+    ) -> int:
+        """``_folder`` inside ``held_folders``: from the deepest folder already held, each
+        folder further down opened, checked and held."""
+        held = _HELD
+        assert held is not None
+        base = self.base
+        depth = len(parts)
+        while depth >= 0 and (base, tuple(parts[:depth])) not in held:
+            depth -= 1
+        if depth < 0:
+            fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+            held[(base, ())] = fd
+            _HELD_FDS.add(fd)
+            depth = 0
+        else:
+            fd = held[(base, tuple(parts[:depth]))]
+            if create and depth == len(parts) and again and _deleted(fd):
+                _forget(base)  # (deleted since: never written into)
+                return self._held_folder(parts, create=create, mode=mode, again=False)
+        for at in range(depth, len(parts)):
+            try:
+                child = self._child(fd, parts, at, create, mode)
+            except FileNotFoundError:
+                if again and _deleted(fd):  # (a folder deleted since it was held)
+                    _forget(base)
+                    return self._held_folder(parts, create=create, mode=mode, again=False)
+                raise
+            held[(base, tuple(parts[: at + 1]))] = child
+            _HELD_FDS.add(child)
+            fd = child
+        return fd
 
     def _folder_by_path(self, parts: list[str], *, create: bool) -> int:  # pragma: no cover
         here = self.base
@@ -483,6 +606,7 @@ class Tree:
                 finally:
                     os.close(fd)
                 os.rmdir(name, dir_fd=parent)
+                _forget(self.base, tuple(_parts(rel)))
                 return True
         except FileNotFoundError:
             return False
@@ -513,7 +637,7 @@ class _Folder:
         return self.fd
 
     def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)
+        _release(self.fd)
 
 
 class _Parent(_Folder):
@@ -559,6 +683,13 @@ class _Lock:
 
     def __exit__(self, *exc: object) -> None:
         os.close(self.handle)
+
+
+def _close_quietly(fd: int) -> None:
+    try:  # noqa: SIM105 - contextlib costs the hook process an import
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _unlink_quietly(name: str, fd: int) -> None:

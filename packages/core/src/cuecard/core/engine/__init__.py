@@ -18,6 +18,7 @@ from cuecard.core.base._lazy import lazy_exports as _lazy_exports
 # Not `from typing import ...`: importing this module must cost nothing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cuecard.core.base._confined import held_folders as held_folders
     from cuecard.core.engine._engine import deliver_held as deliver_held
     from cuecard.core.engine._engine import handle as handle
     from cuecard.core.engine._engine import load_index as load_index
@@ -59,6 +60,8 @@ _EXPORTS: dict[str, str] = {
     "deliver_held": "cuecard.core.engine._engine",
     "handle": "cuecard.core.engine._engine",
     "has_correction": "cuecard.core.engine._footprint",
+    # (``cuecard.core.fs.held_folders``, for the hook without importing ``fs``)
+    "held_folders": "cuecard.core.base._confined",
     "hook_limit": "cuecard.core.engine._limits",
     "limit_report": "cuecard.core.engine._limits",
     "load_index": "cuecard.core.engine._engine",

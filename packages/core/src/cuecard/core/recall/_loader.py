@@ -19,6 +19,7 @@ import unicodedata
 from array import array
 from collections import Counter, defaultdict
 from itertools import chain
+from struct import Struct
 
 from cuecard.core.base._fsio import crash_point
 from cuecard.core.recall._tokens import MAX_TOKEN as _MAX
@@ -46,6 +47,8 @@ _NUMBER = re.compile(r"[0-9]+")
 _JOINED = re.compile(r"[A-Za-z][a-z]{2,}(?:[._-]+[A-Za-z][a-z]{2,})+")
 _INNER = re.compile(r"[._-]+")
 _ONE = array(TYPECODE, (1,))
+_ONE_BYTES = _ONE.tobytes()
+_pack = Struct("@" + TYPECODE).pack
 
 
 class TokenMemo:
@@ -205,12 +208,19 @@ class Loader:
         for term in sorted(postings):
             held = postings[term]
             if len(held) == 1:  # (about half the terms: once, in one entry)
+                doc = held[0]
+                length = length_of(doc)
+                stats.append((term, 1, 1, length))
+                if self._fresh:  # (nothing stored to extend: the row at once)
+                    rows.append((term, doc, _pack(doc), _ONE_BYTES, _pack(length)))
+                    continue
                 docs, tfs = array(TYPECODE, held), _ONE
+                lens = array(TYPECODE, (length,))
             else:  # (a dict keeps its keys in the order first seen: the entries')
                 counts = Counter(held)
                 docs, tfs = array(TYPECODE, counts), array(TYPECODE, counts.values())
-            lens = array(TYPECODE, map(length_of, docs))
-            stats.append((term, len(docs), max(tfs), min(lens)))
+                lens = array(TYPECODE, map(length_of, docs))
+                stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
                 None
                 if self._fresh
