@@ -17,9 +17,10 @@ import pydantic
 from cuecard.core._errors import ValidationError
 from cuecard.core._globs import glob_problem
 from cuecard.core._memory import TOPIC_PATTERN, Check, Memory, Trigger
+from cuecard.core.engine._secrets import may_hold_secret
 from cuecard.core.engine._text import (
     find_secret,
-    needs_scrutiny,
+    may_be_unsafe,
     redact,
     strip_invisibles,
     unsafe_reason,
@@ -107,16 +108,25 @@ def schema_messages(error: pydantic.ValidationError) -> list[str]:
     ]
 
 
-def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str, str]]:
+_Located = list[tuple[tuple[Any, ...], str]]
+
+
+def _strings(value: Any, loc: tuple[Any, ...] = (), out: _Located | None = None) -> _Located:
+    """Every string key and value of ``value`` with its location, in order (``field_name``
+    names a location: made only for a refusal, since naming one scans its keys for
+    credentials)."""
+    out = [] if out is None else out
     if isinstance(value, str):
-        yield field_name(loc), value
+        out.append((loc, value))
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _strings(key, (*loc, "(key)")) if isinstance(key, str) else iter(())
-            yield from _strings(item, (*loc, str(key)))
+            if isinstance(key, str):
+                out.append(((*loc, "(key)"), key))
+            _strings(item, (*loc, str(key)), out)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            yield from _strings(item, (*loc, index))
+            _strings(item, (*loc, index), out)
+    return out
 
 
 def flat_strings(value: Any) -> list[str]:
@@ -136,20 +146,42 @@ def flat_strings(value: Any) -> list[str]:
     return out
 
 
+def _suspects(texts: list[str], start: int, end: int) -> Iterator[int]:
+    """The indexes in ``start:end`` of the texts that may hold a credential alone, found by
+    halving: a text that may hold one makes every run of lines holding it one that may, so a
+    run that may not is passed over whole (one scan instead of one per text)."""
+    if not may_hold_secret("\n".join(texts[start:end])):
+        return
+    if end - start == 1:
+        yield start
+        return
+    middle = (start + end) // 2
+    yield from _suspects(texts, start, middle)
+    yield from _suspects(texts, middle, end)
+
+
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
-    if not needs_scrutiny("\n".join(flat_strings(raw))):
+    located = _strings(raw)
+    texts = [text for _, text in located]
+    whole = "\n".join(texts)
+    unsafe_possible = may_be_unsafe(whole)
+    if not unsafe_possible and not may_hold_secret(whole):
         return []
+    suspects = set(_suspects(texts, 0, len(texts)))
     refusals = []
-    for where, text in _strings(raw):
+    for index, (loc, text) in enumerate(located):
+        secret = find_secret(text) if index in suspects else None
+        unsafe = unsafe_reason(text) if unsafe_possible else None
+        if secret is None and unsafe is None:
+            continue
+        where = field_name(loc)
         if _EXEMPT.match(where):
             continue
-        secret = find_secret(text)
         if secret is not None:
             refusals.append(
                 f"{label}: {where} holds a credential-shaped value ({secret}); "
                 "secrets are never stored"
             )
-        unsafe = unsafe_reason(text)
         if unsafe is not None:
             refusals.append(f"{label}: {where} {unsafe}")
     return refusals
@@ -328,8 +360,12 @@ def validate_memory_text(text: str) -> Memory:
     Text that no write rule could touch (one scan of the whole file) and that is within the size
     limit is parsed and validated in one step; anything else takes the path that names fields.
     """
-    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or needs_scrutiny(text):
+    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or may_be_unsafe(text):
         return validate_memory(json.loads(text))
+    if may_hold_secret(text):  # a word such as "token" or "key" in prose is enough
+        raw = json.loads(text)
+        if not isinstance(raw, Mapping) or _content_refusals(memory_label(raw), raw):
+            return validate_memory(raw)
     try:
         memory = Memory.model_validate_json(text)
     except pydantic.ValidationError:
