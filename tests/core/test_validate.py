@@ -238,7 +238,7 @@ def test_the_file_fast_path_agrees_with_the_field_path(
     assert got == expected
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     st.lists(
         st.sampled_from(sorted(SECRETS.items()) + sorted(NOT_SECRETS.items())),

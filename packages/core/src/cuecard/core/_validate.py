@@ -138,11 +138,13 @@ def flat_strings(value: Any) -> list[str]:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is None or isinstance(item, int | float):  # no string (nor a slow ABC test)
+            continue
         elif isinstance(item, Mapping):
             stack.extend(k for k in item if isinstance(k, str))
             stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
     return out
 
 
@@ -161,12 +163,16 @@ def _suspects(texts: list[str], start: int, end: int) -> Iterator[int]:
 
 
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
-    located = _strings(raw)
-    texts = [text for _, text in located]
+    texts = flat_strings(raw)
     whole = "\n".join(texts)
     unsafe_possible = may_be_unsafe(whole)
-    if not unsafe_possible and not may_hold_secret(whole):
+    if not unsafe_possible and (
+        not may_hold_secret(whole)
+        or all(find_secret(texts[i]) is None for i in _suspects(texts, 0, len(texts)))
+    ):
         return []
+    located = _strings(raw)  # a refusal to make: the same strings in order, with their fields
+    texts = [text for _, text in located]
     suspects = set(_suspects(texts, 0, len(texts)))
     refusals = []
     for index, (loc, text) in enumerate(located):
