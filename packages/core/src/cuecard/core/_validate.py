@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pydantic
@@ -148,18 +148,22 @@ def flat_strings(value: Any) -> list[str]:
     return out
 
 
-def _suspects(texts: list[str], start: int, end: int) -> Iterator[int]:
-    """The indexes in ``start:end`` of the texts that may hold a credential alone, found by
-    halving: a text that may hold one makes every run of lines holding it one that may, so a
-    run that may not is passed over whole (one scan instead of one per text)."""
-    if not may_hold_secret("\n".join(texts[start:end])):
-        return
-    if end - start == 1:
-        yield start
-        return
-    middle = (start + end) // 2
-    yield from _suspects(texts, start, middle)
-    yield from _suspects(texts, middle, end)
+def _suspects(texts: list[str]) -> list[int]:
+    """The indexes of the texts that may hold a credential alone. A text that may hold one makes
+    every run of lines holding it one that may, so the short texts (ids, kinds, times, globs)
+    are tested together and halved only while a run may; a long one is tested alone."""
+    short = [i for i, text in enumerate(texts) if len(text) < 64]
+    found = [i for i, text in enumerate(texts) if len(text) >= 64 and may_hold_secret(text)]
+    runs = [short]
+    while runs:
+        run = runs.pop()
+        if not run or not may_hold_secret("\n".join(texts[i] for i in run)):
+            continue
+        if len(run) == 1:
+            found.append(run[0])
+        else:
+            runs += [run[: len(run) // 2], run[len(run) // 2 :]]
+    return found
 
 
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
@@ -167,13 +171,12 @@ def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
     whole = "\n".join(texts)
     unsafe_possible = may_be_unsafe(whole)
     if not unsafe_possible and (
-        not may_hold_secret(whole)
-        or all(find_secret(texts[i]) is None for i in _suspects(texts, 0, len(texts)))
+        not may_hold_secret(whole) or all(find_secret(texts[i]) is None for i in _suspects(texts))
     ):
         return []
     located = _strings(raw)  # a refusal to make: the same strings in order, with their fields
     texts = [text for _, text in located]
-    suspects = set(_suspects(texts, 0, len(texts)))
+    suspects = set(_suspects(texts))
     refusals = []
     for index, (loc, text) in enumerate(located):
         secret = find_secret(text) if index in suspects else None
