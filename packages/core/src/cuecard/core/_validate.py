@@ -166,13 +166,16 @@ def _suspects(texts: list[str]) -> list[int]:
     return found
 
 
+def _holds_secret(texts: list[str]) -> bool:
+    """Whether any of ``texts`` holds a credential (``find_secret``), each tested only when it
+    may."""
+    return any(find_secret(texts[i]) is not None for i in _suspects(texts))
+
+
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
     texts = flat_strings(raw)
-    whole = "\n".join(texts)
-    unsafe_possible = may_be_unsafe(whole)
-    if not unsafe_possible and (
-        not may_hold_secret(whole) or all(find_secret(texts[i]) is None for i in _suspects(texts))
-    ):
+    unsafe_possible = may_be_unsafe("\n".join(texts))
+    if not unsafe_possible and not _holds_secret(texts):
         return []
     located = _strings(raw)  # a refusal to make: the same strings in order, with their fields
     texts = [text for _, text in located]
@@ -367,13 +370,15 @@ def validate_memory_text(text: str) -> Memory:
     """The memory a file's JSON text describes: ``validate_memory`` with a fast path.
 
     Text that no write rule could touch (one scan of the whole file) and that is within the size
-    limit is parsed and validated in one step; anything else takes the path that names fields.
+    limit is parsed and validated in one step; so is text that only looks as if it could hold a
+    credential ("api key", "token") while none of its strings does. Anything else takes the path
+    that names fields.
     """
     if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or may_be_unsafe(text):
         return validate_memory(json.loads(text))
     if may_hold_secret(text):  # a word such as "token" or "key" in prose is enough
         raw = json.loads(text)
-        if not isinstance(raw, Mapping) or _content_refusals(memory_label(raw), raw):
+        if not isinstance(raw, Mapping) or _holds_secret(flat_strings(raw)):
             return validate_memory(raw)
     try:
         memory = Memory.model_validate_json(text)
