@@ -1,9 +1,10 @@
 """Every file operation under a folder cuecard does not own goes through the confined layer.
 
 Issue 28: the project's ``.cuecard/``, a folder vault and the harness configuration files are
-reached only through ``cuecard.core.fs.Tree`` (``cuecard.core._confined``), which walks by
-directory descriptor and follows no link at any depth. This test reads every module of core and
-of the hooks distribution and fails on a direct file operation (``open``, ``os.replace``,
+reached only through ``cuecard.core.fs.Tree`` (``cuecard.core.base._confined``), which walks by
+directory descriptor and follows no link at any depth. This test reads every module of core, of
+the hooks distribution and of the projection (whose runtime root is reached only through
+``SafeRoot``, built on the layer) and fails on a direct file operation (``open``, ``os.replace``,
 ``os.unlink``, ``shutil.rmtree``, ``Path.write_text``…, or the path-taking helpers of
 ``_fsio``) outside the allowlist below, and on an allowlist entry no longer needed.
 """
@@ -17,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "core": ROOT / "packages" / "core" / "src" / "cuecard" / "core",
     "hooks": ROOT / "packages" / "hooks" / "src" / "cuecard" / "hooks",
+    "wp_projection": ROOT / "packages" / "wp-projection" / "src" / "cuecard" / "wp_projection",
 }
-LAYER = {"core/_confined.py", "core/_fsio.py"}
+LAYER = {"core/base/_confined.py", "core/base/_fsio.py"}
 """The layer itself, and the crash-consistent primitives it builds on."""
 
 OS_CALLS = frozenset(
@@ -32,14 +34,18 @@ PATH_METHODS = frozenset(
 HELPERS = frozenset({"atomic_write", "exclusive_create", "locked", "append_record", "rmtree"})
 
 STORE_LATER = "project store files not moved yet (local state written by commands, not the hook)"
-VAULT_LATER = "the folder vault: not moved onto the layer yet"
-HARNESS_LATER = "harness configuration files: not moved onto the layer yet"
 OWN_FILES = "a file the person names, or the repository's own source tree (not a store)"
+HOME = (
+    "the person's own home configuration, read as the person keeps it (a dotfile "
+    "manager's links included): no one else commits into it"
+)
 
 # What still opens files by path, module by module, with the calls and why. The store's
 # memories, config, journal and lock, the compiled index and its pruning, sessions, claims,
 # footprints, held reports, the ledger, the hook's records, the inbox listing and the
-# maintenance stamp are on the layer.
+# maintenance stamp are on the layer; so are the folder vault (notes, inbox and processed moves,
+# the lock, init, archive, forget, transfer), the recall indexes' databases and the files they
+# index, and the database vault's mirror in this machine's cache.
 ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # the engine: descriptors the layer or _evidence opened, and the plain-path primitives
     "core/engine/_append.py": ("append_record, fs's plain-path append (O_NOFOLLOW|O_NONBLOCK)",
@@ -49,77 +55,82 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/engine/_engine.py": (OWN_FILES, frozenset({"open"})),
     "core/engine/_paths.py": ("opted_in lists memories/ (nothing opened); the store's shape "
                               "is checked by store_problem next", frozenset({"os.scandir"})),
-    "core/_compiler.py": ("os.scandir of the memories folder's descriptor (tree.folder)",
+    "core/store/_compiler.py": ("os.scandir of the memories folder's descriptor (tree.folder)",
                           frozenset({"os.scandir"})),
     # the person's own files and the repository's source tree
-    "core/_repofiles.py": (OWN_FILES, frozenset({"os.walk"})),
-    "core/_doctor.py": (OWN_FILES + ": the search for nested stores", frozenset({"os.walk"})),
-    "core/_dryrun.py": (OWN_FILES, frozenset({"open", "os.scandir"})),
-    "core/_import.py": (OWN_FILES, frozenset({"os.walk", "read_bytes", "rglob"})),
-    "core/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
+    "core/lifecycle/_repofiles.py": (OWN_FILES, frozenset({"os.walk"})),
+    "core/doctor/_doctor.py": (OWN_FILES + ": the search for nested stores",
+                               frozenset({"os.walk"})),
+    "core/lifecycle/_dryrun.py": (OWN_FILES, frozenset({"open", "os.scandir"})),
+    "core/lifecycle/_import.py": (OWN_FILES, frozenset({"os.walk", "read_bytes", "rglob"})),
+    "core/lifecycle/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
     "core/cli/_output.py": ("stdout's own descriptor", frozenset({"os.open"})),
     "core/cli/_export.py": (OWN_FILES + ": the export's target", frozenset({"mkdir"})),
-    "core/vault/_location.py": (OWN_FILES + ": the vault locations file", frozenset({"open"})),
+    "core/vault/_location.py": (OWN_FILES + ": the vault locations file; cache_tree makes "
+                                "cuecard's own cache folder under the user's cache home",
+                                frozenset({"open", "os.makedirs"})),
     "core/vault/_settings.py": (OWN_FILES + ": the recall settings file", frozenset({"open"})),
     "core/vault/_digest.py": (OWN_FILES, frozenset({"open"})),
+    "core/vault/transfer/_mirror.py": (OWN_FILES + ": the user's cuecard config.toml",
+                                       frozenset({"open"})),
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
-    "core/_export.py": (STORE_LATER, frozenset({"atomic_write", "glob", "read_text", "unlink"})),
-    "core/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused first; "
+    "core/lifecycle/_export.py": (STORE_LATER,
+                                  frozenset({"atomic_write", "glob", "read_text", "unlink"})),
+    "core/lifecycle/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused "
+                        "first; "
                         "ingest_file also takes a file the person names)",
                         frozenset({"read_bytes"})),
     "core/vault/_user_config.py": (OWN_FILES + ": the user's cuecard config.toml",
                                    frozenset({"atomic_write", "open", "os.makedirs"})),
-    "core/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
+    "core/service/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
-    "core/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
-    "core/_store_findings.py": (STORE_LATER, frozenset({"glob", "read_text"})),
-    "core/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
+    "core/lifecycle/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
+    "core/lifecycle/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
                                                    "os.replace", "os.walk", "unlink"})),
     "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
-    "core/recall/_changes.py": (STORE_LATER + ": the project's recall index", frozenset({"open"})),
-    "core/recall/_index.py": (STORE_LATER + ": the recall index, removed to be rebuilt when "
-                              "unreadable", frozenset({"os.makedirs", "os.unlink"})),
-    "core/recall/_project.py": (STORE_LATER, frozenset({"os.scandir"})),
-    "core/recall/_vectors.py": (STORE_LATER, frozenset({"os.remove"})),
-    # the folder vault
-    "core/vault/folder/_archive.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_backend.py": (VAULT_LATER, frozenset({"read_text"})),
-    "core/vault/folder/_conflicts.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_digest.py": (VAULT_LATER, frozenset(
-        {"atomic_write", "iterdir", "locked", "mkdir", "open", "read_bytes"})),
-    "core/vault/folder/_forget.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_init.py": (VAULT_LATER, frozenset({"atomic_write", "mkdir"})),
-    "core/vault/folder/_lock.py": (VAULT_LATER, frozenset({"os.open", "read_text", "unlink"})),
-    "core/vault/folder/_pending.py": (VAULT_LATER, frozenset({"atomic_write", "read_text"})),
-    "core/vault/folder/_promote.py": (VAULT_LATER, frozenset({"atomic_write"})),
-    "core/vault/folder/_processed.py": (VAULT_LATER, frozenset({"mkdir", "os.link", "unlink"})),
-    "core/vault/folder/_recall.py": (VAULT_LATER, frozenset(
-        {"append_record", "open", "os.makedirs", "os.scandir"})),
-    "core/vault/folder/_status.py": (VAULT_LATER, frozenset({"read_text"})),
-    "core/vault/folder/_submit.py": (VAULT_LATER, frozenset({"exclusive_create", "mkdir"})),
-    "core/vault/folder/_vault.py": (VAULT_LATER, frozenset({"os.scandir"})),
-    "core/vault/postgres/_mirror.py": (VAULT_LATER + ": the database vault's local mirror",
-                                       frozenset({"atomic_write", "locked", "open", "os.listdir",
-                                                  "os.makedirs", "os.remove"})),
-    "core/vault/transfer/_export.py": (VAULT_LATER, frozenset({"atomic_write"})),
-    "core/vault/transfer/_import.py": (VAULT_LATER, frozenset({"os.scandir", "read_bytes"})),
-    "core/vault/transfer/_mirror.py": (VAULT_LATER, frozenset({"open", "read_text"})),
-    "core/vault/transfer/_transfer.py": (VAULT_LATER, frozenset({"atomic_write", "unlink"})),
-    # harness configuration files
-    "core/_doctor_dsh.py": (HARNESS_LATER, frozenset({"glob", "read_text"})),
-    "core/_groktrust.py": (HARNESS_LATER, frozenset({"open", "os.scandir", "read_text"})),
-    "core/_doctor_mcp.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "hooks/_mcp_config.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_hookcheck.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "core/_installed_hooks.py": (HARNESS_LATER, frozenset({"read_text"})),
-    "hooks/_groktrustwrite.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir",
-                                                           "read_text"})),
-    "hooks/_install.py": (HARNESS_LATER, frozenset({"atomic_write", "iterdir", "mkdir",
-                                                    "read_bytes", "read_text", "rmdir",
-                                                    "unlink"})),
-    "hooks/_trust.py": (HARNESS_LATER, frozenset({"atomic_write", "mkdir", "read_text"})),
+    "core/recall/_index.py": ("the index's folder when it is cuecard's own cache folder (a "
+                              "project's passes its Tree: made through the layer)",
+                              frozenset({"os.makedirs"})),
+    # the folder vault: its root is the folder the person names (made if missing); its vault
+    # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
+    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
+                                   frozenset({"mkdir"})),
+    # harness configuration files: a project's go through the layer (the installers' writes,
+    # backups under .git/ and removals; doctor's and status's reads); what remains by path is
+    # the person's own home configuration, as the person keeps it
+    "core/doctor/_doctor_dsh.py": (HOME + ": the DSH home's profiles",
+                                   frozenset({"glob", "read_text"})),
+    "core/doctor/_groktrust.py": (HOME + ": Grok Build's trusted_folders.toml; and the project "
+                           "files Grok Build itself reads, listed as Grok reads them (links "
+                           "followed, regular files only, bounded, never written)",
+                           frozenset({"open", "os.scandir", "read_text"})),
+    "hooks/_mcp_config.py": (HOME + ": the home's MCP configuration (a project's through the "
+                             "layer)", frozenset({"read_text"})),
+    "core/doctor/_hookcheck.py": (HOME + ": Codex's config.toml and the home's hook files (a "
+                           "project's are read through the layer)", frozenset({"read_text"})),
+    "core/doctor/_installed_hooks.py": (HOME + ": the home's hook files (a project's: "
+                                 "hook_text reads them through the layer)",
+                                 frozenset({"read_text"})),
+    "hooks/_groktrustwrite.py": (HOME + ": Grok Build's trusted_folders.toml",
+                                 frozenset({"atomic_write", "mkdir", "read_text"})),
+    "hooks/_install.py": (HOME + ", and a --plugin folder the person names; also the package's "
+                          "own data and a work tree's .git pointer (a project's files go "
+                          "through the layer: InstallReport.root)",
+                          frozenset({"atomic_write", "mkdir", "read_bytes", "read_text", "rmdir",
+                                     "unlink"})),
+    "hooks/_trust.py": (HOME + ": Codex's config.toml", frozenset({"atomic_write", "mkdir",
+                                                                    "read_text"})),
+    # the Data Machine projection: the runtime root goes through SafeRoot, on the layer
+    "wp_projection/_bridge.py": (OWN_FILES + ": the WordPress plugin folder the person names",
+                                 frozenset({"mkdir", "os.open", "read_bytes", "unlink",
+                                            "write_bytes"})),
+    "wp_projection/_projector.py": ("_Plan.unlink, the batch's own method (SafeRoot deletes)",
+                                    frozenset({"unlink"})),
+    "wp_projection/_reconcile.py": (OWN_FILES + ": the auth file", frozenset({"read_text"})),
+    "wp_projection/cli/_common.py": (OWN_FILES + ": the secret and config files",
+                                     frozenset({"read_text"})),
 }  # fmt: skip
 
 

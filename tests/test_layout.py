@@ -134,8 +134,8 @@ def test_root_pyproject_is_not_a_package() -> None:
 
 def test_importing_core_pulls_in_nothing_heavy() -> None:
     code = (
-        "import sys, cuecard.core, cuecard.core.engine._text, cuecard.core._fsio\n"
-        "import cuecard.core._globs\n"
+        "import sys, cuecard.core, cuecard.core.engine._text, cuecard.core.base._fsio\n"
+        "import cuecard.core.store._globs\n"
         "from cuecard.core.engine import *\n"  # every hot-path name the satellites use
         "from cuecard.core.fs import *\n"
         "heavy = ('pydantic', 're2', 'httpx', 'numpy', 'pathspec')\n"
@@ -164,7 +164,8 @@ def test_a_contract_module_costs_nothing_until_a_name_is_used() -> None:
     assert {m for m in loaded if m.startswith("cuecard")} == {
         "cuecard",
         "cuecard.core",
-        "cuecard.core._lazy",
+        "cuecard.core.base",
+        "cuecard.core.base._lazy",
         "cuecard.core.engine",
         "cuecard.core.fs",
         "cuecard.core.harnesses",

@@ -20,7 +20,11 @@ def test_each_distribution_declares_its_metadata(folder: str) -> None:
     base = ROOT / "packages" / folder
     project = tomllib.loads((base / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license"] == "MIT"
-    assert project["license-files"] == ["LICENSE"]
+    # the project's licence first; beside it only the licences of third-party text it ships
+    assert project["license-files"][0] == "LICENSE"
+    for other in project["license-files"][1:]:
+        assert Path(other).name.startswith("LICENSE-"), other
+        assert (base / other).is_file(), other
     assert (base / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
     assert project["readme"] == "README.md"
     assert (base / "README.md").is_file()
@@ -36,4 +40,4 @@ def test_each_distribution_declares_its_metadata(folder: str) -> None:
 def test_the_sdist_of_a_package_with_an_include_list_ships_the_license() -> None:
     text = (ROOT / "packages" / "dsh-adapter" / "pyproject.toml").read_text(encoding="utf-8")
     sdist = tomllib.loads(text)["tool"]["hatch"]["build"]["targets"]["sdist"]
-    assert "LICENSE" in sdist["include"]
+    assert {"LICENSE", "/LICENSE"} & set(sdist["include"])

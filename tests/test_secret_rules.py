@@ -24,3 +24,13 @@ def test_the_generated_rules_match_the_pinned_detect_secrets() -> None:
         [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_dsh_plugins_rules_are_cores() -> None:
+    """The DSH plugins' second pass (packages/dsh-adapter/js/shared/secrets.js) is generated from
+    core's rules; ``tools/secrets/js_rules.py --check`` finds it up to date."""
+    script = ROOT / "tools/secrets/js_rules.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

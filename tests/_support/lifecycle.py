@@ -10,9 +10,7 @@ import pytest
 
 from cuecard.core import Store
 from cuecard.core.cli import main
-from cuecard.core.engine._engine import handle
-from cuecard.core.engine._event import Event
-from cuecard.core.engine._footprint import Footprint
+from cuecard.core.engine import Event, Footprint, handle
 
 DAY = 24 * 3600
 

@@ -3,7 +3,7 @@ and a superseded section)."""
 
 from __future__ import annotations
 
-from cuecard.core.vault.postgres._vault import PgVault
+from cuecard.core.vault.postgres import PgVault
 
 FACTS = {
     "env": (

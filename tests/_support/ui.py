@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from cuecard.core import Store, validate_memory
-from cuecard.core.vault import DEFAULT, init_vault, review, submit
+from cuecard.core.vault import DEFAULT
+from cuecard.core.vault.folder import init_vault, review, submit
 from cuecard.core.vault.folder._promote import apply_pending, write_review
 from tests._support.cli import BIN
 

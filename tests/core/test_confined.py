@@ -111,6 +111,40 @@ def test_only_a_marked_folder_is_deleted_and_links_inside_are_not_followed(
     assert listing(outside) == ["deep", "own.txt"]
 
 
+def test_modes_of_new_files_and_folders(tree: Tree) -> None:
+    base = Path(tree.base)
+    tree.mkdirs("private/inner", mode=0o700)
+    assert os.stat(base / "private").st_mode & 0o777 == 0o700
+    tree.write("private/inner/f", "x", mode=0o600, sync_folder=False)
+    assert os.stat(base / "private/inner/f").st_mode & 0o777 == 0o600
+    tree.write("private/inner/f", "y", mode=0o640)  # a given mode wins over the file's own
+    assert os.stat(base / "private/inner/f").st_mode & 0o777 == 0o640
+    assert tree.create("private/db", mode=0o600) is True
+    assert os.stat(base / "private/db").st_mode & 0o777 == 0o600
+
+
+def test_remove_empty_deletes_only_empty_folders_and_follows_no_link(
+    tree: Tree, outside: Path
+) -> None:
+    base = Path(tree.base)
+    (base / "top/empty/deeper").mkdir(parents=True)
+    (base / "top/kept").mkdir()
+    (base / "top/kept/file").write_text("x", encoding="utf-8")
+    (base / "top/link").symlink_to(outside / "deep")
+    assert tree.remove_empty("top") is False  # a file and a link are still in it
+    assert sorted(os.listdir(base / "top")) == ["kept", "link"]
+    assert (base / "top/kept/file").read_text(encoding="utf-8") == "x"
+    (base / "alias").symlink_to(base / "top")
+    assert tree.remove_empty("alias") is False  # a link is neither followed nor removed
+    assert (base / "alias").is_symlink()
+    (base / "top/link").unlink()
+    (base / "top/kept/file").unlink()
+    assert tree.remove_empty("top") is True
+    assert not (base / "top").exists()
+    assert tree.remove_empty("never-there") is True
+    assert listing(outside) == ["deep", "own.txt"]
+
+
 def test_another_users_folder_is_refused_and_listed(tree: Tree) -> None:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         pytest.skip("giving a folder to another user needs root")

@@ -1,10 +1,13 @@
-"""No import cycle inside ``cuecard.core``: every module of core is parsed with ``ast``.
+"""No import cycle inside any distribution, and core's top level holds only its public modules
+and its rooms. Every module is parsed with ``ast``.
 
-The graph holds every import that runs: those at module level and those inside functions (a
-lazy import is still a dependency, only a later one). It leaves out what never runs, an import
-under ``if TYPE_CHECKING:``, and the lazy re-export tables (``_EXPORTS``) of the public modules,
-which name modules as strings. ``from a import b`` is an edge to ``a.b`` when that is a module
-of core, else to ``a``; a module's own package (imported implicitly first) is not an edge.
+The graph holds every import written: those at module level, those inside functions (a lazy
+import is still a dependency, only a later one) and those under ``if TYPE_CHECKING:`` (a type
+one module needs from another is a dependency of the reader too: a circle of them leaves no
+order to read the modules in; the shared type moves down instead). It leaves out the lazy
+re-export tables (``_EXPORTS``) of the public modules, which name modules as strings. ``from a
+import b`` is an edge to ``a.b`` when that is a module of the package, else to ``a``; a module's
+own package (imported implicitly first) is not an edge.
 """
 
 from __future__ import annotations
@@ -18,6 +21,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "packages" / "core" / "src"
 PACKAGE = "cuecard.core"
+# Each distribution's source folder and package (a satellite imports core, never the reverse,
+# so a circle lies inside one distribution).
+DISTRIBUTIONS = {
+    "core": "cuecard.core",
+    "hooks": "cuecard.hooks",
+    "dsh-adapter": "cuecard.dsh_adapter",
+    "wp-projection": "cuecard.wp_projection",
+    "ui": "cuecard.ui",
+}
+# Core's top level: its public modules and packages (docs/architecture.md lists what each
+# holds), and its rooms, which publish nothing (each ``__init__`` says what it owns and what it
+# may import; pyproject.toml holds each room's import contract).
+PUBLIC_MODULES = {"__init__", "__about__", "fs", "harnesses", "review", "tools"}
+PUBLIC_PACKAGES = {"cli", "engine", "recall", "vault"}
+ROOMS = {"base", "store", "lifecycle", "doctor", "service"}
 
 
 def module_names(source: Path) -> dict[str, Path]:
@@ -29,13 +47,6 @@ def module_names(source: Path) -> dict[str, Path]:
             parts.pop()
         found[".".join(parts)] = path
     return found
-
-
-def _is_type_checking(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and ast.unparse(node.test) in (
-        "TYPE_CHECKING",
-        "typing.TYPE_CHECKING",
-    )
 
 
 def imports_of(
@@ -51,11 +62,6 @@ def imports_of(
 
     def walk(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if _is_type_checking(child):
-                assert isinstance(child, ast.If)
-                for statement in child.orelse:
-                    walk(statement)
-                continue
             if isinstance(child, ast.Import):
                 for alias in child.names:
                     add(alias.name, child.lineno)
@@ -162,11 +168,61 @@ def one_loop(graph: dict[str, dict[str, int]], component: list[str]) -> str:
     raise AssertionError(f"no loop through {component}")  # a component always has one
 
 
-def test_core_has_no_import_cycle() -> None:
-    graph = import_graph(SOURCE, PACKAGE)
-    assert len(graph) > 50, "core's modules were not found"
+@pytest.mark.parametrize("folder", sorted(DISTRIBUTIONS))
+def test_no_distribution_has_an_import_cycle(folder: str) -> None:
+    package = DISTRIBUTIONS[folder]
+    graph = import_graph(ROOT / "packages" / folder / "src", package)
+    assert len(graph) > 10, f"{package}'s modules were not found"
     found = [one_loop(graph, c) for c in cycles(graph)]
-    assert found == [], "import cycles in cuecard.core:\n" + "\n".join(found)
+    assert found == [], f"import cycles in {package}:\n" + "\n".join(found)
+
+
+def strays(top: Path) -> list[str]:
+    """What sits at core's top level (the folder ``top``) that is neither a public module nor a
+    public package nor a room with its docstring."""
+    found = []
+    for entry in sorted(top.iterdir()):
+        if entry.is_file() and entry.suffix == ".py":
+            if entry.stem not in PUBLIC_MODULES:
+                found.append(entry.name)
+        elif entry.is_dir() and (entry / "__init__.py").is_file():
+            if entry.name in PUBLIC_PACKAGES:
+                continue
+            doc = ast.get_docstring(ast.parse((entry / "__init__.py").read_text("utf-8")))
+            if entry.name not in ROOMS or doc is None or "May import" not in doc:
+                found.append(f"{entry.name}/")
+    return found
+
+
+def test_core_top_level_holds_only_public_modules_and_rooms() -> None:
+    top = SOURCE / "cuecard" / "core"
+    assert (top / "engine" / "_engine.py").is_file()
+    assert strays(top) == []
+
+
+@pytest.mark.parametrize(
+    ("added", "expected"),
+    [
+        ({"_helper.py": ""}, ["_helper.py"]),
+        ({"helper.py": ""}, ["helper.py"]),
+        ({"extra/__init__.py": '"""Extra.\n\nMay import: the foundation.\n"""\n'}, ["extra/"]),
+        ({"store/__init__.py": '"""The store, with no word on its imports."""\n'}, ["store/"]),
+        ({"store/__init__.py": '"""The store.\n\nMay import: the foundation.\n"""\n'}, []),
+        ({"fs.py": "", "vault/__init__.py": "", "data/notes.txt": ""}, []),
+    ],
+    ids=[
+        "private-module",
+        "unlisted-module",
+        "unlisted-room",
+        "room-without-rule",
+        "room",
+        "public",
+    ],
+)
+def test_a_stray_at_the_top_level_is_found(
+    tmp_path: Path, added: dict[str, str], expected: list[str]
+) -> None:
+    assert strays(_write(tmp_path, added)) == expected
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -197,9 +253,19 @@ def _write(root: Path, files: dict[str, str]) -> Path:
             {
                 "p/__init__.py": "",
                 "p/a.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from p.b import x\n",
-                "p/b.py": "from p.a import TYPE_CHECKING\n",
+                "p/b.py": "def f():\n    from p.a import TYPE_CHECKING\n",
             },
-            [],
+            ["p.a -> p.b (line 3 of p.a) -> p.a (line 2 of p.b)"],
+        ),
+        (
+            {
+                "p/__init__.py": "",
+                "p/a.py": (
+                    "import typing\nif typing.TYPE_CHECKING:\n    pass\nelse:\n    import p.b\n"
+                ),
+                "p/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.a\n",
+            },
+            ["p.a -> p.b (line 5 of p.a) -> p.a (line 3 of p.b)"],
         ),
         (
             {
@@ -222,6 +288,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
         "module-level",
         "function-level-through-three",
         "type-checking-only",
+        "type-checking-else",
         "acyclic",
         "relative",
     ],

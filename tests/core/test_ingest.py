@@ -183,7 +183,7 @@ def test_schema_proposal(tmp_path: Path) -> None:
 
 
 def test_triggers_are_suggested_from_the_session(repo: Path) -> None:
-    from cuecard.core.engine._footprint import Footprint
+    from cuecard.core.engine import Footprint
 
     footprint = Footprint(str(repo / ".cuecard/local"), "sess-1")
     for path in ("billing/charge.py", "billing/charge.py", "billing/refund.py"):
@@ -206,7 +206,7 @@ def test_triggers_are_suggested_from_the_session(repo: Path) -> None:
 
 
 def test_a_recorded_correction_grounds_auto_accept(repo: Path) -> None:
-    from cuecard.core.engine._footprint import Footprint
+    from cuecard.core.engine import Footprint
 
     footprint = Footprint(str(repo / ".cuecard/local"), "sess-2")
     proposal = {**GOOD, "evidence": [{"kind": "correction", "ref": "sess-2"}]}

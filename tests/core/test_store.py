@@ -160,8 +160,8 @@ def test_config_changes_go_through_the_transaction(project: Path) -> None:
 
 
 def test_a_held_lock_makes_another_writer_give_up_then_frees_at_release(tmp_path: Path) -> None:
-    from cuecard.core._errors import StoreBusy
-    from cuecard.core._fsio import locked
+    from cuecard.core import StoreBusy
+    from cuecard.core.fs import locked
 
     path = tmp_path / ".lock"
     busy = pytest.raises(StoreBusy, match=r"held the lock for 0 s")

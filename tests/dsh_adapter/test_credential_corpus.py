@@ -34,3 +34,25 @@ def test_memory_submit_takes_every_placeholder(home: Home) -> None:
     [answer] = serve([_submit(1, "\n".join(PLACEHOLDERS))])
     assert "looks like a credential" not in json.dumps(answer), answer
     assert len(_inbox(home)) == 1
+
+
+def test_no_answer_of_the_worker_holds_a_credential(home: Home) -> None:
+    """What the plugins pass on to the model as it came (a tool's output or error, a recall)
+    holds none of the corpus: a note holding every credential, shown and recalled, and a tool
+    named by one."""
+    note = home.vault / "notes" / "uncategorised.md"
+    note.write_text(
+        note.read_text() + "".join(f"- {c.text}\n" for c in CREDENTIALS), encoding="utf-8"
+    )
+    show = {"id": 1, "op": "call", "tool": "show", "request": {"doc": "other"}}
+    recall = {"id": 2, "op": "recall", "text": "staging token key", "mode": "always",
+              "max_chars": 20000}  # fmt: skip
+    unknown = [
+        line({"id": 3 + n, "op": "call", "tool": c.text, "request": {}})
+        for n, c in enumerate(CREDENTIALS)
+    ]
+    answers = serve([line(show), line(recall), *unknown])
+    assert answers[0]["code"] == 0, answers[0]
+    shown = json.dumps(answers, ensure_ascii=False)
+    assert "[redacted]" in json.dumps(answers[0], ensure_ascii=False)
+    assert [c.family for c in CREDENTIALS if any(p in shown for p in fragments(c))] == []

@@ -47,6 +47,13 @@ def test_a_tarball_is_an_npm_package_of_the_plugin(name: str, tmp_path: Path) ->
         assert "package/lib/index.js" in members
         assert "package/lib/runner.js" in members
         assert all(m.name.startswith("package/") and ".." not in m.name for m in members.values())
+        runner = tar.extractfile(members["package/lib/runner.js"])
+        assert runner is not None
+        assert members["package/lib/runner.js"].isfile()  # the shared source's bytes, no link
+        assert runner.read() == (JS / "shared" / "runner.js").read_bytes()
+        rules = tar.extractfile(members["package/lib/secrets.js"])
+        assert rules is not None
+        assert rules.read() == (JS / "shared" / "secrets.js").read_bytes()
         package_json = tar.extractfile(members["package/package.json"])
         assert package_json is not None
         meta = json.loads(package_json.read())
@@ -76,9 +83,59 @@ def test_the_wheel_ships_both_plugins(tmp_path: Path) -> None:
     wheel = Path(built)
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-    for name in PLUGINS.values():
-        base = f"cuecard/dsh_adapter/_js/{name}"
-        assert {f"{base}/package.json", f"{base}/lib/index.js", f"{base}/lib/runner.js"} <= names
+        shared = (JS / "shared" / "runner.js").read_bytes()
+        for name in PLUGINS.values():
+            base = f"cuecard/dsh_adapter/_js/{name}"
+            assert {f"{base}/package.json", f"{base}/lib/index.js", f"{base}/lib/runner.js"} <= (
+                names
+            )
+            # each plugin's own copy of the one source, a regular file
+            assert zf.read(f"{base}/lib/runner.js") == shared
+            assert zf.getinfo(f"{base}/lib/runner.js").external_attr >> 28 != 0o12
     assert not any("node_modules" in n or "/test/" in n for n in names)
     assert "cuecard/dsh_adapter/__main__.py" in names
     assert not any(n == "cuecard/__init__.py" for n in names)
+
+
+@pytest.mark.parametrize("change", ["differs", "missing", "stale rules"])
+def test_the_build_refuses_a_plugin_whose_runner_is_not_the_shared_one(
+    change: str, tmp_path: Path
+) -> None:
+    """The wheel's build hook: a plugin's ``lib/runner.js`` is the shared source (a link in the
+    repository, a copy in an sdist) or the build stops, naming the file; in a checkout, so does
+    a ``secrets.js`` that core's rules no longer give."""
+    import shutil
+    import subprocess
+    import sys
+
+    package = tmp_path / "packages" / "dsh-adapter"
+    shutil.copytree(JS.parent, package, symlinks=True,
+                    ignore=shutil.ignore_patterns("node_modules", ".dsh-host", "test"))  # fmt: skip
+    (tmp_path / "tools" / "secrets").mkdir(parents=True)
+    generator = JS.parents[2] / "tools" / "secrets" / "js_rules.py"
+    shutil.copy(generator, tmp_path / "tools" / "secrets")
+    runner = package / "js" / "cuecard-dsh-discipline" / "lib" / "runner.js"
+    assert runner.is_symlink()
+    if change == "stale rules":
+        runner = package / "js" / "shared" / "secrets.js"
+        runner.write_text(runner.read_text().replace('"private key"', '"a private key"'))
+    else:
+        runner.unlink()
+    if change == "differs":
+        runner.write_text((JS / "shared" / "runner.js").read_text() + "// one more line\n")
+    build = (
+        "import sys\n"
+        "from hatchling.builders.wheel import WheelBuilder\n"
+        "list(WheelBuilder(sys.argv[1]).build(directory=sys.argv[2], versions=['standard']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", build, str(package), str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode != 0
+    assert "cuecard-dsh-adapter build:" in done.stderr + done.stdout
+    assert str(runner) in done.stderr + done.stdout
+    assert not list((tmp_path / "out").glob("*.whl"))
+    # a copy equal to the shared source (as an sdist may hold) builds
+    runner.write_bytes((JS / "shared" / runner.name).read_bytes())
+    again = subprocess.run([sys.executable, "-c", build, str(package), str(tmp_path / "out")],
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert again.returncode == 0, again.stderr

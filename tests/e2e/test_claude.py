@@ -15,6 +15,7 @@ from tests.e2e._support._harnesses import VENV_BIN, claude_command, claude_env, 
 from tests.e2e._support._project import (
     ASK,
     DECISION,
+    FILES,
     PROCEDURE,
     PROPOSAL,
     SUBMITTED,
@@ -178,9 +179,11 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
     settings = (project.root / ".claude/settings.json").read_text()
     assert str(VENV_BIN) not in settings
     assert str(project.root) not in settings
-    # the local settings only approve the MCP server for this person: no path either
+    # the local settings approve the MCP server for this person and hold the same portable
+    # hooks (for a start in a subfolder): no path either
     local = json.loads((project.root / ".claude/settings.local.json").read_text())
-    assert local == {"enabledMcpjsonServers": ["cuecard"]}
+    assert local["enabledMcpjsonServers"] == ["cuecard"]
+    assert local["hooks"] == json.loads(settings)["hooks"]
     assert "cuecard mcp" in (project.root / ".mcp.json").read_text()
     # a teammate's machine without cuecard: the same committed file, no cuecard-hook on the PATH
     env = claude_env(project.env, "")
@@ -202,6 +205,80 @@ def test_the_committed_hooks_hold_no_path_and_are_a_quiet_no_op_without_cuecard(
     assert all(r.count("<memory-data") == 0 for r in server.main_requests)
     assert project.calls == []
     # and the MCP server the committed .mcp.json names ended quietly: the session went on
+
+
+def test_a_session_started_in_a_subfolder_gets_the_memories_once(
+    new_project: Callable[..., Project],
+) -> None:
+    """Claude Code started in a subfolder reads no ``.claude/settings.json`` of the root
+    (anthropics/claude-code#86187); ``cuecard install claude`` put the same hooks in the root's
+    git-ignored ``settings.local.json``, which it reads from there. At the root, where it reads
+    both files, the same command runs once per event."""
+    project = new_project("claude")
+    charge = project.root / "src/billing/charge.py"
+    for start in (project.root / "src/billing", project.root):
+        charge.write_text(FILES["src/billing/charge.py"])
+        with ModelServer([read(charge), edit(charge, "order.total", "order.amount"),
+                          Reply("Done.")]) as server:  # fmt: skip
+            done = run(claude_command("Please deploy the fix.", tools=TOOLS), cwd=start,
+                       env=claude_env(project.env, server.url))  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert server.spent, done.stderr[-2000:]
+        asked = server.main_requests
+        assert asked[0].count(PROCEDURE) == 1  # the prompt's keyword, before the first answer
+        assert server.first_with(TRAP) == 2  # the edit's, right after the edit
+        assert asked[-1].count(PROCEDURE) == 1
+        assert asked[-1].count(TRAP) == 1
+        assert asked[-1].count("<memory-data") == 2
+    # each event of the two sessions ran cuecard-hook once: two files, one command
+    events = [c["argv"][1] for c in project.calls]
+    assert events.count("UserPromptSubmit") == 2
+    assert events.count("PreToolUse") == 4
+    assert {c["payload"]["cwd"] for c in project.calls} == {
+        str(project.root / "src/billing"),
+        str(project.root),
+    }
+
+
+def test_a_teammates_clone_started_in_a_subfolder_runs_no_committed_hook(
+    new_project: Callable[..., Project],
+) -> None:
+    """What a clone has before its person runs ``cuecard install claude`` (the committed
+    settings.json alone): nothing in a subfolder, which ``cuecard status`` names; a user-level
+    install beside the project's runs a second command at the root, and the ledger still
+    delivers each memory once."""
+    project = new_project("claude")
+    local = project.root / ".claude/settings.local.json"
+    local.write_text(json.dumps({"enabledMcpjsonServers": ["cuecard"]}))  # as in a clone
+    status = json.loads(project.cuecard("status", "--json").stdout)
+    assert [s["run"] for s in status["setup"]] == ["cuecard install claude"]
+    charge = project.root / "src/billing/charge.py"
+
+    def session(start: Path) -> ModelServer:
+        charge.write_text(FILES["src/billing/charge.py"])
+        with ModelServer([read(charge), edit(charge, "order.total", "order.amount"),
+                          Reply("Done.")]) as server:  # fmt: skip
+            done = run(claude_command("Please deploy the fix.", tools=TOOLS), cwd=start,
+                       env=claude_env(project.env, server.url))  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert server.spent, done.stderr[-2000:]
+        return server
+
+    quiet = session(project.root / "src/billing")
+    assert project.calls == []
+    assert all(r.count("<memory-data") == 0 for r in quiet.main_requests)
+    assert project.recorder is not None
+    project.cuecard("install", "claude", "--user", "--no-mcp", "--hook-command",
+                    str(project.recorder / "cuecard-hook"))  # fmt: skip
+    assert json.loads(project.cuecard("status", "--json").stdout)["setup"] == []
+    both = session(project.root)
+    commands = {c["argv"][1]: 0 for c in project.calls}
+    for call in project.calls:
+        commands[call["argv"][1]] += 1
+    assert commands["PreToolUse"] == 4  # two tool calls, two settings files
+    assert both.main_requests[-1].count(PROCEDURE) == 1
+    assert both.main_requests[-1].count(TRAP) == 1
+    assert both.main_requests[-1].count("<memory-data") == 2
 
 
 def test_the_model_searches_the_vault_and_submits_through_the_mcp_server(

@@ -72,3 +72,43 @@ def test_status_names_a_changed_codex_hooks_file(tmp_path: Path) -> None:
     assert [s["run"] for s in report["setup"]] == ["cuecard install codex"], report
     assert "changed since their trust was recorded" in report["setup"][0]["reason"]
     assert "run `cuecard install codex`" in text
+
+
+def test_status_names_the_install_a_claude_clone_needs_for_a_start_in_a_subfolder(
+    tmp_path: Path,
+) -> None:
+    """The committed ``.claude/settings.json`` runs only where Claude Code starts at the root;
+    the person who installed also has the git-ignored ``settings.local.json``, a clone has
+    not, until ``cuecard install claude`` (or a user-level install) there."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home)}
+    first = tmp_path / "first"
+    subprocess.run([*GIT, "init", "-q", str(first)], check=True)
+    assert run_cli("install", "claude", "--no-mcp", cwd=first, env=env).returncode == 0
+    subprocess.run([*GIT, "add", "-A"], cwd=first, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "cuecard"], cwd=first, check=True)
+    assert status(first, env)[0]["setup"] == []
+
+    clone = tmp_path / "clone"
+    subprocess.run([*GIT, "clone", "-q", str(first), str(clone)], check=True)
+    assert not (clone / ".claude" / "settings.local.json").exists()
+    report, text = status(clone, env)
+    assert [(s["harness"], s["run"]) for s in report["setup"]] == [
+        ("claude", "cuecard install claude")
+    ], report
+    assert "subfolder" in report["setup"][0]["reason"]
+    assert "anthropics/claude-code#86187" in report["setup"][0]["reason"]
+    assert "run `cuecard install claude`" in text
+    # a user-level install covers every folder as well
+    user = run_cli("install", "claude", "--user", "--no-mcp", cwd=clone, env=env)
+    assert user.returncode == 0, user.stderr
+    assert status(clone, env)[0]["setup"] == []
+    assert run_cli("uninstall", "claude", "--user", cwd=clone, env=env).returncode == 0
+    assert status(clone, env)[0]["setup"] != []
+    assert run_cli("install", "claude", "--no-mcp", cwd=clone, env=env).returncode == 0
+    assert status(clone, env)[0]["setup"] == []
+    # the committed file is as it was: the hooks went to the git-ignored file
+    changed = subprocess.run([*GIT, "status", "--porcelain"], cwd=clone, capture_output=True,
+                             text=True, check=True).stdout  # fmt: skip
+    assert changed == "", changed

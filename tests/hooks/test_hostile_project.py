@@ -85,12 +85,15 @@ READ_SAFELY = {"fifo-in-repo": _fifo, "link-to-dev-zero": _link, "folder-link": 
 
 @pytest.mark.parametrize("ref", list(REFUSED.values()), ids=list(REFUSED))
 def test_evidence_out_of_the_repository_is_refused_and_never_read(
-    fresh_repo: Path, ref: str, capsys: pytest.CaptureFixture[str]
+    fresh_repo: Path,
+    ref: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (fresh_repo / "hostile").mkdir()
     commit_memory(fresh_repo, [{"kind": "file", "ref": ref, "sha256": ZEROS}], ["hostile/**"])
     assert context(read(fresh_repo, "hostile/notes.md")) == ""  # left out, not delivered
-    os.chdir(fresh_repo)
+    monkeypatch.chdir(fresh_repo)  # restored after the test: no later test runs in it
     cli(["compile", "--json"])
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any(f'evidence[0].ref "{ref}"' in p for p in problems), problems
@@ -175,7 +178,10 @@ def _keys(path: Path) -> list[str]:
 
 
 def test_a_linked_local_folder_is_never_written_through(
-    fresh_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fresh_repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``.cuecard/local`` is this machine's git-ignored state; a commit holding it as a link
     (``git add -f``) would send the ledger, the sessions and the index elsewhere. The hook stays
@@ -196,7 +202,7 @@ def test_a_linked_local_folder_is_never_written_through(
     ):
         assert call_hook(fresh_repo, {"session_id": "linked", **payload}, event) == {}
     assert list(elsewhere.iterdir()) == []
-    os.chdir(fresh_repo)
+    monkeypatch.chdir(fresh_repo)  # restored after the test: no later test runs in it
     for argv in (["list"], ["status"], ["init"], ["compile"]):
         assert cli(argv) == 1, argv
         assert f"{local} is a symbolic link" in capsys.readouterr().err

@@ -75,7 +75,8 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     again = install("claude", project=tmp_path, home=tmp_path / "home")
     assert again.written == []
     assert again.backups == []
-    assert len(again.unchanged) == 5  # settings, two skills, .mcp.json, settings.local.json
+    # settings, two skills, .mcp.json, settings.local.json (its hooks, then the MCP approval)
+    assert len(again.unchanged) == 6
     assert settings(target) == merged
     # cuecard's own hooks are replaced instead of a second set added
     target.write_text(json.dumps(merge_hooks(FOREIGN, "claude", "/old/cuecard-hook")))
@@ -87,6 +88,32 @@ def test_claude_install_merges_backs_up_and_is_idempotent(tmp_path: Path) -> Non
     # two skills and their folder, .mcp.json, settings.local.json
     assert len(removed.removed) == 5
     assert not (tmp_path / ".mcp.json").exists()
+
+
+def test_the_local_settings_run_the_same_hooks_for_a_start_in_a_subfolder(
+    tmp_path: Path,
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    local = tmp_path / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(make)"]}}))
+    report = install("claude", project=tmp_path, home=tmp_path / "home")
+    shared = settings(tmp_path / ".claude" / "settings.json")
+    mine = settings(local)
+    # the same commands, so that Claude Code started at the root runs each once
+    assert commands(mine) == commands(shared)
+    assert all("cuecard-hook" in c and str(tmp_path) not in c for c in commands(mine))
+    assert mine["permissions"] == {"allow": ["Bash(make)"]}
+    assert mine["enabledMcpjsonServers"] == ["cuecard"]
+    assert any("starts in a subfolder" in note for note in report.notes)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", ".claude/settings.local.json"], cwd=tmp_path
+    )
+    assert ignored.returncode == 0
+    assert install("claude", project=tmp_path, home=tmp_path / "home").written == []
+    uninstall("claude", project=tmp_path, home=tmp_path / "home")
+    assert settings(local) == {"permissions": {"allow": ["Bash(make)"]}}
+    assert not (tmp_path / ".claude" / "settings.json").exists()
 
 
 def test_a_path_of_this_machine_goes_to_the_git_ignored_local_settings(tmp_path: Path) -> None:
@@ -479,8 +506,10 @@ def test_doctor_checks_the_opencode_plugin_as_it_checks_the_other_hook_files(
         assert run_cli("install", harness, "--no-mcp", cwd=root, env=present).returncode == 0
         assert _hook_problems(root, present) == []
         missing = _hook_problems(root, absent)
-        assert len(missing) == 1, missing
-        assert "the hooks do not run cuecard here: cuecard-hook is not on the PATH" in missing[0]
+        # Claude Code's: settings.json and the git-ignored settings.local.json, each named
+        assert len(missing) == (2 if harness == "claude" else 1), missing
+        assert all("the hooks do not run cuecard here: cuecard-hook is not on the PATH" in m
+                   for m in missing)  # fmt: skip
     plugin = tmp_path / "opencode" / ".opencode" / "plugins" / "cuecard.js"
     assert missing[0].startswith(f"{plugin}:")
     # a path of this machine that is gone, in the user-level plugin
@@ -493,3 +522,29 @@ def test_doctor_checks_the_opencode_plugin_as_it_checks_the_other_hook_files(
     assert len(found) == 1, found
     assert str(home / ".config" / "opencode" / "plugins" / "cuecard.js") in found[0]
     assert f"{tmp_path / 'gone' / 'cuecard-hook'} does not exist" in found[0]
+
+
+@pytest.mark.parametrize("planted", [".claude", ".claude/settings.json", ".mcp.json"])
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_committed_link_in_a_harness_folder_is_never_written_through(
+    tmp_path: Path, planted: str, command: str
+) -> None:
+    """A project's harness files are changed through the confined layer: a link a commit put
+    at any depth of them refuses the install or uninstall (exit 1, naming it), and what it
+    points at outside the project is left byte for byte."""
+    project, outside = tmp_path / "p", tmp_path / "outside"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (outside / ".claude").mkdir(parents=True)
+    kept = json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [HOOK]}]}})
+    (outside / ".claude" / "settings.json").write_text(kept)
+    (outside / ".mcp.json").write_text('{"mcpServers": {}}')
+    if planted == ".claude/settings.json":
+        (project / ".claude").mkdir()
+    (project / planted).symlink_to(outside / planted)
+    before = {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+    result = run_cli(command, "claude", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert f"{project / planted} is a symbolic link" in result.stderr
+    assert {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in outside.rglob("*")) == [".claude", ".mcp.json", "settings.json"]

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from cuecard.hooks._install import InstallError, install, uninstall
+from cuecard.hooks._errors import InstallError
+from cuecard.hooks._install import install, uninstall
 from tests._support.cli import run_cli
 
 FILES = {

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from cuecard.core import find_secret
-from cuecard.core._proposal import MemoryProposal, RequestProposal
+from cuecard.core.store._proposal import MemoryProposal, RequestProposal
 from cuecard.hooks._install import SKILLS, data_text
 
 SAVE = data_text("skills", "cuecard-save", "SKILL.md")

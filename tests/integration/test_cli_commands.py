@@ -157,7 +157,7 @@ def test_running_a_cold_command_imports_no_other_command(project: Path) -> None:
     argvs = [["list", "--json"], ["wp", "status", "--root", str(root), "--json"]]
     listed, status = _probe(argvs, project)
     assert listed & COMMAND_MODULES == {"cuecard.core.cli._list"}
-    assert "cuecard.core._store" in listed  # it ran
+    assert "cuecard.core.store._store" in listed  # it ran
     assert not {m for m in listed if m.startswith(DISTRIBUTIONS)}
     assert status & COMMAND_MODULES == {
         "cuecard.wp_projection.cli",

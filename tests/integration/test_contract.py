@@ -83,7 +83,10 @@ def test_a_satellite_imports_only_public_core_names(path: Path) -> None:
 @pytest.mark.parametrize(
     ("source", "found"),
     [
-        ("from cuecard.core._fsio import atomic_write", ["1: from cuecard.core._fsio import …"]),
+        (
+            "from cuecard.core.base._fsio import atomic_write",
+            ["1: from cuecard.core.base._fsio import …"],
+        ),
         ("import cuecard.core.engine._engine as e", ["1: import cuecard.core.engine._engine"]),
         (
             "def f():\n    from cuecard.core.vault._x import y",
@@ -91,7 +94,10 @@ def test_a_satellite_imports_only_public_core_names(path: Path) -> None:
         ),
         ("from cuecard.core import _lazy", ["1: from cuecard.core import _lazy"]),
         ("from cuecard.core.cli import main, _main", ["1: from cuecard.core.cli import _main"]),
-        ("m = importlib.import_module('cuecard.core._ingest')", ["1: 'cuecard.core._ingest'"]),
+        (
+            "m = importlib.import_module('cuecard.core.lifecycle._ingest')",
+            ["1: 'cuecard.core.lifecycle._ingest'"],
+        ),
         ("from cuecard.core.engine import handle", []),
         ("from cuecard.core import CuecardError, __version__", []),
         ("from cuecard.hooks._hook import main", []),

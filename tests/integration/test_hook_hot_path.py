@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core._compiler import compile_index
+from cuecard.core import compile_index
 from tests._support.project import add, make_project
 
 # What the engine's contract lets it import from the rest of core (and what importing any module
@@ -19,10 +19,11 @@ from tests._support.project import add, make_project
 FOUNDATION = {
     "cuecard.core",
     "cuecard.core.__about__",
-    "cuecard.core._lazy",
-    "cuecard.core._errors",
-    "cuecard.core._fsio",
-    "cuecard.core._confined",  # the confined filesystem layer (standard library only)
+    "cuecard.core.base",  # the foundation's package: a docstring
+    "cuecard.core.base._lazy",
+    "cuecard.core.base._errors",
+    "cuecard.core.base._fsio",
+    "cuecard.core.base._confined",  # the confined filesystem layer (standard library only)
     "cuecard.core.fs",  # its public, lazy re-exports
 }
 HOOK = str(Path(sys.executable).parent / "cuecard-hook")

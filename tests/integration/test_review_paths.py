@@ -45,7 +45,7 @@ def _writer(frame: FrameType) -> tuple[str, str] | None:
     """For a call of a store or vault write, (file, function) of the code that made it."""
     code = frame.f_code
     path = code.co_filename.replace("\\", "/")
-    is_store = path.endswith("/cuecard/core/_store.py") and code.co_name in STORE_WRITES
+    is_store = path.endswith("/cuecard/core/store/_store.py") and code.co_name in STORE_WRITES
     is_vault = "/cuecard/core/vault/" in path and code.co_name in VAULT_WRITES
     if not (is_store or is_vault):
         return None
@@ -54,7 +54,7 @@ def _writer(frame: FrameType) -> tuple[str, str] | None:
     caller = frame.f_back
     while caller is not None:
         cpath = caller.f_code.co_filename.replace("\\", "/")
-        if not (cpath.endswith("/cuecard/core/_store.py") or "/cuecard/core/vault/" in cpath):
+        if not (cpath.endswith("/cuecard/core/store/_store.py") or "/cuecard/core/vault/" in cpath):
             return cpath.rsplit("/cuecard/", 1)[-1], caller.f_code.co_name
         caller = caller.f_back
     return None
@@ -177,6 +177,6 @@ def test_the_ui_and_the_cli_write_through_the_same_core_functions(
     ui = through_ui(copy(template, tmp_path / "ui"), path, body)
     cli = through_cli(copy(template, tmp_path / "cli"), args, monkeypatch)
     assert ui, "the decision wrote nothing"
-    outside = {w for w in ui | cli if w[0] != "core/_decisions.py"}
+    outside = {w for w in ui | cli if w[0] != "core/lifecycle/_decisions.py"}
     assert not outside, f"written outside core's decisions: {sorted(outside)}"
     assert ui == cli

@@ -374,7 +374,7 @@ def test_a_check_is_saved_compiled_and_shown_for_editing(
 
 
 def test_the_vault_inbox_is_reviewed_and_promoted(client: httpx.Client, seeded: Seeded) -> None:
-    from cuecard.core.vault import Vault, submit
+    from cuecard.core.vault.folder import Vault, submit
 
     submit(Vault.open(seeded.vault), "agent", ["The release train leaves every Tuesday at noon"])
     reviewed = client.post("/api/vault/review", json={})
@@ -395,7 +395,7 @@ def test_the_vault_inbox_is_reviewed_and_promoted(client: httpx.Client, seeded: 
 def test_a_pending_vault_item_is_left_out_of_the_promotion(
     client: httpx.Client, seeded: Seeded
 ) -> None:
-    from cuecard.core.vault import Vault, submit
+    from cuecard.core.vault.folder import Vault, submit
 
     vault = Vault.open(seeded.vault)
     submit(vault, "agent", ["The release train leaves every Tuesday at noon"])
@@ -438,7 +438,7 @@ def test_vault_routes_without_a_vault_say_so(seeded: Seeded) -> None:
 def test_a_mirror_failure_reaches_the_server_log_and_the_answer(
     seeded: Seeded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cuecard.core.vault import Vault, submit
+    from cuecard.core.vault.folder import Vault, submit
     from tests._support.ui import start_ui, stop_ui
 
     monkeypatch.setenv("CUECARD_VAULT_MIRROR", "postgresql://nobody@127.0.0.1:1/none")

@@ -185,12 +185,12 @@ def test_a_symlinked_parent_at_any_level_is_refused(root, tmp_path, level) -> No
     parent.parent.mkdir(parents=True, exist_ok=True)
     parent.symlink_to(outside, target_is_directory=True)
     if level == ".dm-memory":
-        with pytest.raises(PathRefused, match="symlink or not a directory"):
+        with pytest.raises(PathRefused, match="symbolic link, not a folder"):
             Projector(SafeRoot(root)).apply([update("s/agents/admin/MEMORY.md", b"evil\n")])
     else:
         result = Projector(SafeRoot(root)).apply([update("s/agents/admin/MEMORY.md", b"evil\n")])
         assert result.outcomes[0].action == "refused"
-        assert "symlink or not a directory" in result.outcomes[0].detail
+        assert "symbolic link, not a folder" in result.outcomes[0].detail
     assert sorted(p.name for p in outside.iterdir()) == ["MEMORY.md"]
     assert (outside / "MEMORY.md").read_bytes() == b"outside, untouched\n"
 
@@ -203,7 +203,7 @@ def test_a_symlinked_target_is_refused_and_its_target_untouched(root, tmp_path, 
     (folder / "MEMORY.md").symlink_to(victim)
     result = projector.apply([update("s/agents/admin/MEMORY.md", b"evil\n")])
     assert result.outcomes[0].action == "refused"
-    assert "is a symlink" in result.outcomes[0].detail
+    assert "is a symbolic link" in result.outcomes[0].detail
     assert victim.read_bytes() == b"keep me\n"
     assert (folder / "MEMORY.md").is_symlink()
 
@@ -228,7 +228,7 @@ def test_a_symlinked_lock_or_manifest_is_refused(root, tmp_path) -> None:
     victim.write_bytes(b"keep me\n")
     (root / ".dm-memory").mkdir()
     (root / ".dm-memory/.lock").symlink_to(victim)
-    with pytest.raises(PathRefused, match="symlink"):
+    with pytest.raises(PathRefused, match="symbolic link"):
         Projector(SafeRoot(root)).apply([update("s/shared/SITE.md", b"x\n")])
     assert victim.read_bytes() == b"keep me\n"
 
@@ -297,3 +297,30 @@ def test_concurrent_writers_on_one_root_lose_nothing(root) -> None:
             path = f"s/agents/{name}/f{i}.md"
             assert records[path]["seq"] == i
             assert (root / ".dm-memory" / path).read_text() == f"{name}{i}\n"
+
+
+@pytest.mark.parametrize("side", ["", "-wal", "-shm", "-journal"])
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_the_queue_database_and_its_side_files_are_never_opened_through_a_link_or_fifo(
+    root, tmp_path, side, kind
+) -> None:
+    from cuecard.wp_projection._queue import QUEUE_NAME, queue_counts
+
+    victim = tmp_path / "victim.sqlite"
+    victim.write_bytes(b"keep me\n")
+    managed = root / ".dm-memory"
+    managed.mkdir()
+    if side:
+        (managed / QUEUE_NAME).write_bytes(b"")
+    planted = managed / (QUEUE_NAME + side)
+    if kind == "link":
+        planted.symlink_to(victim)
+    else:
+        os.mkfifo(planted)
+    safe = SafeRoot(root)
+    with pytest.raises(PathRefused, match=r"\.queue\.sqlite"):
+        safe.database(QUEUE_NAME)
+    with pytest.raises(PathRefused):
+        queue_counts(safe.existing_database(QUEUE_NAME))
+    assert victim.read_bytes() == b"keep me\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runtime", "victim.sqlite"]

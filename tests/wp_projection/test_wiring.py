@@ -137,7 +137,7 @@ def test_a_symlinked_claude_md_is_never_written_through(root, tmp_path, capsys) 
     victim.write_text("keep\n")
     (root / "CLAUDE.md").symlink_to(victim)
     assert wp("wire", "claude", "--root", str(root)) == 1
-    assert "symlink" in capsys.readouterr().err
+    assert "symbolic link" in capsys.readouterr().err
     assert victim.read_text() == "keep\n"
 
 

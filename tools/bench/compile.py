@@ -50,7 +50,11 @@ def series(root: Path, runs: int, pycache: Path) -> dict[str, Any]:
     each figure's times, and what the compiles reported. The store is left with the bytes it
     had (the changed memory is written back)."""
     from cuecard.core import Store
-    from cuecard.core._compiler import compile_index
+
+    try:
+        from cuecard.core.store._compiler import compile_index
+    except ImportError:  # a revision from before core's modules moved into rooms
+        from cuecard.core._compiler import compile_index  # type: ignore[import-untyped,no-redef,unused-ignore]
 
     store = Store.open(root)
     cuecard = Path(sys.executable).parent / "cuecard"

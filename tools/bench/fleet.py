@@ -155,7 +155,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from cuecard.core.recall._index import Hit
-    from cuecard.core.vault import DEFAULT, Vault, init_vault
+    from cuecard.core.vault import DEFAULT
+    from cuecard.core.vault.folder import Vault, init_vault
     from cuecard.core.vault.folder._recall import notes_index
     from cuecard.core.vault.folder._submit import submit
     from cuecard.core.vault.postgres._search import rank

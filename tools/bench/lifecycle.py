@@ -89,8 +89,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from cuecard.core import Store
-    from cuecard.core._health import health_report
-    from cuecard.core._maintain import maintain
+    from cuecard.core.lifecycle._health import health_report
+    from cuecard.core.lifecycle._maintain import maintain
 
     rng = random.Random(11)
     with tempfile.TemporaryDirectory() as tmp:

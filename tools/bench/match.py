@@ -53,8 +53,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from cuecard.core import Store
-    from cuecard.core._compiler import compile_index
     from cuecard.core.engine._index import Index
+    from cuecard.core.store._compiler import compile_index
 
     with tempfile.TemporaryDirectory() as tmp:
         root = build_project(Path(tmp) / "repo", args.memories)

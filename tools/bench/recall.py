@@ -237,7 +237,7 @@ _WARM = """
 import json, os, statistics, sys, time
 import cuecard.core
 from cuecard.core.vault._facts import fact_id
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 job = json.load(sys.stdin)
 vault = Vault.open(job["root"])
 vault.index.sync()

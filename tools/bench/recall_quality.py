@@ -229,7 +229,7 @@ def collect_streams(
 ) -> list[tuple[str, list[str], dict[str, list[tuple[str, str]]], dict[tuple[str, str], str]]]:
     """Every question of one split with each stream's ranked list (the pool hybrid search
     fuses): (kind, evidence, streams, texts)."""
-    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._graph import graph_search
     from cuecard.core.recall._index import Ranking
     from cuecard.core.recall._vectors import refresh, vector_search
 
@@ -257,7 +257,7 @@ def collect_streams(
             hits = index.search(item["q"], 10)
             streams["default"] = [(h.path, h.key) for h in hits]
             texts.update({(h.path, h.key): h.text for h in hits})
-            hits = index.search(content_query(item["q"]), 40)
+            hits = index.search(item["q"], 40)
             streams["bm25"] = [(h.path, h.key) for h in hits]
             texts.update({(h.path, h.key): h.text for h in hits})
             graph, _ = graph_search(index._connect(), item["q"], 40)
@@ -274,8 +274,9 @@ def collect_streams(
 
 def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[str, object]:
     """Grid search of the fusion's weights and RRF constant on one split (the dev split: fit
-    there, report the held-out one): each candidate's MRR@10 and R@10 per kind, beside the
-    default search's, the best by the worst kind's MRR@10 difference, then overall MRR@10."""
+    there, report the held-out one): each candidate's MRR@10 and R@10 per kind, with its
+    vectors and without, beside the default search's; the best by the worst kind's difference
+    (MRR@10 or R@10, with or without vectors, 0 at best), then overall MRR@10."""
     from cuecard.core.recall._fusion import fuse
 
     asked = collect_streams(work, env, has_vectors, split)
@@ -302,13 +303,24 @@ def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[
 
     base = score(None, 60)
     rows: list[tuple[tuple[float, float], dict[str, object]]] = []
-    for graph in (0.0, 0.1, 0.25, 0.5, 1.0):
-        for vectors in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0) if has_vectors else (0.0,):
-            for k in (1, 3, 5, 10, 20, 60):
+
+    def gains(got: dict[str, dict[str, float]]) -> tuple[float, float]:
+        """The worst kind's MRR@10 and R@10 difference from the default search."""
+        return (
+            min(got[q]["mrr10"] - base[q]["mrr10"] for q in kinds),
+            min(got[q]["recall10"] - base[q]["recall10"] for q in kinds),
+        )
+
+    for graph in (0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0):
+        for k in (1, 3, 5, 10, 20, 60):
+            # Without vectors too: hybrid must stay at or above the default either way.
+            alone = score({"bm25": 1.0, "graph": graph, "vectors": 0.0}, k)
+            worst_alone, worst_r_alone = gains(alone)
+            for vectors in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0) if has_vectors else (0.0,):
                 got = score({"bm25": 1.0, "graph": graph, "vectors": vectors}, k)
-                worst = min(got[q]["mrr10"] - base[q]["mrr10"] for q in kinds)
-                worst_r = min(got[q]["recall10"] - base[q]["recall10"] for q in kinds)
-                order = (min(worst, worst_r, 0.0), got["all"]["mrr10"])
+                worst, worst_r = gains(got)
+                floor = min(worst, worst_r, worst_alone, worst_r_alone, 0.0)
+                order = (floor, got["all"]["mrr10"])
                 rows.append(
                     (
                         order,
@@ -318,7 +330,12 @@ def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[
                             "k": k,
                             "worst_kind_mrr_gain": round(worst, 4),
                             "worst_kind_recall_gain": round(worst_r, 4),
+                            "without_vectors_worst_kind_gains": [
+                                round(worst_alone, 4),
+                                round(worst_r_alone, 4),
+                            ],
                             "figures": got,
+                            "figures_without_vectors": alone,
                         },
                     )
                 )
@@ -330,7 +347,7 @@ def fit(work: Path, env: dict[str, str], has_vectors: bool, split: str) -> dict[
 _WARM = """
 import json, os, statistics, sys, time
 import cuecard.core
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 from cuecard.core.vault._settings import Settings
 from cuecard.core.vault.folder._hybrid import hybrid_results
 job = json.load(sys.stdin)
@@ -588,7 +605,7 @@ def paraphrases(
 
 
 def _ranking(values: dict[str, float]) -> Ranking:
-    """A ranking of the four ablation switches in ``values``."""
+    """A ranking of the six ablation switches in ``values``."""
     from cuecard.core.recall._index import Ranking
 
     return Ranking(
@@ -596,13 +613,15 @@ def _ranking(values: dict[str, float]) -> Ranking:
         stem=bool(values["stem"]),
         context=bool(values["context"]),
         neighbours=float(values["neighbours"]),
+        dates=bool(values["dates"]),
+        prior=float(values["prior"]),
     )
 
 
 def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variants]:
     """The rankings to index with and the variants to measure: (ranking name, hybrid settings
     or None for the default search)."""
-    from cuecard.core.recall._index import NEIGHBOUR_SHARE, Ranking
+    from cuecard.core.recall._values import NEIGHBOUR_SHARE, PRIOR, Ranking
     from cuecard.core.vault._settings import DEFAULT_WEIGHTS, Settings
 
     rankings: dict[str, Ranking] = {"default": Ranking()}
@@ -620,17 +639,26 @@ def plan(has_vectors: bool, ablation: bool) -> tuple[dict[str, Ranking], Variant
         variants["hybrid"] = ("default", Settings())
     if not ablation:
         return rankings, variants
-    off: dict[str, float] = {"content": False, "stem": False, "context": False, "neighbours": 0.0}
+    off: dict[str, float] = {
+        "content": False,
+        "stem": False,
+        "context": False,
+        "neighbours": 0.0,
+        "dates": False,
+        "prior": 0.0,
+    }
     on: dict[str, float] = {
         "content": True,
         "stem": True,
         "context": True,
         "neighbours": NEIGHBOUR_SHARE,
+        "dates": True,
+        "prior": PRIOR,
     }
     rankings["before"] = _ranking(off)
     variants["bm25 before (textbook BM25)"] = ("before", None)
     variants["hybrid_no_vectors before"] = ("before", Settings(weights=no_vectors))
-    for change in ("content", "stem", "neighbours", "context"):
+    for change in ("content", "stem", "neighbours", "context", "dates", "prior"):
         rankings[f"+{change}"] = _ranking(off | {change: on[change]})
         rankings[f"-{change}"] = _ranking(on | {change: off[change]})
         variants[f"bm25 before + {change}"] = (f"+{change}", None)

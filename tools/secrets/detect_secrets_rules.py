@@ -7,7 +7,7 @@
 The module holds the regular expressions of detect-secrets' regex plugins (Yelp, Apache License
 2.0), copied as data so that the hook's hot path never imports detect-secrets (nor requests, nor
 PyYAML). To take a new release: raise the pin, run this script, read the diff, run the credential
-corpus tests (tests/core/test_credential_corpus.py). A test runs ``--check`` against the
+corpus tests (tests/core/engine/test_credential_corpus.py). A test runs ``--check`` against the
 installed version, so the module cannot drift from the pin unnoticed.
 
 Left out, each for a reason written below: the keyword plugin (cuecard's labelled-value rule

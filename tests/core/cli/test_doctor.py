@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from cuecard.core import Store
-from cuecard.core._compiler import compile_index
-from cuecard.core._doctor import KEYS, diagnose
-from cuecard.core._maintain import maintain
+from cuecard.core import Store, compile_index
+from cuecard.core.doctor._doctor import KEYS, diagnose
+from cuecard.core.lifecycle._maintain import maintain
 from tests._support.lifecycle import cli, record_session, snapshot
 from tests._support.project import add, make_project
 
@@ -150,6 +149,30 @@ def test_a_malformed_harness_file_is_a_problem(store: Store, monkeypatch, capsys
     assert any("not valid JSON" in p["message"] for p in report["problems"])
 
 
+@pytest.mark.parametrize("planted", [".claude", ".claude/settings.json"])
+def test_a_linked_harness_file_in_the_project_is_named_and_not_read(
+    store: Store, tmp_path: Path, planted: str, monkeypatch, capsys
+) -> None:
+    """A committed link at any depth of a project's harness folder is a problem naming it: the
+    settings it points at, outside the project, are never read (their hooks are not counted)."""
+    outside = tmp_path / "outside"
+    (outside / ".claude").mkdir(parents=True)
+    real = store.root / ".claude" / "settings.json"
+    (outside / ".claude" / "settings.json").write_bytes(real.read_bytes())
+    if planted == ".claude":
+        real.unlink()
+        (store.root / ".claude").rmdir()
+        (store.root / ".claude").symlink_to(outside / ".claude")
+    else:
+        real.unlink()
+        real.symlink_to(outside / ".claude" / "settings.json")
+    code, report = _run(monkeypatch, capsys, store.root)
+    assert code == 1
+    named = [p["message"] for p in report["problems"] if p["check"] == "hooks"]
+    assert any(m.startswith(f"{store.root / planted} is a symbolic link") for m in named), named
+    assert report["hooks"] == []
+
+
 def test_an_unreadable_config_is_a_problem(store: Store, monkeypatch, capsys) -> None:
     config = store.dir / "config.json"
     data = json.loads(config.read_text())
@@ -216,6 +239,21 @@ def test_counts_that_need_a_person_are_notes(store: Store, monkeypatch, capsys) 
     assert "cuecard-ui distribution" in hints["migrated"]
 
 
+def test_events_that_left_glob_tests_unmade_are_a_note(store: Store) -> None:
+    from cuecard.core.engine import Event, handle
+    from cuecard.core.engine._path_limit import path_max
+
+    add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])
+    compile_index(store)
+    assert "matching" not in _checks(diagnose(store.root, home=None), "notes")
+    long = "a/" * (path_max() // 2) + "x.py"
+    handle(str(store.root), Event("read", paths=(long,), session="s"))
+    notes = {n["check"]: n for n in diagnose(store.root, home=None)["notes"]}
+    assert "1 recorded event(s) left glob tests unmade" in notes["matching"]["message"]
+    assert "longer than PATH_MAX" in notes["matching"]["message"]
+    assert "`src/**/*test*`" in notes["matching"]["hint"]
+
+
 def test_hooks_but_no_session_and_no_maintenance_are_notes(store: Store) -> None:
     report = diagnose(store.root, home=None)
     assert report["ok"]
@@ -247,7 +285,7 @@ def test_only_open_requests_are_counted(store: Store, monkeypatch, capsys) -> No
 def test_hooks_that_do_not_resolve_here_are_a_problem(
     store: Store, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    from cuecard.core._hookcheck import portable_command
+    from cuecard.core.harnesses import portable_command
 
     settings = store.root / ".claude" / "settings.json"
     gone = {"type": "command", "command": "/opt/gone/cuecard-hook claude Stop"}
@@ -272,7 +310,7 @@ def test_hooks_that_do_not_resolve_here_are_a_problem(
 def test_codex_hooks_untrusted_stale_and_an_untrusted_project(
     store: Store, home: Path, monkeypatch
 ) -> None:
-    from cuecard.core._hookcheck import codex_hooks
+    from cuecard.core.harnesses import codex_hooks
 
     (store.root / ".claude" / "settings.json").unlink()
     hooks_file = store.root / ".codex" / "hooks.json"
@@ -306,7 +344,7 @@ def test_the_dsh_section_reads_every_setting_from_the_home_and_environment_it_is
 ) -> None:
     import sys
 
-    from cuecard.core._doctor_dsh import dsh_setup
+    from cuecard.core.doctor._doctor_dsh import dsh_setup
 
     monkeypatch.delenv("CUECARD_VAULT", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)

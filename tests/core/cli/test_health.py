@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cuecard.core import Store
-from cuecard.core._health import HUB_AT, KEYS, MEMORY_KEYS, health_report
-from cuecard.core._maintain import maintain
-from cuecard.core.engine._ledger import Ledger
+from cuecard.core.engine import Ledger
+from cuecard.core.lifecycle._health import HUB_AT, KEYS, MEMORY_KEYS, health_report
+from cuecard.core.lifecycle._maintain import maintain
 from tests._support.lifecycle import DAY, cli, record_session
 from tests._support.project import add, make_project
 
@@ -289,6 +289,20 @@ def test_cli_tables_on_a_terminal(store: Store, monkeypatch, capsys) -> None:
 def test_an_unreadable_memory_file_is_a_problem_not_a_crash(store: Store) -> None:
     (store.memories_dir / "broken.json").write_text("{not json")
     assert health_report(store)["problems"]
+
+
+def test_a_damaged_roll_up_database_is_a_problem_until_maintenance_sets_it_aside(
+    store: Store, monkeypatch, capsys
+) -> None:
+    record_session(store, "s1", at=NOW - 9 * DAY, asks=1)
+    maintain(store)
+    (store.local_dir / "telemetry.sqlite").write_bytes(b"not a database" * 100)
+    assert cli(monkeypatch, store.root, "health") == 0
+    out = capsys.readouterr().out
+    assert "problem: telemetry.sqlite is unreadable" in out
+    assert "cuecard maintain" in out
+    maintain(store)
+    assert health_report(store)["problems"] == []
 
 
 def test_building_the_cli_parser_for_these_commands_loads_no_pydantic() -> None:

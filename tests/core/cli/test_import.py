@@ -14,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import Status, Store
-from cuecard.core._import import import_rules
-from cuecard.core._rules import BODY_LIMIT, FORMATS, parse_rule, split_globs
-from cuecard.core.engine._engine import handle
-from cuecard.core.engine._event import Event
+from cuecard.core.engine import Event, handle
+from cuecard.core.lifecycle._import import import_rules
+from cuecard.core.lifecycle._rules import BODY_LIMIT, FORMATS, parse_rule, split_globs
 from tests._support.lifecycle import cli, snapshot
 from tests._support.project import add, make_project
 from tests._support.rules_corpus import CORPUS, EXPECT, write_corpus
@@ -243,7 +242,7 @@ def test_round_trip_import_export_import_changes_nothing(store: Store, monkeypat
 
 
 def test_export_formats(store: Store) -> None:
-    from cuecard.core._export import export_rules
+    from cuecard.core.lifecycle._export import export_rules
 
     add(
         store,
@@ -268,7 +267,7 @@ def test_export_formats(store: Store) -> None:
 
 
 def test_export_touches_only_its_own_files(store: Store) -> None:
-    from cuecard.core._export import export_rules
+    from cuecard.core.lifecycle._export import export_rules
 
     m = add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
     folder = store.root / ".claude/rules/cuecard"
@@ -303,7 +302,7 @@ def test_split_globs_inverts_joining(globs: list[str]) -> None:
 
 
 def test_a_nested_agents_md_keeps_its_own_text_and_drops_the_exported_block(store: Store) -> None:
-    from cuecard.core._export import export_rules
+    from cuecard.core.lifecycle._export import export_rules
 
     add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
     export_rules(store.memories(), "agents-md", store.root / "cmd")  # the block alone
@@ -331,7 +330,7 @@ def test_two_files_with_one_topic_in_one_import(store: Store) -> None:
 def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_written(
     store: Store, tmp_path: Path
 ) -> None:
-    from cuecard.core._export import export_rules
+    from cuecard.core.lifecycle._export import export_rules
 
     outside = tmp_path / "outside"
     (outside / "rules").mkdir(parents=True)

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from cuecard.core._migrate import FIELDS, migrate, new_id
-from cuecard.core.engine._engine import handle
-from cuecard.core.engine._event import Event
+from cuecard.core.engine import Event, handle
+from cuecard.core.lifecycle._migrate import FIELDS, migrate, new_id
 from tests._support.deltadictum import (
     ACTIVE,
     ARCHIVED,

@@ -210,7 +210,7 @@ def test_a_vault_conflict_rejected_keeps_the_old_fact(cc: Run, seeded: Seeded) -
 
 
 def test_the_vault_inbox_is_promoted(cc: Run, seeded: Seeded) -> None:
-    from cuecard.core.vault import Vault, submit
+    from cuecard.core.vault.folder import Vault, submit
 
     submit(Vault.open(seeded.vault), "agent", ["The release train leaves every Tuesday at noon"])
     assert len(review(cc)["vault"]["inbox"]) == 2
@@ -221,7 +221,7 @@ def test_the_vault_inbox_is_promoted(cc: Run, seeded: Seeded) -> None:
 
 
 def test_a_pending_vault_item_is_left_out_of_the_promotion(cc: Run, seeded: Seeded) -> None:
-    from cuecard.core.vault import Vault, submit
+    from cuecard.core.vault.folder import Vault, submit
 
     submit(
         Vault.open(seeded.vault),

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from cuecard.core import Store
-from cuecard.core._compiler import compile_index
+from cuecard.core import Store, compile_index
 from cuecard.core.engine._engine import handle, stop
 from cuecard.core.engine._event import Event
 from tests._support.project import add, make_project

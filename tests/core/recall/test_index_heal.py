@@ -96,3 +96,27 @@ def test_an_unreadable_project_index_is_rebuilt_by_the_next_search(tmp_path: Pat
     assert FACT in done.stdout
     assert done.stderr.count("could not be read") == 1
     assert "Traceback" not in done.stderr
+
+
+def test_recall_in_a_project_whose_local_folder_is_a_link_writes_nothing_through_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A committed ``.cuecard/local`` link: ``cuecard recall`` builds no project index through
+    it (before, ``recall.sqlite3`` landed in the link's target), says why the project's
+    memories were not searched, and still answers from the vault."""
+    import shutil
+    import subprocess
+
+    root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert run_cli("init", cwd=root).returncode == 0
+    local = root / ".cuecard" / "local"
+    shutil.rmtree(local, ignore_errors=True)
+    local.symlink_to(elsewhere)
+    done = run_cli("recall", "staging", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert FACT in done.stdout
+    assert f"project memories not searched: {local} is a symbolic link" in done.stderr
+    assert list(elsewhere.iterdir()) == []

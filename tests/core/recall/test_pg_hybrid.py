@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from cuecard.core.vault.postgres import PgVault
 from cuecard.core.vault.postgres._mirror import pg_cache_dir
-from cuecard.core.vault.postgres._vault import PgVault
 from tests._support.postgres import PgServer
 from tests._support.search import explain_of, rows, search, write_config
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from cuecard.core.cli import main
 from cuecard.core.recall import query_tokens, tokens
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 
 BIN = Path(sys.executable).parent
 LAYOUTS = ("default", "unified-agent-memory")
@@ -509,6 +509,60 @@ def dialogue(root: Path) -> None:
     )
 
 
+def later(root: Path) -> None:
+    """Two sessions more, on other dates (a date then names a few of the facts, not most)."""
+    (root / "notes" / "later.md").write_text(
+        "# Caroline and Melanie, later\n\n"
+        "## Session 3: 2 August 2023\n\n"
+        "- Melanie: Did you finish the painting?\n"
+        "- Caroline: Almost, the sky still needs another layer.\n"
+        "- Melanie: Can't wait to see it.\n"
+        "- Caroline: Me neither, honestly.\n\n"
+        "## Session 4: 2023-09-14\n\n"
+        "- Melanie: How was the concert?\n"
+        "- Caroline: Loud and wonderful, we danced all night.\n"
+        "- Melanie: Sounds like fun.\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_date_in_any_form_reaches_the_facts_it_dates(cc: Run, tmp_path: Path) -> None:
+    # "May" is a function word a query drops, and "2023" is in every heading: the date's own
+    # terms (day, month, day of any year) reach the session, written either way.
+    root = make_vault(cc, tmp_path / "v", "default")
+    dialogue(root)
+    later(root)
+    may = texts(search(cc, root, "What did Caroline say in May 2023?", limit=3))
+    assert set(may) <= set(SESSIONS[1])
+    september = texts(search(cc, root, "What did Caroline say on September 14th?", limit=3))
+    assert set(september) == set(SESSIONS[4])
+    iso = texts(search(cc, root, "What did Caroline tell on 2023-08-02?", limit=4))
+    assert set(iso) == set(SESSIONS[3])
+
+
+SESSIONS = {
+    1: [
+        "- Melanie: How long do you usually walk them for?",
+        "- Caroline: Usually for about an hour, twice a day.",
+        "- Melanie: What did it look like?",
+        "- Caroline: I've been researching adoption agencies.",
+        "- Melanie: How did it make you feel?",
+        "- Caroline: I ran a 5k race this morning.",
+    ],
+    3: [
+        "- Melanie: Did you finish the painting?",
+        "- Caroline: Almost, the sky still needs another layer.",
+        "- Melanie: Can't wait to see it.",
+        "- Caroline: Me neither, honestly.",
+    ],
+    4: [
+        "- Melanie: How was the concert?",
+        "- Caroline: Loud and wonderful, we danced all night.",
+        "- Melanie: Sounds like fun.",
+    ],
+}
+
+
 def test_question_words_do_not_outrank_the_content(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v", "default")
     dialogue(root)
@@ -541,6 +595,7 @@ def test_the_reply_after_the_question_ranks_itself(cc: Run, tmp_path: Path) -> N
 def test_a_fact_is_found_by_its_headings(cc: Run, tmp_path: Path) -> None:
     root = make_vault(cc, tmp_path / "v", "default")
     dialogue(root)
+    later(root)
     assert texts(search(cc, root, "Which race did Caroline run in June 2023?"))[0] == (
         "- Caroline: I ran my first half marathon race!"
     )
@@ -596,7 +651,7 @@ def test_rare_terms_first_gives_the_exact_bm25_top(seed: int) -> None:
             folder,
             lambda: ["facts.txt"],
             lambda _rel, text: [Entry(str(i), line) for i, line in enumerate(text.split("\n"))],
-            ranking=Ranking(neighbours=0.0, exact=False),
+            ranking=Ranking(neighbours=0.0, exact=False, prior=0.0),
         )
         index.sync()
         hits = index.search(query, 5)

@@ -530,7 +530,7 @@ def test_archive_appends_a_redacted_block_and_concurrent_archivers_lose_nothing(
 
 
 def _seed_old_facts(cc: Run, tmp_path: Path, v: V) -> None:
-    from cuecard.core.vault import Vault
+    from cuecard.core.vault.folder import Vault
 
     folder = tmp_path / "seed" if v.kind == "postgresql" else Path(v.location)
     if v.kind == "postgresql":

@@ -123,12 +123,44 @@ def test_a_backend_never_imports_the_other(backend: str, other: str) -> None:
     assert crossing == set()
 
 
-def test_the_interface_imports_no_backend_at_module_level() -> None:
-    """``_backend`` opens a backend's package only inside ``open_backend``."""
-    tree = ast.parse((VAULT / "_backend.py").read_text(encoding="utf-8"))
+def test_the_interface_names_no_backend() -> None:
+    """``_backend`` is the protocol alone: it imports no backend, not even lazily."""
+    edges = graph()
+    assert {
+        target
+        for target in edges[f"{PACKAGE}._backend"]
+        if target.startswith((f"{PACKAGE}.folder", f"{PACKAGE}.postgres", f"{PACKAGE}.transfer"))
+    } == set()
+
+
+def test_the_factory_opens_a_backend_only_when_asked() -> None:
+    """``_factory`` imports a backend's package only inside ``open_backend`` (and the mirror
+    inside the folder's change hook): importing it imports neither backend."""
+    tree = ast.parse((VAULT / "_factory.py").read_text(encoding="utf-8"))
     top = {
         node.module
         for node in tree.body
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
     assert not {m for m in top if m.startswith((f"{PACKAGE}.folder", f"{PACKAGE}.postgres"))}
+    assert {f"{PACKAGE}.folder._backend", f"{PACKAGE}.postgres._backend"} <= graph()[
+        f"{PACKAGE}._factory"
+    ]
+
+
+def test_the_public_package_exports_nothing_backend_specific() -> None:
+    """What ``cuecard.core.vault`` publishes is the interface: each name is defined outside the
+    two backends and the transfer package (their own packages publish what only they have)."""
+    import cuecard.core.vault as vault
+    import cuecard.core.vault.folder as folder
+
+    where = vault._EXPORTS  # the lazy re-export table: where each public name is defined
+    assert set(where) == set(vault.__all__)
+    assert where["open_backend"] == f"{PACKAGE}._factory"
+    assert where["Backend"] == f"{PACKAGE}._backend"
+    assert {
+        name
+        for name, module in where.items()
+        if module.startswith((f"{PACKAGE}.folder", f"{PACKAGE}.postgres", f"{PACKAGE}.transfer"))
+    } == set()
+    assert {"Vault", "FolderBackend", "cache_dir", "notes_index", "submit"} <= set(folder.__all__)

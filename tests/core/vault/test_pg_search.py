@@ -182,7 +182,7 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     normalised by the fact's length, plus a neighbour's share."""
     import psycopg
 
-    from cuecard.core.recall._index import NEIGHBOUR_SHARE
+    from cuecard.core.recall._values import NEIGHBOUR_SHARE
     from cuecard.core.vault.postgres import _search as s
 
     with psycopg.connect(url) as conn:
@@ -250,7 +250,8 @@ def test_the_database_ranking_is_bm25_over_every_fact(db: str, query: str) -> No
 def test_search_ranks_as_the_folder_vault_over_the_same_notes(db: str, tmp_path: Path) -> None:
     """Search ranks on this machine's mirror with the folder vault's BM25: the same facts, the
     same scores and the same order as a folder vault holding the same notes (headings too)."""
-    from cuecard.core.vault import DEFAULT, Vault, init_vault
+    from cuecard.core.vault import DEFAULT
+    from cuecard.core.vault.folder import Vault, init_vault
     from cuecard.core.vault.folder._recall import notes_index
 
     notes = corpus(300)

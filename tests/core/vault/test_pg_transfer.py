@@ -179,7 +179,8 @@ def test_a_busy_folder_comes_back_byte_for_byte(
 def test_a_unified_agent_memory_folder_imports_through_its_layout(
     cc: Run, pg_server: PgServer, tmp_path: Path
 ) -> None:
-    from cuecard.core.vault import UAM, Vault
+    from cuecard.core.vault import UAM
+    from cuecard.core.vault.folder import Vault
 
     uam, out = tmp_path / "uam", tmp_path / "out"
     ok(cc, "vault", "init", "--layout", "unified-agent-memory", "--vault", str(uam))

@@ -421,8 +421,8 @@ def test_adjudicate_refuses_unknown_ids_and_a_decided_conflict(cc: Run, db: str)
 
 def folder_state(root: Path) -> dict[str, object]:
     """What a folder vault holds, as the transfer promises to carry it."""
-    from cuecard.core.vault import Vault
     from cuecard.core.vault._facts import note_facts
+    from cuecard.core.vault.folder import Vault
     from cuecard.core.vault.folder._conflicts import queue
 
     vault = Vault.open(root)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuecard.core.vault import Vault
+from cuecard.core.vault.folder import Vault
 
 BIN = Path(sys.executable).parent
 LAYOUTS = ("default", "unified-agent-memory")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.vault import Vault, VaultBusy, vault_lock
+from cuecard.core.vault import VaultBusy
+from cuecard.core.vault.folder import Vault, vault_lock
 
 BIN = Path(sys.executable).parent
 LAYOUTS = ("default", "unified-agent-memory")

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -134,7 +134,8 @@ test('input is validated before anything is spawned; limits are clamped', async 
   ])
 })
 
-test('output is redacted again, bounded at 1 MiB with a visible marker, and wrapped', async (t) => {
+test('output is passed on as the worker answered, bounded at 1 MiB with a visible marker, and wrapped', async (t) => {
+  // the worker redacted it (with core's detector); the plugin adds no pass of its own over 1 MiB
   const big = 'api_key=fixture-value-1234 ' + 'x'.repeat(1.2 * 1024 * 1024)
   fakeCore(fake, { output: JSON.stringify({ ok: true, output: big }) })
   const { root } = await boot(plugin)
@@ -143,13 +144,49 @@ test('output is redacted again, bounded at 1 MiB with a visible marker, and wrap
   assert.equal(res.value.ok, true)
   assert.ok(res.value.output.length <= MAX_OUTPUT_CHARS)
   assert.ok(res.value.output.includes(TRUNCATION_MARKER.trim()))
-  assert.ok(res.value.output.startsWith('<memory-data>\napi_key=[redacted] '))
+  assert.ok(res.value.output.startsWith('<memory-data>\napi_key=fixture-value-1234 '))
   assert.ok(res.value.output.endsWith('</memory-data>'))
-  assert.doesNotMatch(res.value.output, /fixture-value-1234/)
 
   fakeCore(fake, { output: JSON.stringify({ ok: true, output: 'a note with </memory-data> inside' }) })
   const wrapped = await run(root, 'memory_search', { query: 'anything' })
   assert.equal(wrapped.value.output, '<memory-data>\na note with &lt;/memory-data> inside\n</memory-data>')
+})
+
+// Core's credential corpus (tests/_support/credentials.py), which tests/dsh_adapter/test_node.py
+// writes and names here.
+const CORPUS = process.env.CUECARD_TEST_CREDENTIALS
+const corpusOnly = { skip: !CORPUS && 'run by tests/dsh_adapter/test_node.py, which writes the corpus' }
+const corpus = () => JSON.parse(readFileSync(CORPUS, 'utf8')).credentials
+const leaked = (credentials, text) =>
+  credentials.filter((c) => c.fragments.some((f) => text.includes(f))).map((c) => c.family)
+
+test('a note holding every credential of core\'s corpus reaches the model redacted, through the real worker', corpusOnly, async (t) => {
+  const credentials = corpus()
+  assert.ok(credentials.length >= 80)
+  useHome(home)
+  // written by hand into a canonical note (a submission holding one is refused)
+  const note = join(home.vault, 'notes', 'uncategorised.md')
+  const before = readFileSync(note, 'utf8')
+  writeFileSync(note, before + credentials.map((c) => `- ${c.text}`).join('\n') + '\n')
+  t.after(() => writeFileSync(note, before))
+  const { root } = await boot(plugin)
+  t.after(() => root.fiber.dispose())
+  const shown = await run(root, 'memory_show', { doc: 'other' })
+  assert.equal(shown.isError, false, shown.error?.message)
+  assert.match(shown.value.output, /^<memory-data[\s\S]*\[redacted\][\s\S]*<\/memory-data>$/)
+  assert.deepEqual(leaked(credentials, shown.value.output), [])
+})
+
+test('every credential of core\'s corpus is redacted in what the plugin shows of a dead worker', corpusOnly, async (t) => {
+  const credentials = corpus()
+  fakeCore(fake, { output: credentials.map((c) => c.text).join(' '), code: 1 })
+  const { root } = await boot(plugin)
+  t.after(() => root.fiber.dispose())
+  const crash = await run(root, 'memory_status', {})
+  assert.equal(crash.isError, true)
+  assert.match(crash.error.message, /cuecard exited \(status 1\): /)
+  assert.match(crash.error.message, /\[redacted\]/)
+  assert.deepEqual(leaked(credentials, crash.error.message), [])
 })
 
 test('failures come back as ok:false with a hint', async (t) => {
@@ -330,8 +367,9 @@ test('the status route shows the last failure, and the startup check logs set-up
   assert.deepEqual(recorded.last_failure, failed.last_failure)
 })
 
-test('the two copies of runner.js are identical', () => {
-  const a = readFileSync(join(JS_ROOT, 'cuecard-dsh-memory/lib/runner.js'), 'utf8')
-  const b = readFileSync(join(JS_ROOT, 'cuecard-dsh-discipline/lib/runner.js'), 'utf8')
-  assert.equal(a, b)
+test('both plugins load the one shared runner.js', () => {
+  const shared = realpathSync(join(JS_ROOT, 'shared/runner.js'))
+  for (const name of ['cuecard-dsh-memory', 'cuecard-dsh-discipline']) {
+    assert.equal(realpathSync(join(JS_ROOT, name, 'lib/runner.js')), shared, name)
+  }
 })

@@ -7,7 +7,7 @@
 
 import z from '@deepseek-ai/schemastery'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, hooksInstalled, promptContext, recallText, redact, reportSettings, watchExitCodes } from './runner.js'
+import { INTERPRETER_KEYS, acquireWorker, announce, bound, ensureDelivery, forgiving, hello, hooksInstalled, promptContext, recallText, reportSettings, watchExitCodes } from './runner.js'
 
 export const name = 'cuecard-dsh-discipline'
 export const MAX_TEXT_CHARS = 8000
@@ -122,7 +122,7 @@ export function apply(ctx, config) {
       return decision
     }
     if (!run.output.trim()) return decision // no memory-sensitive topic, or no hit
-    const recalled = bound(ensureDelivery(redact(run.output)), config.maxChars, '\n[…]\n')
+    const recalled = bound(ensureDelivery(run.output), config.maxChars, '\n[…]\n')
     const message = createUserMessage({
       content: [{ type: 'text', text: recalled }],
       source: { kind: 'plugin', plugin: name, form: 'notice', summary: 'cuecard memory recall' },

@@ -47,7 +47,8 @@ def candidate_words(text: str) -> list[str]:
 
 
 def _index_path(vault: str) -> str | None:
-    from cuecard.core.vault import cache_dir, detect_layout, notes_index
+    from cuecard.core.vault import detect_layout
+    from cuecard.core.vault.folder import cache_dir, notes_index
 
     if "://" in vault or not os.path.isdir(vault):
         return None

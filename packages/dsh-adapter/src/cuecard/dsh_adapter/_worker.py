@@ -18,6 +18,9 @@ the request's ``id``:
   has not opted in answers "" at once.
 
 A request that fails answers ``{"id", "error"}`` and the worker goes on; end of input ends it.
+Every string of every answer but ``hello``'s is redacted with core's credential detector
+(``cuecard.core.redact``) before it is written: what the plugins pass on to the model (a
+tool's output, a recall, a hook's context, an error) has been through the one detector.
 Lines cuecard has for the user while a request runs (a recall index rebuilt because it could not
 be read) come back in the answer, as ``notices``, so that the plugins can show them.
 ``project`` is the session folder (data: it becomes ``CUECARD_PROJECT_DIR`` for that request,
@@ -121,6 +124,19 @@ def _noticed(
     return {**answer, "notices": lines[-5:]} if lines else answer
 
 
+def _redacted(value: Any) -> Any:
+    """``value`` (an answer) with every string in it redacted."""
+    from cuecard.core import redact
+
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
+
+
 def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
     """The answer to one request line (never raises)."""
     from cuecard.core import BadInput, load_json
@@ -142,7 +158,8 @@ def answer_line(line: bytes, vault: str | None = None) -> dict[str, Any]:
         if isinstance(project, str) and os.path.isabs(project):
             os.environ["CUECARD_PROJECT_DIR"] = project
         try:
-            return {"id": ident, **_noticed(op, request, vault)}
+            answer = _noticed(op, request, vault)
+            return {"id": ident, **(answer if op is _hello else _redacted(answer))}
         finally:
             os.environ.pop("CUECARD_PROJECT_DIR", None)
             if saved is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from _collections_abc import Mapping
 
-from cuecard.hooks._hook import INBOX, Context, build_event, context_output, tool_input
+from cuecard.hooks._context import INBOX, Context, build_event, context_output, tool_input
 from cuecard.hooks._tools import tool_call
 
 TYPE_CHECKING = False

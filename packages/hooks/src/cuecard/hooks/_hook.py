@@ -16,13 +16,10 @@ import json
 import os
 import sys
 
-# collections.abc's Mapping, from the module the interpreter has loaded at startup:
-# importing collections.abc costs the hook process 0.15 ms.
-from _collections_abc import Mapping
-
-from cuecard.core.engine import Event, locate_root, repo_relative
-from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
-from cuecard.hooks._tools import Call, Contents, after_edit, read_text, tool_call
+from cuecard.core.engine import Event, locate_root
+from cuecard.hooks._context import Context, build_event, context_output, first_string, tool_input
+from cuecard.hooks._harness import HARNESSES, event_name, normalise
+from cuecard.hooks._tools import tool_call
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
 if TYPE_CHECKING:
@@ -34,107 +31,7 @@ __all__ = ["MAX_INPUT", "USAGE", "main", "respond"]
 MAX_INPUT = 32 * 1024 * 1024
 """A payload larger than this is not read (the hook stays silent)."""
 _PROMPT_CHARS = 50_000
-INBOX = ".cuecard/inbox/"
-"""Where agents write inbox proposals (a write there is ingested at PostToolUse)."""
 _UI_HINT = "review what waits with `cuecard review`"
-
-
-class Context:
-    """One hook call: the harness, the event, the payload and where the project is."""
-
-    def __init__(self, harness: Harness, event: str, payload: Mapping[str, Any], root: str) -> None:
-        self.harness = harness
-        self.event = event
-        self.payload = payload
-        self.root = root
-        cwd = payload.get("cwd")
-        self.cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-        self.session = _string(payload, "session_id", "sessionId", "sessionID")[:200]
-        self.agent = _string(payload, "agent_id", "agentId")[:200]
-        self.local = os.path.join(root, ".cuecard", "local")
-
-    def limit(self, event: str) -> int:
-        """The knowledge limit that keeps the whole output within the harness's inline limit."""
-        from cuecard.core.engine import hook_limit
-
-        return hook_limit(self.harness.inline_limit, event)
-
-    def footprint(self) -> Any:
-        from cuecard.core.engine import Footprint
-
-        return Footprint(self.local, self.session)
-
-
-def _string(payload: Mapping[str, Any], *keys: str) -> str:
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
-def context_output(event: str, text: str) -> dict[str, Any]:
-    """The answer that puts ``text`` into the model's context at ``event``."""
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-
-
-# -- events -------------------------------------------------------------------------------------
-
-
-def _relative(ctx: Context, raw: str) -> str | None:
-    rel = repo_relative(raw, ctx.root, ctx.cwd)
-    return rel or None
-
-
-def build_event(ctx: Context, call: Call, *, contents: bool = True) -> Event | None:
-    """The trigger event of ``call``, or ``None`` when it touches nothing in the repository."""
-    if call.tool == "shell":
-        from cuecard.core.engine import classify
-
-        found = classify(call.command)
-        shell_paths = [r for r in (_relative(ctx, p) for p in found.paths) if r]
-        return Event(
-            kind=found.kind,
-            paths=tuple(dict.fromkeys(shell_paths)),
-            command=call.command,
-            parts=found.parts,
-            session=ctx.session,
-            agent=ctx.agent,
-        )
-    raw_of: dict[str, str] = {}
-    for raw in call.raw_paths:
-        rel = _relative(ctx, raw)
-        if rel is not None:
-            raw_of.setdefault(rel, raw)
-    if not raw_of and (call.kind != "search" or not call.symbols):
-        return None
-    paths = tuple(raw_of)
-    kind = call.kind
-    if call.tool == "write":  # a payload with the tool's result says (DSH: after the tool ran)
-        on_disk = "edit" if os.path.exists(os.path.join(ctx.root, paths[0])) else "write"
-        kind = _write_kind(ctx.payload.get("tool_response"), on_disk)
-    after: Mapping[str, Any] = {}
-    before: Mapping[str, Any] = {}
-    if contents and kind in ("edit", "write") and call.tool != "notebook":
-        cache: dict[str, tuple[str | None, str]] = {}
-
-        def load(rel: str) -> tuple[str | None, str]:
-            if rel not in cache:
-                old = read_text(os.path.join(ctx.root, rel))
-                new = after_edit(call, old, raw_of[rel])
-                cache[rel] = (old, new if new is not None else old or "")
-            return cache[rel]
-
-        before, after = Contents(paths, load, 0), Contents(paths, load, 1)
-    return Event(
-        kind=kind,
-        paths=paths,
-        symbols=call.symbols,
-        session=ctx.session,
-        agent=ctx.agent,
-        after=after,
-        before=before,
-    )
 
 
 def _deliver(ctx: Context, event: Event) -> dict[str, Any] | None:
@@ -149,13 +46,6 @@ def _deliver(ctx: Context, event: Event) -> dict[str, Any] | None:
     return context_output(ctx.event, delivery.text) if delivery.text else None
 
 
-def tool_input(payload: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The tool's name and arguments, under whichever keys the harness sends them."""
-    name = payload.get("tool_name", payload.get("toolName", payload.get("tool")))
-    args = payload.get("tool_input", payload.get("toolInput", payload.get("args")))
-    return name, args
-
-
 def on_pre_tool(ctx: Context) -> dict[str, Any] | None:
     call = tool_call(*tool_input(ctx.payload))
     if call is None:
@@ -165,7 +55,7 @@ def on_pre_tool(ctx: Context) -> dict[str, Any] | None:
 
 
 def on_prompt(ctx: Context) -> dict[str, Any] | None:
-    prompt = _string(ctx.payload, "prompt", "text", "user_prompt")
+    prompt = first_string(ctx.payload, "prompt", "text", "user_prompt")
     if not prompt:
         return None
     if ctx.session:
@@ -178,7 +68,7 @@ def on_prompt(ctx: Context) -> dict[str, Any] | None:
 
 
 def on_session_start(ctx: Context) -> dict[str, Any] | None:
-    source = _string(ctx.payload, "source").lower()
+    source = first_string(ctx.payload, "source").lower()
     if source in ("compact", "clear") and ctx.session:
         from cuecard.core.engine import Ledger
 
@@ -208,19 +98,6 @@ def on_post_compact(ctx: Context) -> dict[str, Any] | None:
         Ledger(ctx.local, ctx.session, ctx.agent).new_epoch("compact")
         ctx.footprint().epoch("compact")
     return None
-
-
-def _write_kind(response: Any, default: str) -> str:
-    """``write`` when the harness says the Write created the file, ``edit`` when it replaced one:
-    Claude Code's ``{"type": "create"|"update"}``, OpenCode's ``{"metadata": {"exists": …}}``."""
-    if not isinstance(response, Mapping):
-        return default
-    if response.get("type") in ("create", "update"):
-        return "write" if response["type"] == "create" else "edit"
-    metadata = response.get("metadata")
-    if isinstance(metadata, Mapping) and isinstance(metadata.get("exists"), bool):
-        return "edit" if metadata["exists"] else "write"
-    return default
 
 
 # -- after a tool call, and Stop: in ``_after`` (imported by those events only) -----------------

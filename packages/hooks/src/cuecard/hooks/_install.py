@@ -22,7 +22,9 @@ nothing else changed; a file only cuecard's entries were in, and a folder it alo
 A project's files are committed and shared, so they hold no path of this machine: the command
 there is ``cuecard.core.harnesses.portable_command`` (``cuecard-hook`` from the PATH, a quiet
 no-op where cuecard is not installed). A path given with ``--hook-command`` is this machine's:
-for Claude Code it goes to the git-ignored ``.claude/settings.local.json``; Codex, OpenCode and
+for Claude Code it goes to the git-ignored ``.claude/settings.local.json`` (which, without it,
+gets the same portable hooks as ``settings.json``: Claude Code started in a subfolder reads only
+that one of the two); Codex, OpenCode and
 Grok Build have no git-ignored hook file of their own in a project, so there it is refused
 (``--user`` takes it). The user's own files (``--user``) run the installed ``cuecard-hook`` by
 its path. A path is quoted, so spaces and
@@ -37,13 +39,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cuecard.core import CuecardError, UsageError
-from cuecard.core.fs import atomic_write
+from cuecard.core import UsageError
+from cuecard.core.fs import Tree, atomic_write
+from cuecard.hooks._errors import InstallError
 from cuecard.hooks._hook_config import (
     EVENTS,
     MARK,
@@ -72,10 +76,6 @@ SKILLS = ("cuecard-save", "cuecard-review")
 HARNESS_DIRS = {"claude": ".claude", "codex": ".codex", "opencode": ".opencode", "grok": ".grok"}
 
 
-class InstallError(CuecardError):
-    """A harness configuration cannot be read or written."""
-
-
 @dataclass
 class InstallReport:
     """What an install or uninstall did."""
@@ -87,6 +87,10 @@ class InstallReport:
     removed: list[str] = field(default_factory=list)
     backups: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    root: Path | None = field(default=None, repr=False, compare=False)
+    """The project whose files are changed through the confined layer (``cuecard.core.fs.Tree``:
+    no link followed, no FIFO opened at any depth); ``None`` for the person's own home
+    configuration or a plugin folder they name, changed by path as they keep them."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -100,11 +104,61 @@ class InstallReport:
         }
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+def _within(path: Path, root: Path | None) -> tuple[Tree, str] | None:
+    """The confined tree of the project ``root`` and ``path`` in it, when it lies there."""
+    if root is None:
+        return None
     try:
-        value = json.loads(path.read_text(encoding="utf-8") or "{}")
+        rel = path.relative_to(root)
+    except ValueError:
+        return None
+    return Tree(root), rel.as_posix()
+
+
+def _read_bytes(path: Path, root: Path | None) -> bytes | None:
+    """The bytes of ``path`` (``None`` when there is none): a project's through the layer."""
+    place = _within(path, root)
+    if place is None:
+        return path.read_bytes() if path.exists() else None
+    tree, rel = place
+    try:
+        return tree.read_bytes(rel)
+    except FileNotFoundError:
+        return None
+
+
+def _read_text(path: Path, root: Path | None) -> str | None:
+    data = _read_bytes(path, root)
+    return None if data is None else data.decode("utf-8")
+
+
+def _put(path: Path, data: str | bytes, root: Path | None, mode: int | None = None) -> None:
+    """Replace ``path`` atomically (folders made; a new file gets ``mode``): a project's
+    through the layer."""
+    place = _within(path, root)
+    if place is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data, durable=False)
+        if mode is not None:
+            os.chmod(path, mode)
+    else:
+        assert root is not None
+        root.mkdir(parents=True, exist_ok=True)  # the project folder the person names
+        place[0].write(place[1], data, durable=False, mode=mode)
+
+
+def _mode(path: Path, root: Path | None) -> int:
+    """The permission bits of the regular file ``path`` (a project's looked at through the
+    layer), for its backup."""
+    place = _within(path, root)
+    st = path.stat() if place is None else place[0].lstat(place[1])
+    return 0o644 if st is None else stat.S_IMODE(st.st_mode)
+
+
+def _read_json(path: Path, root: Path | None = None) -> dict[str, Any]:
+    try:
+        text = _read_text(path, root)
+        value = json.loads(text or "{}")
     except (OSError, ValueError) as exc:
         raise InstallError(f"{path}: not readable as JSON ({exc}); fix or move it first") from None
     if not isinstance(value, dict):
@@ -139,17 +193,15 @@ def backup_path(path: Path) -> Path:
 
 
 def _write(path: Path, text: str, report: InstallReport) -> None:
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    if old == text:
+    old = _read_bytes(path, report.root)
+    if old is not None and old == text.encode("utf-8"):
         report.unchanged.append(str(path))
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     if old is not None:
         backup = backup_path(path)
-        backup.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, backup)
+        _put(backup, old, report.root, _mode(path, report.root))
         report.backups.append(str(backup))
-    atomic_write(path, text, durable=False)
+    _put(path, text, report.root)
     report.written.append(str(path))
 
 
@@ -158,8 +210,12 @@ def _dump(value: dict[str, Any]) -> str:
 
 
 def _remove(path: Path, report: InstallReport) -> None:
-    if path.exists():
-        path.unlink()
+    place = _within(path, report.root)
+    if place is None:
+        if path.exists():
+            path.unlink()
+            report.removed.append(str(path))
+    elif place[0].remove(place[1]):
         report.removed.append(str(path))
 
 
@@ -221,7 +277,7 @@ def preflight(
         return
     base = _base(harness, user, project, home or Path.home())
     for local in (False, True) if harness == "claude" else (False,):
-        _read_json(_target(harness, base, local))
+        _read_json(_target(harness, base, local), None if user else project)
 
 
 _NAMES = {"codex": "Codex", "opencode": "OpenCode", "grok": "Grok Build"}
@@ -262,6 +318,7 @@ def install(
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
+    report.root = None if user or plugin is not None else project
     base = _base(harness, user, project, home)
     if plugin is not None:
         if harness != "claude":
@@ -277,11 +334,13 @@ def install(
     local = harness == "claude" and not user and hook_path is not None
     target = _target(harness, base, local)
     if harness in ("claude", "codex"):
-        _write(target, _dump(merge_hooks(_read_json(target), harness, hook_path)), report)
+        merged = merge_hooks(_read_json(target, report.root), harness, hook_path)
+        _write(target, _dump(merged), report)
     elif harness == "grok":
         _write(target, _dump(merge_hooks({}, "grok", hook_path)), report)
     else:
         _write(target, opencode_plugin(hook_path), report)
+    _subfolder_hooks(harness, project, report, wanted=not user and not local)
     for name in SKILLS:
         _write(base / "skills" / name / "SKILL.md", data_text("skills", name, "SKILL.md"), report)
     if mcp:
@@ -298,16 +357,13 @@ def install(
     if harness == "codex":
         from cuecard.hooks._trust import trust_installed
 
-        written, notes = trust_installed(target, _read_json(target), project, user=user,
+        config = _read_json(target, report.root)
+        written, notes = trust_installed(target, config, project, user=user,
                                          home=home, trust=trust, environ=environ)  # fmt: skip
         report.written += written
         report.notes += notes
     claude_settings = (home if user else project) / ".claude" / "settings.json"
-    if (
-        harness == "grok"
-        and claude_settings.is_file()
-        and MARK in claude_settings.read_text("utf-8")
-    ):
+    if harness == "grok" and MARK in (_read_text(claude_settings, report.root) or ""):
         report.notes.append(
             f"Grok Build also runs the hooks in {claude_settings}, where cuecard's Claude Code "
             "hooks are installed: keep one of the two (`cuecard uninstall claude` or "
@@ -332,6 +388,40 @@ def install(
     return report
 
 
+def _subfolder_hooks(harness: str, project: Path, report: InstallReport, *, wanted: bool) -> None:
+    """For a Claude Code project install (``wanted``). Claude Code reads a project's
+    ``.claude/settings.json`` only when it starts in the folder that holds it: started in a
+    subfolder it runs none of those hooks, and says nothing (anthropics/claude-code#86187). It does
+    read the root's ``settings.local.json`` from any subfolder, so the same portable hooks go there
+    too, git-ignored: this person's sessions get cuecard wherever in the repository they start. The
+    two commands are the same string, and Claude Code runs a command that two settings files hold
+    once per event."""
+    if harness != "claude" or not wanted:
+        return
+    local = project / ".claude" / "settings.local.json"
+    _write(local, _dump(merge_hooks(_read_json(local, report.root), "claude", None)), report)
+    _ignore_locally(
+        project, local, report,
+        "runs cuecard's hooks when Claude Code starts in a subfolder, where it reads no "
+        ".claude/settings.json",
+    )  # fmt: skip
+
+
+def _remove_subfolder_hooks(local: Path, report: InstallReport) -> None:
+    """Remove cuecard's hooks from ``.claude/settings.local.json``; the rest stays (a file left
+    empty goes)."""
+    if _read_bytes(local, report.root) is None:
+        return
+    config = _read_json(local, report.root)
+    left = unmerge_hooks(config)
+    if left == config:
+        return
+    if left:
+        _write(local, _dump(left), report)
+    else:
+        _remove(local, report)
+
+
 def _register_mcp(
     harness: str,
     *,
@@ -350,7 +440,7 @@ def _register_mcp(
     _write(path, text, report)
     if harness == "claude" and not user:
         local = project / ".claude" / "settings.local.json"
-        settings = _read_json(local)
+        settings = _read_json(local, report.root)
         enabled = settings.get("enabledMcpjsonServers")
         enabled = list(enabled) if isinstance(enabled, list) else []
         if SERVER not in enabled:
@@ -378,8 +468,8 @@ def _unregister_mcp(harness: str, *, project: Path, user: bool, home: Path,
         else:
             _write(path, text, report)
     local = project / ".claude" / "settings.local.json"
-    if harness == "claude" and not user and local.is_file():
-        settings = _read_json(local)
+    if harness == "claude" and not user and _read_bytes(local, report.root) is not None:
+        settings = _read_json(local, report.root)
         enabled = settings.get("enabledMcpjsonServers")
         if isinstance(enabled, list) and SERVER in enabled:
             rest = [name for name in enabled if name != SERVER]
@@ -419,12 +509,13 @@ def _restore(target: Path, left: dict[str, Any], report: InstallReport) -> bool:
     whether it did."""
     backup = backup_path(target)
     try:
-        if json.loads(backup.read_text(encoding="utf-8")) != left:
+        kept = _read_bytes(backup, report.root)
+        if kept is None or json.loads(kept) != left:
             return False
     except (OSError, ValueError):
         return False
-    atomic_write(target, backup.read_bytes(), durable=False)
-    backup.unlink()
+    _put(target, kept, report.root)
+    _remove(backup, InstallReport(report.harness, report.scope, root=report.root))
     report.written.append(str(target))
     report.notes.append(f"restored {target} as it was before cuecard's install")
     return True
@@ -432,10 +523,16 @@ def _restore(target: Path, left: dict[str, Any], report: InstallReport) -> bool:
 
 def _remove_empty(folder: Path, report: InstallReport) -> None:
     """Remove ``folder`` when cuecard's removals left it empty."""
-    try:
-        folder.rmdir()
-    except OSError:
-        return
+    place = _within(folder, report.root)
+    if place is None:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+    else:
+        tree, rel = place
+        if not tree.is_dir(rel) or tree.entries(rel) or not tree.remove_empty(rel):
+            return  # missing, not a plain folder, or holding anything: left as it is
     report.removed.append(str(folder))
 
 
@@ -448,11 +545,10 @@ def _ignore_locally(
     if not (project / ".git").is_dir():
         report.notes.append(f"{target} {why}: do not commit it")
         return
-    old = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    old = _read_text(exclude, project) or ""
     if rel not in old.splitlines():
-        exclude.parent.mkdir(parents=True, exist_ok=True)
         sep = "" if not old or old.endswith("\n") else "\n"
-        atomic_write(exclude, f"{old}{sep}{rel}\n", durable=False)
+        _put(exclude, f"{old}{sep}{rel}\n", project)
         report.written.append(str(exclude))
     report.notes.append(f"{target} {why}; git ignores it (.git/info/exclude)")
 
@@ -487,6 +583,7 @@ def uninstall(
     _check(harness)
     home = home or Path.home()
     report = InstallReport(harness, "user" if user else "plugin" if plugin else "project")
+    report.root = None if user or plugin is not None else project
     if plugin is not None:
         for path in (
             plugin / ".claude-plugin" / "plugin.json",
@@ -497,10 +594,12 @@ def uninstall(
         return report
     base = _base(harness, user, project, home)
     _unregister_mcp(harness, project=project, user=user, home=home, report=report)
+    if harness == "claude" and not user:
+        _remove_subfolder_hooks(project / ".claude" / "settings.local.json", report)
     if harness in ("claude", "codex"):
         target = base / ("settings.json" if harness == "claude" else "hooks.json")
-        if target.exists():
-            config = _read_json(target)
+        if _read_bytes(target, report.root) is not None:
+            config = _read_json(target, report.root)
             if harness == "codex":
                 _forget_trust(target, config, home, environ, report)
             left = unmerge_hooks(config)
@@ -515,11 +614,9 @@ def uninstall(
         _remove(base / "plugins" / "cuecard.js", report)
     for name in SKILLS:
         skill = base / "skills" / name / "SKILL.md"
-        if skill.exists() and skill.read_text(encoding="utf-8").startswith(f"---\nname: {name}\n"):
-            skill.unlink()
-            report.removed.append(str(skill))
-            if not any(skill.parent.iterdir()):
-                skill.parent.rmdir()
+        if (_read_text(skill, report.root) or "").startswith(f"---\nname: {name}\n"):
+            _remove(skill, report)
+            _remove_empty(skill.parent, InstallReport(harness, report.scope, root=report.root))
     if not user:  # folders cuecard's files alone made (never the person's own harness home)
         for folder in (base / "hooks", base / "plugins", base / "skills", base):
             _remove_empty(folder, report)

@@ -111,7 +111,7 @@ def _without_block(text: str) -> str:
 def _parse_toml(path: Path, text: str) -> dict[str, Any]:
     import tomllib
 
-    from cuecard.hooks._install import InstallError
+    from cuecard.hooks._errors import InstallError
 
     try:
         return tomllib.loads(text)
@@ -121,7 +121,7 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 def new_text(harness: str, path: Path, old: str | None, command: list[str]) -> str:
     """``path``'s text with cuecard's server registered (``old``: its text, None if missing)."""
-    from cuecard.hooks._install import InstallError
+    from cuecard.hooks._errors import InstallError
 
     if path.suffix == ".toml":
         base = _without_block(old or "")
@@ -179,6 +179,20 @@ def command_for(harness: str, user: bool) -> list[str]:
     return _installed_command(harness) if user else portable_mcp_command(harness)
 
 
+def _read(path: Path, project: Path | None) -> str | None:
+    """The text of the MCP configuration ``path`` (``None`` when there is none): a project's
+    through the confined layer (no link followed, no FIFO opened at any depth), the person's
+    own home configuration as they keep it."""
+    if project is not None:
+        from cuecard.core.fs import Tree
+
+        try:
+            return Tree(project).read_text(path.relative_to(project).as_posix())
+        except FileNotFoundError:
+            return None
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 def register(
     harness: str,
     *,
@@ -189,7 +203,7 @@ def register(
 ) -> tuple[Path, str, str | None]:
     """(file, its new text, its old text or None): what registering the server writes."""
     path = mcp_files(harness, project=project, user=user, home=home, environ=environ)
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = _read(path, None if user else project)
     return path, new_text(harness, path, old, command_for(harness, user)), old
 
 
@@ -204,9 +218,9 @@ def unregister(
     """(file, its text without the server, None to delete it), or None when it holds nothing
     of cuecard's."""
     path = mcp_files(harness, project=project, user=user, home=home, environ=environ)
-    if not path.is_file():
+    old = _read(path, None if user else project)
+    if old is None:
         return None
-    old = path.read_text(encoding="utf-8")
     new = removed_text(harness, path, old)
     if new == old:
         return None

@@ -17,7 +17,10 @@ __all__ = ["MANIFEST_NAME", "SENTINEL", "Manifest", "Preserved", "Record", "Site
 
 MANIFEST_NAME = ".manifest.json"
 SENTINEL = "cuecard-wp-projection"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``agent_dir`` to records and ``bridge``, ``stale_agents`` to sites. Schema 1 is read
+(those fields take their defaults) and written back as 2 at the next save; a later schema is
+refused untouched, since a reader that dropped its fields would lose them at its next save."""
 MAX_REFUSED = 100
 
 
@@ -134,8 +137,15 @@ class Manifest:
             raise ProjectionError(f"{where}: not valid JSON ({exc}); move it aside") from None
         if not isinstance(value, dict) or value.get("sentinel") != SENTINEL:
             raise ProjectionError(f"{where}: sentinel must be {SENTINEL!r}; it is not our manifest")
-        if value.get("schema") != SCHEMA_VERSION:
-            raise ProjectionError(f"{where}: schema {value.get('schema')!r} is not supported")
+        schema = value.get("schema")
+        if type(schema) is int and schema > SCHEMA_VERSION:
+            raise ProjectionError(
+                f"{where}: written by a newer cuecard-wp-projection (manifest schema {schema}; "
+                f"this version reads schemas 1 to {SCHEMA_VERSION}); upgrade cuecard-wp-projection "
+                "to use this projection (the manifest is left as it is)"
+            )
+        if type(schema) is not int or schema not in (1, SCHEMA_VERSION):
+            raise ProjectionError(f"{where}: schema {schema!r} is not supported")
         try:
             return cls(
                 records={k: Record(**v) for k, v in value.get("records", {}).items()},

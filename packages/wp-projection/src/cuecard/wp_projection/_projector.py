@@ -137,7 +137,7 @@ class Projector:
         Files are durable (fsync'd, directories too) before the manifest is saved, and the
         manifest is saved once, at the end of the batch.
         """
-        with self.root.lock(), self.root.batch():
+        with self.root.lock():
             manifest = self.load().copy()
             before = manifest.live_paths()
             plan = _Plan(self.root)

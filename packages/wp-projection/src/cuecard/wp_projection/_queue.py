@@ -7,12 +7,9 @@ fsync. Applied rows keep their event id (replay detection) and drop their body.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import queue
 import sqlite3
-import stat
 import threading
 import time
 from concurrent.futures import Future
@@ -22,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from cuecard.core.fs import crash_point
-from cuecard.wp_projection._errors import PathRefused
 
 __all__ = [
     "QUEUE_NAME",
@@ -102,14 +98,9 @@ class Retry:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        with contextlib.suppress(FileNotFoundError):
-            if stat.S_ISLNK(os.lstat(candidate).st_mode):
-                raise PathRefused(
-                    f"{candidate} is a symlink; the queue is never opened through one"
-                )
-    if not path.exists():  # event bodies may hold private layers: owner-only, like the files
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    """A connection to the queue at ``path``, which ``SafeRoot.database`` gave: it made the
+    file owner-only (event bodies may hold private layers) and proved it and SQLite's side files
+    regular files in plain folders."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
@@ -117,7 +108,8 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 class DurableQueue:
-    """The queue file ``<managed>/.queue.sqlite`` and its committer thread."""
+    """The queue file ``<managed>/.queue.sqlite`` (``SafeRoot.database``) and its committer
+    thread."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -314,9 +306,10 @@ class DurableQueue:
             self._conn.close()
 
 
-def queue_counts(path: Path) -> dict[str, int]:
-    """Read-only counts for ``cuecard wp status`` (zero when there is no queue yet)."""
-    if not path.is_file():
+def queue_counts(path: Path | None) -> dict[str, int]:
+    """Read-only counts for ``cuecard wp status`` (zero when there is no queue yet) of the
+    queue at ``path`` (``SafeRoot.existing_database``)."""
+    if path is None:
         return {"waiting": 0, "applied": 0}
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
@@ -351,10 +344,11 @@ def _retrying_rows(rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _read_only(path: Path, query: str, limit: int) -> list[Any]:
-    """The rows of ``query`` over the queue at ``path``, opened read-only; none when there is no
-    queue, or when it is from a version that did not keep that table."""
-    if not path.is_file():
+def _read_only(path: Path | None, query: str, limit: int) -> list[Any]:
+    """The rows of ``query`` over the queue at ``path`` (``SafeRoot.existing_database``), opened
+    read-only; none when there is no queue, or when it is from a version that did not keep
+    that table."""
+    if path is None:
         return []
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
@@ -365,7 +359,7 @@ def _read_only(path: Path, query: str, limit: int) -> list[Any]:
         conn.close()
 
 
-def retrying_events(path: Path, limit: int = 20) -> list[dict[str, Any]]:
+def retrying_events(path: Path | None, limit: int = 20) -> list[dict[str, Any]]:
     """Events waiting for another attempt (read-only; none when there is no queue)."""
     return _retrying_rows(_read_only(path, _RETRYING, limit))
 
@@ -378,6 +372,6 @@ def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def recent_refusals(path: Path, limit: int = 20) -> list[dict[str, Any]]:
+def recent_refusals(path: Path | None, limit: int = 20) -> list[dict[str, Any]]:
     """The newest refused requests, oldest first (read-only; none when there is no queue)."""
     return _refusal_rows(_read_only(path, _RECENT, limit))

@@ -188,6 +188,13 @@ class Worker(threading.Thread):
         )
 
     def _reconcile_if_needed(self, *, at_start: bool = False) -> None:
+        try:
+            self._reconcile_when_needed(at_start=at_start)
+        except Exception as exc:  # the root itself (its manifest, its lock): said in status
+            self.apply_error = f"apply: {exc}"
+            log.error("cannot read the root: %s", exc)
+
+    def _reconcile_when_needed(self, *, at_start: bool) -> None:
         sync = self.settings.sync
         if sync is None:
             if at_start:  # after downtime, push alone cannot know what it missed
@@ -314,8 +321,8 @@ class _Receiver:
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         root, projector = self.root, self.projector
         with root.lock():
-            pass  # creates the managed folder, refusing a planted symlink
-        queue = DurableQueue(root.managed_path / QUEUE_NAME)
+            pass  # creates the managed folder, refusing a planted link
+        queue = DurableQueue(root.database(QUEUE_NAME))
         queue.start()
         worker = Worker(self.settings, queue, projector, checked=self.checked, on_idle=self.on_idle)
         worker.start()
@@ -458,11 +465,19 @@ class _Receiver:
         # idle report never shows a site sync or an apply that has not landed yet.
         idle = worker.idle.is_set()
         projector = self.projector
-        snapshot = projector.snapshot or projector.load()
         queue: DurableQueue = self.state["queue"]
-        report = await asyncio.to_thread(
-            status_report, self.root, queue.counts(), snapshot, queue.refusals(), queue.retrying()
-        )
+        try:
+            snapshot = projector.snapshot or projector.load()
+            report = await asyncio.to_thread(
+                status_report,
+                self.root,
+                queue.counts(),
+                snapshot,
+                queue.refusals(),
+                queue.retrying(),
+            )
+        except ProjectionError as exc:  # the root's manifest is not a file cuecard reads
+            return _refuse(503, f"status: {exc}")
         if request.query_params.get("brief"):
             report["projected"] = len(report["projected"])
         errors = [e for e in (worker.apply_error, worker.reconcile_error) if e]

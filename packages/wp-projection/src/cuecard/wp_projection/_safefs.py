@@ -1,29 +1,32 @@
-"""The filesystem half of the path rules (README, "On disk"): confined, symlink-free writes.
+"""The filesystem half of the path rules (README, "On disk"), on core's confined layer.
 
-Every call walks from the runtime root one component at a time through directory descriptors
-opened with ``O_NOFOLLOW | O_DIRECTORY``, so a symlink planted at any level is refused, never
-followed, even if it appears between two calls.
+Every call goes through ``cuecard.core.fs.Tree`` rooted at the runtime root: each folder is
+opened relative to its parent's descriptor with ``O_NOFOLLOW | O_DIRECTORY``, a file with
+``O_NOFOLLOW`` and used only when it is a regular file, so a link, FIFO, device or another
+user's folder planted at any level is refused (``PathRefused``), never followed, even if it
+appears between two calls. This module adds the projection's own rules on top: records land
+under one managed folder, and no segment may be git metadata or a name git or a shell reads as
+configuration.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import stat
-import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from cuecard.core.fs import flock_within
+from cuecard.core import StoreBusy
+from cuecard.core.fs import Tree, UnsafePath
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
 from cuecard.wp_projection._paths import is_config_name, is_git_metadata, normalise_relative
 
 __all__ = ["SafeRoot"]
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+DATABASE_SIDES = ("", "-wal", "-shm", "-journal")
+"""The files SQLite keeps for a database ``NAME``: ``NAME``, ``NAME-wal``…"""
 
 
 class SafeRoot:
@@ -42,104 +45,18 @@ class SafeRoot:
         normalise_relative(managed)
         self.root = real
         self.managed = managed
-        self._cache: dict[tuple[str, ...], int] | None = None
-        self._cache_lock = threading.Lock()
+        self.tree = Tree(real)
+        """The runtime root as core's confined layer: every operation below walks through it."""
 
     @property
     def managed_path(self) -> Path:
         return self.root / self.managed
 
-    # -- directory walking -------------------------------------------------------------------
+    # -- paths -----------------------------------------------------------------------------------
 
-    def _open_root(self) -> int:
-        return os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """Within the block, directories verified once are reused through their descriptors.
-
-        A descriptor keeps naming the directory that was checked (opened without following
-        symlinks), so reuse adds no way out of the root; all of them close at the end.
-        """
-        with self._cache_lock:
-            self._cache = {}
-        try:
-            yield
-        finally:
-            with self._cache_lock:
-                cache, self._cache = self._cache or {}, None
-            for fd in cache.values():
-                os.close(fd)
-
-    def _cached_prefix(self, parts: list[str]) -> tuple[int, int] | None:
-        if self._cache is None:
-            return None
-        with self._cache_lock:
-            if self._cache is None:
-                return None
-            for i in range(len(parts), 0, -1):
-                hit = self._cache.get(tuple(parts[:i]))
-                if hit is not None:
-                    return os.dup(hit), i
-        return None
-
-    def _remember(self, parts: list[str], fd: int) -> None:
-        if self._cache is None:
-            return
-        with self._cache_lock:
-            if self._cache is not None and tuple(parts) not in self._cache:
-                self._cache[tuple(parts)] = os.dup(fd)
-
-    def _open_child(self, fd: int, part: str, shown: str, *, create: bool, private: bool) -> int:
-        created = False
-        while True:
-            try:
-                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                break
-            except OSError as exc:
-                if exc.errno == errno.ENOENT and create and not created:
-                    try:
-                        os.mkdir(part, 0o700 if private else 0o755, dir_fd=fd)
-                        created = True
-                    except FileExistsError:
-                        created = True  # another writer made it; open it (and check it)
-                    continue
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    raise PathRefused(
-                        f"{shown!r} is a symlink or not a directory; nothing is written "
-                        "through it (rule 14)"
-                    ) from None
-                raise
-        if created:
-            with contextlib.suppress(OSError):
-                os.fchmod(child, 0o700 if private else 0o755)
-            os.fsync(fd)
-        return child
-
-    def _walk(self, parts: list[str], *, create: bool, private: bool = False) -> int | None:
-        """Open the directory ``root/parts...``; ``None`` if a part is missing and not created."""
-        cached = self._cached_prefix(parts)
-        fd, start = cached if cached is not None else (self._open_root(), 0)
-        try:
-            for i in range(start, len(parts)):
-                shown = "/".join(parts[: i + 1])
-                try:
-                    child = self._open_child(fd, parts[i], shown, create=create, private=private)
-                except FileNotFoundError:
-                    os.close(fd)
-                    return None
-                os.close(fd)
-                fd = child
-                self._remember(parts[: i + 1], fd)
-            return fd
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-            raise
-
-    def _split(
-        self, rel: str, *, top: bool = False, removing: bool = False
-    ) -> tuple[list[str], str]:
+    def _rel(self, rel: str, *, top: bool = False, removing: bool = False) -> str:
+        """``rel`` (under the managed folder, or the root when ``top``) as a path of the tree,
+        after the projection's name rules."""
         parts = rel.split("/")
         for part in parts:  # the last line of defence: every filesystem call passes here
             if is_git_metadata(part):
@@ -152,35 +69,36 @@ class SafeRoot:
                 raise PathRefused(
                     f"{rel!r}: segment {part!r} is a name git or a shell reads as configuration"
                 )
-        base = [] if top else [self.managed]
-        return [*base, *parts[:-1]], parts[-1]
+        return rel if top else f"{self.managed}/{rel}"
+
+    def _refused(self, exc: UnsafePath) -> PathRefused:
+        """The layer's refusal as the projection's: the path below the root, and why."""
+        shown = exc.path
+        with contextlib.suppress(ValueError):
+            shown = str(Path(exc.path).relative_to(self.root))
+        rule = "rule 14" if "folder" in exc.reason else "rule 15"
+        return PathRefused(
+            f"{shown!r} {exc.reason}; nothing is read or written through it ({rule})"
+        )
+
+    @contextlib.contextmanager
+    def _confined(self) -> Iterator[None]:
+        try:
+            yield
+        except UnsafePath as exc:
+            raise self._refused(exc) from None
 
     # -- reads ---------------------------------------------------------------------------------
 
     def read(self, rel: str, *, top: bool = False) -> bytes | None:
-        """The bytes of a regular file, ``None`` if absent; refuses symlinks at any level."""
-        dirs, name = self._split(rel, top=top)
-        dfd = self._walk(dirs, create=False)
-        if dfd is None:
-            return None
-        try:
+        """The bytes of a regular file, ``None`` if absent; refuses links at any level and
+        anything that is not a regular file (a FIFO is never waited on)."""
+        path = self._rel(rel, top=top)
+        with self._confined():
             try:
-                # O_NONBLOCK: a FIFO planted at the target opens at once (and is refused below)
-                # instead of waiting for a writer forever.
-                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-                fd = os.open(name, flags, dir_fd=dfd)
+                return self.tree.read_bytes(path)
             except FileNotFoundError:
                 return None
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise PathRefused(f"{rel!r} is a symlink; it is never read (rule 17)") from None
-                raise
-            with os.fdopen(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise PathRefused(f"{rel!r} is not a regular file (rule 15)")
-                return handle.read()
-        finally:
-            os.close(dfd)
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -193,123 +111,68 @@ class SafeRoot:
         top: bool = False,
         sync_dir: bool = True,
     ) -> None:
-        """Atomically replace ``rel`` with ``data``: temp file, fsync, rename, directory fsync.
+        """Atomically replace ``rel`` with ``data``: temp file, fsync, rename, directory fsync
+        (0600 in owner-only folders when ``private``).
 
         With ``sync_dir=False`` the caller fsyncs the directory (``sync_dir``) before relying on
         the rename; a batch fsyncs each directory once."""
-        dirs, name = self._split(rel, top=top)
-        dfd = self._walk(dirs, create=True, private=private and not top)
-        assert dfd is not None
-        try:
-            try:
-                current = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-            except FileNotFoundError:
-                current = None
-            if current is not None and not stat.S_ISREG(current.st_mode):
-                kind = "a symlink" if stat.S_ISLNK(current.st_mode) else "not a regular file"
-                raise PathRefused(f"{rel!r} is {kind}; it is never replaced (rule 15)")
-            temp = f".{name[:200]}.{uuid.uuid4().hex[:12]}.tmp"
-            fd = os.open(
-                temp,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                0o600,
-                dir_fd=dfd,
-            )
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fchmod(handle.fileno(), 0o600 if private else 0o644)
-                    os.fsync(handle.fileno())
-                os.replace(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp, dir_fd=dfd)
-                raise
-            if sync_dir:
-                os.fsync(dfd)
-            self._check_contained(rel, dfd, top=top)
-        finally:
-            os.close(dfd)
-
-    def _check_contained(self, rel: str, dfd: int, *, top: bool) -> None:
-        """Rule 16: after creation the real path must still lie under the root (read from the
-        directory descriptor on Linux, else by ``realpath``)."""
-        try:
-            real = os.readlink(f"/proc/self/fd/{dfd}") + "/" + rel.rsplit("/", 1)[-1]
-        except OSError:
-            base = self.root if top else self.root / self.managed
-            real = os.path.realpath(base / rel)
-        if not real.startswith(str(self.root) + "/"):
-            raise PathRefused(f"{rel!r} resolved outside the runtime root (rule 16)")
+        path = self._rel(rel, top=top)
+        with self._confined():
+            if private and not top and "/" in path:
+                self.tree.mkdirs(path.rsplit("/", 1)[0], mode=0o700)
+            mode = 0o600 if private else 0o644
+            self.tree.write(path, data, mode=mode, sync_folder=sync_dir)
 
     def sync_dir(self, rel_dir: str) -> None:
         """fsync a directory under the managed folder (``""``: the managed folder itself)."""
-        parts = [self.managed, *(rel_dir.split("/") if rel_dir else [])]
-        dfd = self._walk(parts, create=False)
-        if dfd is not None:
+        path = f"{self.managed}/{rel_dir}" if rel_dir else self.managed
+        with self._confined():
             try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+                with self.tree.folder(path) as fd:
+                    os.fsync(fd)
+            except FileNotFoundError:
+                return
 
     def unlink(self, rel: str, *, sync_dir: bool = True) -> bool:
-        """Remove a regular file (never a symlink or through one); ``False`` if absent."""
-        dirs, name = self._split(rel, removing=True)
-        dfd = self._walk(dirs, create=False)
-        if dfd is None:
-            return False
-        try:
-            try:
-                current = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-            except FileNotFoundError:
+        """Remove a regular file (never a link or through one); ``False`` if absent."""
+        path = self._rel(rel, removing=True)
+        with self._confined():
+            current = self.tree.lstat(path)
+            if current is None:
                 return False
             if not stat.S_ISREG(current.st_mode):
                 raise PathRefused(f"{rel!r} is not a regular file; it is never deleted (rule 17)")
-            os.unlink(name, dir_fd=dfd)
-            if sync_dir:
-                os.fsync(dfd)
-            return True
-        finally:
-            os.close(dfd)
+            removed = self.tree.remove(path)
+        if removed and sync_dir:
+            self.sync_dir(rel.rsplit("/", 1)[0] if "/" in rel else "")
+        return removed
 
     def prune(self, rel_dir: str) -> bool:
         """Remove the folder ``rel_dir`` under the managed folder and the folders in it, where
         they are empty once their empty subfolders are gone; never through a link (walked by
         descriptor). Whether ``rel_dir`` itself is gone."""
-        parts = rel_dir.split("/")
-        parent = self._walk([self.managed, *parts[:-1]], create=False)
-        if parent is None:
-            return True
-        try:
-            return self._prune_in(parent, parts[-1])
-        finally:
-            os.close(parent)
+        with self._confined():
+            return self.tree.remove_empty(f"{self.managed}/{rel_dir}")
 
-    def _prune_in(self, parent: int, name: str) -> bool:
-        try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-        except FileNotFoundError:
-            return True
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                return False  # a link or a file: not ours to remove
-            raise
-        try:
-            with os.scandir(fd) as entries:
-                subdirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
-            for sub in subdirs:
-                self._prune_in(fd, sub)
-        finally:
-            os.close(fd)
-        try:
-            os.rmdir(name, dir_fd=parent)
-        except OSError as exc:
-            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
-                return False
-            raise
-        os.fsync(parent)
-        return True
+    def database(self, name: str) -> Path:
+        """The path of the SQLite database ``name`` in the managed folder, for SQLite (which opens
+        files by path): made empty and owner-only when missing, after the layer proved that
+        the folders on the way are plain folders of this user and that the database and its
+        ``-wal``, ``-shm`` and ``-journal`` files are regular files or absent."""
+        path = self._rel(name)
+        with self._confined():
+            self.tree.create(path, mode=0o600)
+            for side in DATABASE_SIDES:
+                found = self.tree.lstat(path + side)
+                if found is not None and not stat.S_ISREG(found.st_mode):
+                    raise UnsafePath(self.tree.path(path + side), "is not a regular file")
+        return self.managed_path / name
+
+    def existing_database(self, name: str) -> Path | None:
+        """``database`` for a reader: ``None`` when there is none (nothing is made)."""
+        with self._confined():
+            found = self.tree.lstat(self._rel(name))
+        return None if found is None else self.database(name)
 
     # -- availability --------------------------------------------------------------------------
 
@@ -322,26 +185,19 @@ class SafeRoot:
         """
         where = self.managed_path
         try:
-            with self.lock(timeout=0.5):
-                dfd = self._walk([self.managed], create=True)
-                assert dfd is not None
-                try:
-                    probe = f".write-probe-{uuid.uuid4().hex[:12]}"
-                    os.close(
-                        os.open(
-                            probe,
-                            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                            0o600,
-                            dir_fd=dfd,
+            with self.lock(timeout=0.5), self._confined():
+                probe = f"{self.managed}/.write-probe-{os.urandom(6).hex()}"
+                self.tree.create(probe, mode=0o600)
+                self.tree.remove(probe)
+                with self.tree.folder(self.managed) as fd:
+                    for name in names:
+                        where = self.managed_path / name
+                        found = self.tree.lstat(f"{self.managed}/{name}")
+                        writable = found is None or os.access(
+                            name, os.W_OK, dir_fd=fd, follow_symlinks=False
                         )
-                    )
-                    os.unlink(probe, dir_fd=dfd)
-                finally:
-                    os.close(dfd)
-            for name in names:
-                where = self.managed_path / name
-                if where.exists() and not os.access(where, os.W_OK):
-                    raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+                        if not writable:
+                            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         except RootBusy:
             return  # another receiver holds it: writable, and the lock says who
         except OSError as exc:
@@ -354,33 +210,17 @@ class SafeRoot:
 
     @contextlib.contextmanager
     def lock(self, *, timeout: float = 30.0, poll: float = 0.02) -> Iterator[None]:
-        """One writer per root (rule D3.11): an flock on ``<managed>/.lock``, opened without
-        following symlinks. The kernel releases it when the holder dies."""
-        dfd = self._walk([self.managed], create=True)
-        assert dfd is not None
+        """One writer per root (rule D3.11): an flock on ``<managed>/.lock``, reached through the
+        layer (no link followed). The kernel releases it when the holder dies."""
+        held = self.tree.locked(f"{self.managed}/.lock", timeout=timeout, poll=poll)
         try:
-            try:
-                fd = os.open(
-                    ".lock",
-                    os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                    0o600,
-                    dir_fd=dfd,
-                )
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise PathRefused(f"{self.managed}/.lock is a symlink (rule 17)") from None
-                raise
-        finally:
-            os.close(dfd)
+            with self._confined():
+                held.__enter__()
+        except StoreBusy:
+            raise RootBusy(
+                f"{self.managed_path}: another writer held the lock for {timeout:.0f} s; try again"
+            ) from None
         try:
-            if not flock_within(fd, timeout, poll):
-                raise RootBusy(
-                    f"{self.managed_path}: another writer held the lock for {timeout:.0f} s; "
-                    "try again"
-                )
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
-                os.write(fd, json.dumps({"pid": os.getpid()}).encode())
             yield
         finally:
-            os.close(fd)
+            held.__exit__(None, None, None)

@@ -47,12 +47,11 @@ def status_report(
     if manifest is None:
         raw = root.read(MANIFEST_NAME)
         manifest = Manifest() if raw is None else Manifest.loads(raw)
-    if counts is None:
-        counts = queue_counts(root.managed_path / QUEUE_NAME)
-    if refusals is None:
-        refusals = recent_refusals(root.managed_path / QUEUE_NAME)
-    if retrying is None:
-        retrying = retrying_events(root.managed_path / QUEUE_NAME)
+    if counts is None or refusals is None or retrying is None:
+        queue = root.existing_database(QUEUE_NAME)
+        counts = queue_counts(queue) if counts is None else counts
+        refusals = recent_refusals(queue) if refusals is None else refusals
+        retrying = retrying_events(queue) if retrying is None else retrying
     projected = [
         {
             "path": f"{root.managed}/{path}",

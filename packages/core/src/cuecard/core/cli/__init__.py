@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import sys
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core.base._lazy import lazy_exports as _lazy_exports
 from cuecard.core.cli._command import Command as Command
 
 TYPE_CHECKING = False  # every cuecard run imports this module: typing is not worth its import
@@ -257,8 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    from cuecard.core._decoding import check_arguments
-    from cuecard.core._errors import BadInput
+    from cuecard.core.base._decoding import check_arguments
+    from cuecard.core.base._errors import BadInput
 
     try:  # every command takes text only: an argument that is not UTF-8 stops it here
         check_arguments(args_list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from cuecard.core._errors import UsageError
+from cuecard.core.base._errors import UsageError
 from cuecard.core.cli._memory_args import EVENT_KINDS, KINDS, TRIGGER_SYNTAX
 
 
@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{used} narrow a trigger clause; name its event kinds with --on")
     triggers = [{"on": list(dict.fromkeys(args.on)), **narrowing}] if args.on else []
 
-    from cuecard.core._store import Store
-    from cuecard.core._validate import validate_memory
+    from cuecard.core.store._store import Store
+    from cuecard.core.store._validate import validate_memory
 
     store = Store.open()
     now = store.now().isoformat()

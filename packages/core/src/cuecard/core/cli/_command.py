@@ -26,9 +26,17 @@ class Command:
         self.module = module
 
     def __call__(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        from cuecard.core.cli._subcommands import add_command
+        """Add this command to a group: lazily to a group made by ``add_subcommands`` (or the
+        ``cuecard`` command itself: its ``add_lazy``), else at once, with the table's help line."""
+        add_lazy = getattr(subparsers, "add_lazy", None)
+        if add_lazy is not None:
+            add_lazy(self)
+            return
+        import importlib
 
-        add_command(subparsers, self)
+        importlib.import_module(self.module).register(subparsers)
+        choice = subparsers._ChoicesPseudoAction(self.name, (), self.help)
+        subparsers._choices_actions.append(choice)
 
     def __repr__(self) -> str:
         return f"Command({self.name!r}, {self.help!r}, {self.module!r})"

@@ -9,7 +9,7 @@ from cuecard.core.cli._output import emit_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core._store import Store
+    from cuecard.core.store._store import Store
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._compiler import compile_index
-    from cuecard.core._store import Store
+    from cuecard.core.store._compiler import compile_index
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     show = sys.stderr.isatty() and not args.json
@@ -73,8 +73,8 @@ def compile_after_change(store: Store) -> None:
     """Compile the hooks' index after a command changed the memories. The change is kept
     whatever happens here: a compile that cannot run now (the store busy, a broken file of
     another memory) is named on stderr, and the next hook event compiles."""
-    from cuecard.core._compiler import compile_index
-    from cuecard.core._errors import CuecardError
+    from cuecard.core.base._errors import CuecardError
+    from cuecard.core.store._compiler import compile_index
 
     try:
         report = compile_index(store)

@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cuecard.core._decisions import Decision, Decisions
+    from cuecard.core.lifecycle._decisions import Decision, Decisions
 
 VERBS = {
     "accept": "Accept what REF names: a candidate or revision goes live (a revision supersedes "
@@ -76,7 +76,7 @@ def _is_vault(ref: str) -> bool:
 
 def decide(desk: Decisions, verb: str, ref: str, reason: str = "") -> Decision:
     """Carry out ``verb`` on what ``ref`` names."""
-    from cuecard.core._errors import NotFound, UsageError
+    from cuecard.core.base._errors import NotFound, UsageError
 
     kind, _, name = ref.partition(":")
     if not name and kind not in ("inbox", "pending"):

@@ -8,7 +8,7 @@ from cuecard.core.cli._output import emit_json
 
 
 def _description() -> str:
-    from cuecard.core._doctor import KEYS
+    from cuecard.core.doctor._doctor import KEYS
 
     keys = "; ".join(f"{k}: {v}" for k, v in KEYS.items())
     return (
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._doctor import diagnose
+    from cuecard.core.doctor._doctor import diagnose
 
     report = diagnose(home=Path.home())
     if args.json:

@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._export import export_rules
-    from cuecard.core._store import Store
+    from cuecard.core.lifecycle._export import export_rules
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     out = Path(args.out).expanduser() if args.out else store.root

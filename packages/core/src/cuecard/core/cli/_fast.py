@@ -85,7 +85,7 @@ def fast_command(argv: list[str]) -> Callable[[], int] | None:
     query, limit, vault, as_json = parsed
 
     def run() -> int:
-        from cuecard.core._errors import CuecardError
+        from cuecard.core.base._errors import CuecardError
 
         try:
             from cuecard.core.cli import _search

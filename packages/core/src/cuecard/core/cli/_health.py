@@ -9,7 +9,7 @@ from cuecard.core.cli._output import emit_json
 
 
 def _description() -> str:
-    from cuecard.core._health import KEYS, MEMORY_KEYS
+    from cuecard.core.lifecycle._health import KEYS, MEMORY_KEYS
 
     keys = "; ".join(f"{k}: {v}" for k, v in KEYS.items() if k != "memories")
     per = "; ".join(f"{k}: {v}" for k, v in MEMORY_KEYS.items())
@@ -115,8 +115,8 @@ def _render(report: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._health import health_report
-    from cuecard.core._store import Store
+    from cuecard.core.lifecycle._health import health_report
+    from cuecard.core.store._store import Store
 
     report = health_report(Store.open())
     if args.json:

@@ -44,9 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._errors import UsageError
-    from cuecard.core._import import import_rules
-    from cuecard.core._store import Store
+    from cuecard.core.base._errors import UsageError
+    from cuecard.core.lifecycle._import import import_rules
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     source = Path(args.source).expanduser() if args.source else None

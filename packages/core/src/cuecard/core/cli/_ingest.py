@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._ingest import ingest_file
-    from cuecard.core._store import Store
     from cuecard.core.engine._text import redact
+    from cuecard.core.lifecycle._ingest import ingest_file
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     files = args.files or sorted(str(p) for p in store.inbox_dir.glob("*.json"))

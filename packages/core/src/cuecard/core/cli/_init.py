@@ -34,9 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import UsageError
-    from cuecard.core._store import Store
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.engine._paths import find_root, opted_in
+    from cuecard.core.store._store import Store
 
     root = Path(args.path)
     if not root.is_dir():
@@ -82,6 +82,6 @@ def _migrate_deltadictum(root: Path) -> int | None:
     dd = root / ".dd"
     if not ((dd / "atoms").is_dir() or (dd / "candidates").is_dir()):
         return None
-    from cuecard.core._migrate import migrate
+    from cuecard.core.lifecycle._migrate import migrate
 
     return len(migrate(root, root).converted)

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._store import Store
+    from cuecard.core.store._store import Store
 
     memories, problems = Store.open().load()
     if args.status:

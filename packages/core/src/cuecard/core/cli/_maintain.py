@@ -9,7 +9,9 @@ from cuecard.core.cli._output import emit_json
 
 _KEYS = (
     "ran (false, alone, when --if-due found the last run less than a day old), "
-    "ran_at (Unix seconds), sessions_rolled, sessions_pruned, deliveries_rolled, "
+    "ran_at (Unix seconds), sessions_rolled, sessions_pruned, sessions_left (idle session "
+    "folders without cuecard's marker, kept), sessions_failed (list of {folder, error}: "
+    "idle folders cuecard marked whose deletion failed partway), deliveries_rolled, "
     "ingestions_rolled, retired (list of {id, title, sessions}), similarity (live memories "
     "indexed), compiled (whether the trigger index was rebuilt), seconds"
 )
@@ -21,7 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Maintenance, run detached from session start at most once a day and by hand: session "
             "files under .cuecard/local/ are rolled up into .cuecard/local/telemetry.sqlite and "
-            "pruned after seven idle days; an active memory whose paths were touched in at least "
+            "pruned after seven idle days (only folders holding cuecard's marker); an active "
+            "memory whose paths were touched in at least "
             "retire.after_sessions sessions (config.json, default 20) without it firing is "
             "archived (the file stays) unless a person reviewed or wrote it or a pending "
             "candidate revises it; the similarity index used by ingestion and the review UI is "
@@ -53,9 +56,10 @@ def _bar(name: str, done: int, total: int) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from cuecard.core._maintain import maintain
-    from cuecard.core._store import Store
+    from cuecard.core.base._confined import MARKER
     from cuecard.core.engine._schedule import DUE_EVERY, last_run
+    from cuecard.core.lifecycle._maintain import maintain
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     if args.if_due:
@@ -82,6 +86,26 @@ def run(args: argparse.Namespace) -> int:
         f"{report.deliveries_rolled} deliveries, {report.ingestions_rolled} ingestions",
         file=sys.stderr,
     )
+    if report.sessions_left:
+        print(
+            f"left {len(report.sessions_left)} idle session folders under "
+            f"{store.local_dir / 'sessions'} that cuecard cannot prove it made (no "
+            f"{MARKER} in them: made by an older cuecard, or not by cuecard): "
+            f"{', '.join(report.sessions_left[:5])}"
+            f"{' …' if len(report.sessions_left) > 5 else ''}; delete them by hand once you "
+            "have looked",
+            file=sys.stderr,
+        )
+    if report.sessions_failed:
+        failed = report.sessions_failed
+        named = "; ".join(f"{item['folder']} ({item['error']})" for item in failed[:5])
+        print(
+            f"could not finish deleting {len(failed)} idle session folders under "
+            f"{store.local_dir / 'sessions'} that cuecard made: {named}"
+            f"{' …' if len(failed) > 5 else ''}; their summaries are kept in telemetry.sqlite "
+            "and the next maintenance tries again (or delete them by hand)",
+            file=sys.stderr,
+        )
     for item in report.retired:
         print(
             f"retired {item['id'][:8]} {item['title']!r}: paths touched in {item['sessions']} "

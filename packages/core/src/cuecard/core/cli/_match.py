@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from cuecard.core._errors import UsageError
+from cuecard.core.base._errors import UsageError
 from cuecard.core.cli._output import emit_json
 
 EVENT_KINDS = ("prompt", "read", "edit", "write", "run", "search")
@@ -102,10 +102,10 @@ def _event(args: argparse.Namespace, root: str) -> object:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._store import Store
     from cuecard.core.engine._engine import handle
     from cuecard.core.engine._event import Event
     from cuecard.core.engine._limits import INLINE_LIMITS, hook_limit
+    from cuecard.core.store._store import Store
 
     store = Store.open()
     event = _event(args, str(store.root))

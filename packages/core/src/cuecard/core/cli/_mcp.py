@@ -36,8 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import re
 
-    from cuecard.core._errors import UsageError
-    from cuecard.core._mcp_server import serve
+    from cuecard.core.base._errors import UsageError
+    from cuecard.core.service._mcp_server import serve
 
     if not re.fullmatch(r"[a-z][a-z0-9-]{0,31}", args.agent):
         raise UsageError(f"--agent {args.agent[:40]!r}: lowercase letters, digits and -")

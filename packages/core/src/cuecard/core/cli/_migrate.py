@@ -55,8 +55,8 @@ def _toplevel() -> Path | None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._migrate import migrate
     from cuecard.core.engine._paths import find_root
+    from cuecard.core.lifecycle._migrate import migrate
 
     root = find_root() or _toplevel() or Path.cwd().resolve()
     source = Path(args.source).expanduser().resolve() if args.source else root

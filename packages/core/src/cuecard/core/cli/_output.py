@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from cuecard.core._errors import CuecardError, UsageError, ValidationError
+from cuecard.core.base._errors import CuecardError, UsageError, ValidationError
 
 __all__ = ["CLOSED_PIPE", "closed_pipe", "emit_json", "error", "run_command"]
 

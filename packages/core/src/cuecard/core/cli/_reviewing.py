@@ -7,7 +7,7 @@ import argparse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core._decisions import Decisions
+    from cuecard.core.lifecycle._decisions import Decisions
 
 __all__ = ["REFS", "add_common", "decisions"]
 
@@ -43,10 +43,10 @@ def decisions(args: argparse.Namespace, *, need_vault: bool = False) -> Decision
     """Core's ``Decisions`` for this project, the person and the vault the settings name."""
     import getpass
 
-    from cuecard.core._decisions import Decisions
-    from cuecard.core._errors import UsageError
-    from cuecard.core._store import Store
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.cli.vault._open import notice
+    from cuecard.core.lifecycle._decisions import Decisions
+    from cuecard.core.store._store import Store
     from cuecard.core.vault._location import resolve_vault_location
 
     store = Store.open()

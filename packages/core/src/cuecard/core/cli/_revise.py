@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.cli._output import emit_json
     from cuecard.core.cli._reviewing import decisions
 

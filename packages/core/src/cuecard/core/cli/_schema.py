@@ -20,15 +20,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.name == "memory":
-        from cuecard.core._memory import Memory
+        from cuecard.core.store._memory import Memory
 
         emit_json(Memory.model_json_schema())
     elif args.name == "proposal":
-        from cuecard.core._proposal import proposal_schema
+        from cuecard.core.store._proposal import proposal_schema
 
         emit_json(proposal_schema())
     else:
-        from cuecard.core._config import ProjectConfig
+        from cuecard.core.store._config import ProjectConfig
 
         emit_json(ProjectConfig.model_json_schema())
     return 0

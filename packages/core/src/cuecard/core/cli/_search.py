@@ -35,7 +35,7 @@ def _search(
     settings: Settings | None = None,
 ) -> Found:
     """What the vault at ``location`` finds for ``query``, through the backend interface."""
-    from cuecard.core.vault._backend import open_backend
+    from cuecard.core.vault._factory import open_backend
 
     with open_backend(location) as backend:
         return backend.search(query, limit, mode=mode, explain=explain, settings=settings)
@@ -67,7 +67,7 @@ def run_search(
 
 
 def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> int:
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.recall._project import project_index, project_root
     from cuecard.core.vault._location import resolve_vault_location
     from cuecard.core.vault._render import DATA_LINE, hit_json, safe, wrap
@@ -75,9 +75,16 @@ def run_recall(vault_arg: str | None, query: str, limit: int, as_json: bool) -> 
     project_hits: list[Hit] = []
     root = project_root()
     if root is not None:
+        from cuecard.core.base._confined import UnsafePath
+
         index = project_index(root)
-        index.sync()
-        project_hits = index.search(query, limit)
+        try:
+            index.sync()
+            project_hits = index.search(query, limit)
+        except UnsafePath as exc:  # a linked .cuecard/local: left alone, said; the vault answers
+            sys.stderr.write(f"cuecard: project memories not searched: {exc}\n")
+        finally:
+            index.close()
     try:
         vault_root: str | None = resolve_vault_location(vault_arg)
     except UsageError:

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._store import Store
+    from cuecard.core.store._store import Store
 
     memory = Store.open().get(args.id)
     if args.json:

@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "project that opted in, as list does. --json prints keys: "
             "opted_in, root, project_id, memories (counts by status), live, inbox (proposals "
             "waiting), problems, setup (what this person must run before the project's Codex "
-            "or Grok Build hooks run here: a list of {harness, reason, run})."
+            "or Grok Build hooks run here, or its Claude Code hooks in a subfolder: a list of "
+            "{harness, reason, run})."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -27,8 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cuecard.core._hookcheck import setup_steps
-    from cuecard.core._store import Store, find_root
+    from cuecard.core.doctor._hookcheck import setup_steps
+    from cuecard.core.store._store import Store, find_root
 
     root = find_root()
     if root is None:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(root)
     config = store.config()
     memories, problems = store.load()
-    from cuecard.core._store_findings import unsafe_store_entries
+    from cuecard.core.lifecycle._store_findings import unsafe_store_entries
 
     problems = [f"{line}: cuecard reads and writes nothing through it" for line in
                 unsafe_store_entries(root)] + problems  # fmt: skip
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         "live": counts["active"] + counts["contested"],
         "inbox": len(inbox),
         "problems": problems,
-        "setup": setup_steps(store.root, Path.home()),  # Codex, Grok: trust by path
+        "setup": setup_steps(store.root, Path.home()),  # trust by path; Claude's subfolders
     }
     if args.json:
         emit_json(summary)

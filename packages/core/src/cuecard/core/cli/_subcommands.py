@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-__all__ = ["LazySubParsers", "add_command", "add_subcommands", "load_everything"]
+__all__ = ["LazySubParsers", "add_subcommands", "load_everything"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,21 +86,8 @@ def add_subcommands(
     """Give ``parser`` the subcommands of a table, each module imported only when chosen."""
     sub = parser.add_subparsers(action=LazySubParsers, dest=dest, metavar=metavar, **kwargs)
     for command in commands:
-        add_command(sub, command)
+        command(sub)
     return cast(LazySubParsers, sub)
-
-
-def add_command(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], command: Command
-) -> None:
-    """Add ``command`` to a group: lazily to a group made by ``add_subcommands`` (or the
-    ``cuecard`` command itself), else at once, with the table's help line."""
-    if isinstance(subparsers, LazySubParsers):
-        subparsers.add_lazy(command)
-        return
-    importlib.import_module(command.module).register(subparsers)
-    choice = subparsers._ChoicesPseudoAction(command.name, (), command.help)
-    subparsers._choices_actions.append(choice)
 
 
 def load_everything(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ imports only the module that defines it.
 
 from __future__ import annotations
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core.base._lazy import lazy_exports as _lazy_exports
 
 # Not `from typing import ...`: importing this module must cost nothing.
 TYPE_CHECKING = False

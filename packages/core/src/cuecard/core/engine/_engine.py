@@ -33,7 +33,7 @@ def load_index(root: str, *, rebuild: bool = False) -> Index | None:
     index = None if rebuild else Index.read(root)
     if index is not None and index.fresh(root):
         return index
-    from cuecard.core._compiler import compile_project  # the engine's one way out (pyproject)
+    from cuecard.core.store._compiler import compile_project  # the engine's one way out (pyproject)
 
     compile_project(root)
     return Index.read(root)

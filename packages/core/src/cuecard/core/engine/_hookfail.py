@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing stays out of the hook's imports
 if TYPE_CHECKING:
     from typing import Any
 
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
 __all__ = ["FILE", "clear_failure", "clear_failures", "read_failures", "record_failure"]
 
@@ -32,7 +32,7 @@ _REL = f".cuecard/local/{FILE}"
 
 
 def _tree(root: str) -> Tree:
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
     return Tree(root)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 
-from cuecard.core._confined import Tree
+from cuecard.core.base._confined import Tree
 from cuecard.core.engine._table import Table
 
 TYPE_CHECKING = False

@@ -13,7 +13,7 @@ import os
 import re
 import time
 
-from cuecard.core._confined import UnsafePath
+from cuecard.core.base._confined import UnsafePath
 from cuecard.core.engine._paths import local_tree
 
 TYPE_CHECKING = False

@@ -10,7 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
 __all__ = [
     "STORE_DIR",
@@ -56,7 +56,7 @@ def store_problem(folder: str) -> str | None:
     (``cuecard.core.fs.Tree``) when they are used; an inbox that is a link is refused by
     ingestion, proposal by proposal, with the reason. One walk by descriptor: a few ``fstatat``
     calls on the hook's path."""
-    from cuecard.core._confined import Tree, describe
+    from cuecard.core.base._confined import Tree, describe
 
     tree = Tree(folder)
     for parent, children in _SPINE.items():
@@ -111,7 +111,7 @@ def local_tree(local_dir: str) -> tuple[Tree, str]:
     """The confined tree a store's local folder (given by its path) is reached through: the
     project root, trusted as found, and ``.cuecard/local`` below it, opened folder by folder
     without following a link. A folder of another shape is its own tree."""
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
     head, local = os.path.split(os.path.normpath(local_dir))
     root, store = os.path.split(head)

@@ -1,7 +1,8 @@
 """When maintenance is due: what a harness's session start calls, on the hook's path.
 
-``maintain_if_due(root)`` spawns ``cuecard maintain`` (``cuecard.core._maintain``) detached from
-the session at most once a day and returns at once; ``last_run`` reads when it last finished.
+``maintain_if_due(root)`` spawns ``cuecard maintain`` (``cuecard.core.lifecycle._maintain``)
+detached from the session at most once a day and returns at once; ``last_run`` reads when it last
+finished.
 Standard library only.
 """
 
@@ -32,7 +33,7 @@ _LOCAL = ".cuecard/local"
 
 def last_run(root: str) -> float | None:
     """When maintenance last finished in the project at ``root`` (Unix seconds), or ``None``."""
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
     try:
         value = json.loads(Tree(root).read_bytes(f"{_LOCAL}/{STAMP}", 64 * 1024)).get("ran_at")
@@ -75,7 +76,7 @@ def maintain_if_due(
     Returns whether it spawned one. Never raises: a session start must not fail on this.
     """
     try:
-        from cuecard.core._confined import Tree
+        from cuecard.core.base._confined import Tree
 
         tree = Tree(root)
         if not opted_in(root):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from cuecard.core._confined import Tree
+    from cuecard.core.base._confined import Tree
 
 __all__ = ["Table", "crc32", "json_string", "write_encoded_table", "write_table"]
 
@@ -101,7 +101,7 @@ def _write(tree: Tree | None, path: str, head: bytes, blocks: list[bytes]) -> No
     """Write a table through the confined layer: at ``path`` of ``tree``, or without one at a
     plain path (its folder trusted as given, the file itself replaced, never written through)."""
     if tree is None:
-        from cuecard.core._confined import Tree
+        from cuecard.core.base._confined import Tree
 
         tree, path = Tree(os.path.dirname(path) or "."), os.path.basename(path)
     tree.write(path, head + b"".join(blocks), durable=False)

@@ -16,12 +16,24 @@ import sqlite3
 from array import array
 from collections.abc import Callable, Iterator
 
+from cuecard.core.base._confined import Tree
 from cuecard.core.recall._scoring import ints
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # types only: _index imports this module, and this one the loader lazily
-    from cuecard.core.recall._index import Entry, RecallIndex
+if TYPE_CHECKING:  # types only: this module imports the loader lazily
+    from typing import Protocol
+
     from cuecard.core.recall._loader import Loader
+    from cuecard.core.recall._values import Entry, Ranking
+
+    class Indexed(Protocol):
+        """What a synchronisation reads of the index it writes (a ``RecallIndex``, which
+        imports this module: naming it here would close a circle)."""
+
+        root: str
+        ranking: Ranking
+        _extract: Callable[[str, str], list[Entry]]
+        _now_ns: Callable[[], int]
 
     # What ``_prepare`` gives: a file's stat signature and SHA-256 and, when its content is not
     # the one known, its entries, each with its hash.
@@ -44,7 +56,7 @@ def encode(values: list[int]) -> bytes:
 
 
 def apply_changes(
-    index: RecallIndex,
+    index: Indexed,
     w: sqlite3.Connection,
     rows: dict[str, FileRow],
     todo: list[str],
@@ -98,32 +110,40 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _prepared(
-    index: RecallIndex, rows: dict[str, FileRow], todo: list[str], signature: Signature
+    index: Indexed, rows: dict[str, FileRow], todo: list[str], signature: Signature
 ) -> Iterator[tuple[str, int, Prepared | None]]:
     """Each of ``todo`` read (and extracted, when changed), in order, with the time taken just
     before it was read."""
+    tree = Tree(index.root)
     for rel in todo:
         read_ns = index._now_ns()
         known = rows[rel][0] if rel in rows else None
-        path = os.path.join(index.root, rel)
-        yield rel, read_ns, _prepare(path, rel, known, index._extract, signature)
+        yield rel, read_ns, _prepare(tree, rel, known, index._extract, signature)
 
 
 def _prepare(
-    path: str,
+    tree: Tree,
     rel: str,
     known: str | None,
     extract: Callable[[str, str], list[Entry]],
     signature: Signature,
 ) -> Prepared | None:
-    """Read ``path`` (``rel`` in the index) and, unless its SHA-256 is ``known``, extract its
-    entries; ``None`` if it cannot be read."""
+    """Read ``rel`` of ``tree`` (by descriptor: no link followed, no FIFO or device opened) and,
+    unless its SHA-256 is ``known``, extract its entries; ``None`` if it cannot be read."""
     try:
-        st = os.stat(path)
-        with open(path, "rb") as handle:
-            data = handle.read()
+        handle = tree.open_read(rel)
     except OSError:
         return None
+    try:
+        st = os.fstat(handle)
+        chunks = []
+        while chunk := os.read(handle, 1 << 20):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
     sha = hashlib.sha256(data).hexdigest()
     if sha == known:
         return signature(st), sha, None

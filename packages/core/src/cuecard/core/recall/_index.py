@@ -24,12 +24,16 @@ import contextlib
 import math
 import os
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
+from cuecard.core.base._confined import Tree, UnsafePath, describe
+from cuecard.core.recall._dates import date_terms
+from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours, with_prior
 from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
+from cuecard.core.recall._values import Entry, Ranking
 
 TYPE_CHECKING = False  # the cold search imports no typing
 if TYPE_CHECKING:
@@ -50,12 +54,12 @@ __all__ = [
 # The postings' blocks hold native integers: the byte order is part of the version.
 SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
-# An entry gains this share of the best score among the entries next to it (up to
-# ``_scoring.NEIGHBOUR_WINDOW`` entries away, the share divided by the distance); tuned on
-# tools/bench/recall_quality.py.
-NEIGHBOUR_SHARE = 0.5
 # The best entries whose neighbours are looked at (at least; three times the limit if more).
 POOL = 24
+# The idf of a term that half the entries or more hold (BM25's would be 0 or below).
+FLOOR = 1e-6
+# The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
+PRIOR_POOL = 60
 # Among this many best entries, those that name every plain query word exactly as typed rank
 # first (in their order): with stemming, an entry may hold all the words' other forms and
 # outscore the one a known-item query copies (tools/bench/recall.py's known-item MRR fell below
@@ -73,53 +77,18 @@ POSTINGS_HELD = 4_000_000
 BLOCK = 2048
 
 
-class Ranking:
-    """How an index tokenises and ranks; the defaults are cuecard's search.
-
-    - ``content``: a query drops its English function words ("what", "did", "how").
-    - ``stem``: plain English words are stemmed (``cuecard.core.engine._words.stem``), in entries
-      and queries alike.
-    - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
-    - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
-    - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
-      plain query word as typed rank first.
-    """
-
-    __slots__ = ("content", "context", "exact", "neighbours", "stem")
-
-    def __init__(
-        self,
-        *,
-        content: bool = True,
-        stem: bool = True,
-        context: bool = True,
-        neighbours: float = NEIGHBOUR_SHARE,
-        exact: bool = True,
-    ) -> None:
-        self.content = content
-        self.exact = exact
-        self.stem = stem
-        self.context = context
-        self.neighbours = neighbours
-
-    def tag(self) -> str:
-        """What changes the stored index (a change rebuilds it)."""
-        return f"s{int(self.stem)}c{int(self.context)}"
-
-
-class Entry:
-    """One searchable unit of a file: ``key`` (a fact or memory id), ``text`` (what a result
-    shows, already redacted), ``terms`` (what is tokenised; ``text`` when empty) and
-    ``context`` (words about it outside it, such as its note's headings; indexed with it when
-    the ranking says so)."""
-
-    __slots__ = ("context", "key", "terms", "text")
-
-    def __init__(self, key: str, text: str, terms: str = "", context: str = "") -> None:
-        self.key = key
-        self.text = text
-        self.terms = terms
-        self.context = context
+def _texts(
+    conn: sqlite3.Connection, ids: list[int], rows: dict[int, tuple[str, str, str]]
+) -> dict[int, tuple[str, str, str]]:
+    """``rows`` with the path, key and text of each of ``ids`` added."""
+    if ids:
+        for ident, path, key, text in conn.execute(
+            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
+            f"({','.join('?' * len(ids))})",
+            ids,
+        ):
+            rows[int(ident)] = (str(path), str(key), str(text))
+    return rows
 
 
 class Hit:
@@ -234,8 +203,13 @@ class RecallIndex:
         rules: str = "",
         ranking: Ranking | None = None,
         notify: Callable[[str], None] | None = None,
+        db_tree: Tree | None = None,
     ) -> None:
         self.db_path = os.fspath(db_path)
+        self._db_tree = db_tree
+        """The folder the database lies under when it is not cuecard's own (a project's
+        ``.cuecard/``): its folders are made, and the database checked and removed, through it;
+        else the database's own folder is the tree's base."""
         self.notify = notify or _say
         self.root = os.fspath(root)
         self._list_files = list_files
@@ -255,7 +229,13 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        os.makedirs(os.path.dirname(self.db_path) or ".", exist_ok=True)
+        tree, rel = self._db_place()
+        folder = rel.rpartition("/")[0]
+        tree.mkdirs(folder)
+        st = tree.lstat(rel)
+        if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            # a link, FIFO or device is never opened (a folder SQLite cannot open: healed)
+            raise UnsafePath(self.db_path, f"is {describe(st.st_mode)}, not a regular file")
         conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -329,13 +309,23 @@ class RecallIndex:
             f"rebuilding it from {self.root}"
         )
 
+    def _db_place(self) -> tuple[Tree, str]:
+        """The tree the database lies in and its path there (``/``-separated)."""
+        if self._db_tree is None:
+            folder = os.path.dirname(self.db_path) or "."
+            os.makedirs(folder, exist_ok=True)  # cuecard's own cache folder, named by the caller
+            return Tree(folder), os.path.basename(self.db_path)
+        base = self._db_tree.base
+        return self._db_tree, os.path.relpath(self.db_path, base).replace(os.sep, "/")
+
     def _remove(self) -> None:
+        """Delete the database's files (a link itself, never what it names)."""
+        tree, rel = self._db_place()
         for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.db_path + suffix)
+            tree.remove(rel + suffix)
 
     def _unfixable(self, exc: sqlite3.DatabaseError) -> Exception:
-        from cuecard.core._errors import CacheError
+        from cuecard.core.base._errors import CacheError
 
         return CacheError(
             f"the recall index {self.db_path} cannot be read ({exc}) and rebuilding it from "
@@ -398,7 +388,7 @@ class RecallIndex:
         try:
             self._remove()
         except OSError as exc:
-            from cuecard.core._errors import CacheError
+            from cuecard.core.base._errors import CacheError
 
             raise CacheError(
                 f"the recall index {self.db_path} cannot be deleted ({exc.strerror}): "
@@ -443,6 +433,8 @@ class RecallIndex:
     def _search(self, query: str, limit: int) -> list[Hit]:
         ranking = self.ranking
         terms = query_tokens(query, content=ranking.content, stem=ranking.stem)
+        if ranking.dates:
+            terms = list(dict.fromkeys(terms + date_terms(query)))
         if not terms or limit < 1:
             return []
         conn = self._connect()
@@ -471,37 +463,35 @@ class RecallIndex:
         caps: dict[str, float] = {}
         for term in present:
             df, tf, length = found[term]
-            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), 1e-6) * (K1 + 1)
+            weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), FLOOR) * (K1 + 1)
             # No entry gets more of the term than its highest frequency in its shortest entry.
             caps[term] = weights[term] * tf / (tf + flat + slope * length)
-        share = ranking.neighbours
-        pool = max(limit * 3, POOL) if share > 0 else limit
+        share, prior = ranking.neighbours, ranking.prior
+        wide = share > 0 or prior > 0
+        pool = max(limit * 3, PRIOR_POOL if prior > 0 else POOL) if wide else limit
         order = sorted(present, key=lambda term: (found[term][0], term))
         ranked = max_score(conn, order, weights, caps, avgdl, limit, pool)
         if not ranked:
             return []
         if share > 0:
             ranked = with_neighbours(conn, ranked, weights, avgdl, share)
-        ranked = ranked[: max(limit, EXACT_WINDOW)]
-        rows: dict[int, tuple[str, str, str]] = {}
-        for ident, path, key, text in conn.execute(
-            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
-            f"({','.join('?' * len(ranked))})",
-            [d for d, _ in ranked],
-        ):
-            rows[ident] = (path, key, text)
-        exact_first = ranking.stem and ranking.exact
-        words = exact_words(query, content=ranking.content) if exact_first else []
-        if words:  # (exact forms first: among the best, an entry naming every word as typed)
-            exact = {
-                d
-                for d, _ in ranked[:EXACT_WINDOW]
-                if d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
-            }
-            if exact:
-                ranked = [r for r in ranked if r[0] in exact] + [
-                    r for r in ranked if r[0] not in exact
-                ]
+        rows = _texts(conn, [d for d, _ in ranked[: max(limit, EXACT_WINDOW)]], {})
+        words = exact_words(query, content=ranking.content) if ranking.stem else []
+        exact = {
+            d
+            for d, _ in ranked[:EXACT_WINDOW]
+            if words and d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
+        }
+        if exact and ranking.exact:  # (exact forms first: among the best, an entry naming
+            # every word as typed)
+            ranked = [r for r in ranked if r[0] in exact] + [r for r in ranked if r[0] not in exact]
+        elif not exact and prior > 0:  # (no entry names the query: a question, not an item)
+            # When every query term is in half the entries or more (a person's name in their
+            # conversation, every term of a tiny vault), BM25 weighs nothing: the entries that
+            # hold more of the terms come first, the prior orders those alike.
+            common = max(weights.values()) <= FLOOR * (K1 + 1)
+            ranked = with_prior(conn, ranked, prior, present if common else None)
+            rows = _texts(conn, [d for d, _ in ranked[:limit] if d not in rows], rows)
         return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
 
     def counts(self) -> dict[str, int]:

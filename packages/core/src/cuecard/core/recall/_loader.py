@@ -20,13 +20,13 @@ from array import array
 from collections import Counter, defaultdict
 from itertools import chain
 
-from cuecard.core._fsio import crash_point
+from cuecard.core.base._fsio import crash_point
 from cuecard.core.recall._tokens import MAX_TOKEN as _MAX
 from cuecard.core.recall._tokens import finish, run_raw
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cuecard.core.recall._index import Entry, Ranking
+    from cuecard.core.recall._values import Entry, Ranking
 
 __all__ = ["Loader", "TokenMemo"]
 

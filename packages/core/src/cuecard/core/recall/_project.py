@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from cuecard.core.base._confined import Tree
 from cuecard.core.engine._paths import opted_in
 from cuecard.core.recall._index import Entry, RecallIndex
 
@@ -28,15 +29,14 @@ def project_root(start: str | None = None) -> str | None:
         here = parent
 
 
-def _list(memories: str) -> list[str]:
+def _list(root: str) -> list[str]:
+    """The memory files of the project at ``root`` (none when ``.cuecard/`` or its
+    ``memories/`` is a link or not a plain folder: walked by descriptor)."""
     try:
-        return sorted(
-            e.name
-            for e in os.scandir(memories)
-            if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
-        )
+        entries = Tree(root).entries(".cuecard/memories")
     except OSError:
         return []
+    return [name for name, kind in entries if name.endswith(".json") and kind == "file"]
 
 
 def _extract(rel: str, text: str) -> list[Entry]:
@@ -73,7 +73,8 @@ def project_index(root: str) -> RecallIndex:
     return RecallIndex(
         os.path.join(root, ".cuecard", "local", "recall.sqlite3"),
         memories,
-        lambda: _list(memories),
+        lambda: _list(root),
         _extract,
         rules="project-1",
+        db_tree=Tree(root),
     )

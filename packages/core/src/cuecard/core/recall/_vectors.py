@@ -32,7 +32,7 @@ BATCH = 64
 
 
 def _install() -> str:
-    from cuecard.core._pip import pip_command
+    from cuecard.core.base._pip import pip_command
 
     return f"install the extra: {pip_command('cuecard-core[vectors]')}"
 
@@ -113,7 +113,18 @@ DIM = 384
 
 
 def _store(index_path: str) -> sqlite3.Connection:
-    path = os.path.join(os.path.dirname(index_path) or ".", "vectors.sqlite3")
+    """The vector store beside the recall index: a link, FIFO or device in its place is refused
+    (``UnsafePath``), and a damaged store is removed through the confined layer."""
+    import stat
+
+    from cuecard.core.base._confined import Tree, UnsafePath, describe
+
+    folder = os.path.dirname(index_path) or "."
+    path = os.path.join(folder, "vectors.sqlite3")
+    tree = Tree(folder)
+    st = tree.lstat("vectors.sqlite3")
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise UnsafePath(path, f"is {describe(st.st_mode)}, not a regular file")
     for attempt in (1, 2):
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
         try:
@@ -130,8 +141,7 @@ def _store(index_path: str) -> sqlite3.Connection:
             if attempt == 2:
                 raise
             for suffix in ("", "-wal", "-shm", "-journal"):
-                if os.path.exists(path + suffix):
-                    os.remove(path + suffix)
+                tree.remove("vectors.sqlite3" + suffix)
     raise AssertionError("unreachable")
 
 

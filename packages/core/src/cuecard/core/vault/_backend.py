@@ -1,20 +1,14 @@
 """The vault backend interface: what every ``cuecard vault`` command asks of a vault.
 
-Two implementations behind one interface: ``folder.FolderBackend`` is the Markdown folder (the
-embedded default: notes, an inbox folder, a pending-list file, a conflict file, under a lock
-file); ``postgres.PgBackend`` is a PostgreSQL database that many machines share, selected by a
-``postgresql://`` URL in the vault setting. Commands open one with ``open_backend`` and never ask
-which they hold; where the two store things differently (the pending list is a file or a table),
-``places`` names where, for messages. This module imports a backend's package only when one is
-opened, and only that one: the cold search path opens a folder vault with the standard library
-alone, and psycopg is imported only for a database.
+A protocol only: it names no implementation (``_factory.open_backend`` chooses one). Commands
+never ask which backend they hold; where the two store things differently (the pending list is
+a file or a table), ``places`` names where, for messages.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from datetime import date
     from typing import Any, Protocol, Self
 
@@ -30,11 +24,10 @@ if TYPE_CHECKING:
         Shown,
     )
     from cuecard.core.vault._settings import Settings
-    from cuecard.core.vault.folder._vault import Vault
 else:
     Protocol = object  # the interface is for type checkers; at run time, a plain base class
 
-__all__ = ["Backend", "open_backend"]
+__all__ = ["Backend"]
 
 
 class Backend(Protocol):
@@ -130,24 +123,3 @@ class Backend(Protocol):
     def digest(self, config: DigestConfig, *, dry_run: bool, limit: int | None) -> dict[str, Any]:
         """Digest new session-archive text into one submission (see ``_digest``)."""
         ...
-
-
-def _mirror(vault: Vault) -> None:
-    """After a folder vault's change: copy its notes to the mirror database, when one is set."""
-    from cuecard.core.vault.transfer._mirror import after_change
-
-    after_change(vault)
-
-
-def open_backend(location: str, *, notify: Callable[[str], None] | None = None) -> Backend:
-    """The vault at a folder path or a ``postgresql://`` URL (schema checked). ``notify`` gets
-    the lines a folder vault has for the user (waiting for its lock, a mirror not updated)."""
-    from cuecard.core.vault._location import is_database_url
-
-    if is_database_url(location):
-        from cuecard.core.vault.postgres._backend import PgBackend
-
-        return PgBackend.open(location)
-    from cuecard.core.vault.folder._backend import FolderBackend
-
-    return FolderBackend.open(location, on_change=_mirror, notify=notify)

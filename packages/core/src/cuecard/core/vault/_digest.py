@@ -36,7 +36,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from cuecard.core._errors import ConfigError, CuecardError
+from cuecard.core.base._errors import ConfigError, CuecardError
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -252,7 +252,7 @@ def _httpx_post(
     try:
         import httpx
     except ImportError:
-        from cuecard.core._pip import pip_command
+        from cuecard.core.base._pip import pip_command
 
         raise ConfigError(
             "vault digest needs httpx: install the extra with "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from cuecard.core._errors import CuecardError
+from cuecard.core.base._errors import CuecardError
 
 __all__ = ["NotAVault", "VaultBusy", "VaultError", "VaultExists", "database_error"]
 

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core._errors import ConfigError, UsageError
+from cuecard.core.base._errors import ConfigError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from cuecard.core.base._confined import Tree
+
 __all__ = [
     "VAULT_ENV",
     "cache_home",
+    "cache_tree",
     "check_database_url",
     "is_database_url",
     "resolve_vault_location",
@@ -37,6 +40,16 @@ def cache_home() -> str:
     """Where derived per-machine data lives (recall indexes, use records)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "cuecard")
+
+
+def cache_tree(folder: str | os.PathLike[str]) -> Tree:
+    """This machine's cache folder ``folder`` of one vault (made when missing), as the base of
+    a ``cuecard.core.fs.Tree``: the folder is cuecard's own, under the user's cache home; what
+    lies below it (index, mirror files, cursor, use records) is reached through the layer."""
+    from cuecard.core.base._confined import Tree
+
+    os.makedirs(folder, exist_ok=True)
+    return Tree(folder)
 
 
 def _from_config(path: str) -> str | None:

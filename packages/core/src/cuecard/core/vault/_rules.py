@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import date
 
-from cuecard.core._errors import UsageError, ValidationError
+from cuecard.core.base._errors import UsageError, ValidationError
 from cuecard.core.engine._secrets import find_secret, redact
 from cuecard.core.engine._text import neutralise, strip_invisibles, unsafe_reason
 from cuecard.core.vault._facts import (

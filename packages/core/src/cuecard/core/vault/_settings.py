@@ -11,11 +11,11 @@ scan. The settings come from the ``[recall]`` table of the user config (``config
   fitted on the dev split of tools/bench/recall_conversation_set.json (``recall_quality.py
   --fit``): the weights and constant that keep hybrid at or above the default search on every
   question kind, with and without vectors, then rank best overall. The concept graph alone
-  ranks below BM25 there, so the fusion trusts it little.
+  ranks far below BM25 there, so the fusion trusts it very little.
 - ``per_note``: at most this many results from one note (1-100, ``PER_NOTE``: 10; a cap of 3
   cost recall when the answers cluster in one note, as a conversation's do, and bought nothing
   on the paraphrase set: tools/bench/recall_quality.py --ablation).
-- ``rrf_k``: the RRF constant (1-1000, ``RRF_K``: 3; a small constant lets a stream's first
+- ``rrf_k``: the RRF constant (1-1000, ``RRF_K``: 20; a small constant lets a stream's first
   results count for more than agreement far down the lists, which at 60 outvoted BM25's top).
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core._errors import ConfigError
+from cuecard.core.base._errors import ConfigError
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -41,9 +41,9 @@ __all__ = [
 
 MODES = ("auto", "bm25", "hybrid")
 STREAMS = ("bm25", "graph", "vectors")
-DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.1, "vectors": 1.5}
+DEFAULT_WEIGHTS = {"bm25": 1.0, "graph": 0.01, "vectors": 0.5}
 PER_NOTE = 10
-RRF_K = 3
+RRF_K = 20
 
 
 class Settings:

@@ -20,7 +20,7 @@ def check_note_name(name: str) -> None:
     ``UsageError`` otherwise, before any file or row is touched."""
     import re
 
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
 
     if name in NOTE_IDS:
         return

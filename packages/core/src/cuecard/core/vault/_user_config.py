@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from cuecard.core._errors import ConfigError
+from cuecard.core.base._errors import ConfigError
 
 __all__ = ["record_vault", "with_vault"]
 
@@ -43,7 +43,7 @@ def record_vault(location: str, path: str | None = None) -> str:
     import os
     from pathlib import Path
 
-    from cuecard.core._fsio import atomic_write
+    from cuecard.core.base._fsio import atomic_write
     from cuecard.core.vault._location import user_config_path
 
     path = path or user_config_path()

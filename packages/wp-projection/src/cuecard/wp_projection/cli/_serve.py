@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.wp_projection._queue import QUEUE_NAME
 
     root.check_writable((QUEUE_NAME, MANIFEST_NAME))  # before "listening": exit 1, clear reason
+    root.database(QUEUE_NAME)  # and for a link or a FIFO in the queue's place
     app = build_app(settings)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -46,7 +46,7 @@ def _decide(
     decide: Callable[[str, str], Conflict],
     waiting: Callable[[], list[Conflict]],
 ) -> int:
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.vault._render import clean
 
     made: list[dict[str, str]] = []

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     check_agent(args.agent)
     text = sys.stdin.read(MAX_ARCHIVE_CHARS + 1)
     if len(text) > MAX_ARCHIVE_CHARS:
-        from cuecard.core._errors import ValidationError
+        from cuecard.core.base._errors import ValidationError
 
         raise ValidationError([f"archive: more than {MAX_ARCHIVE_CHARS} characters on stdin"])
     with open_backend(args) as vault:

@@ -88,7 +88,7 @@ def _found(args: argparse.Namespace, location: str) -> tuple[str | None, str | N
     the vault, or None when it already does)."""
     import shlex
 
-    from cuecard.core._errors import CuecardError
+    from cuecard.core.base._errors import CuecardError
     from cuecard.core.vault._location import resolve_vault_location, user_config_path
 
     if args.remember:
@@ -119,7 +119,7 @@ def _same(found: str, location: str) -> bool:
 
 
 def _init_database(args: argparse.Namespace, url: str) -> int:
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.vault.postgres._vault import PgVault
 
     if args.force or args.layout != "default":

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.cli.vault._open import open_vault
     from cuecard.core.vault._location import check_database_url, is_database_url
     from cuecard.core.vault.transfer._mirror import MIRROR_ENV, mirror_location, mirror_notes

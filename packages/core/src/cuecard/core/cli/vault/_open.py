@@ -28,6 +28,6 @@ def open_vault(args: argparse.Namespace) -> Vault:
 
 def open_backend(args: argparse.Namespace) -> Backend:
     """The vault the settings name, folder or PostgreSQL, behind the backend interface."""
-    from cuecard.core.vault._backend import open_backend as open_location
+    from cuecard.core.vault._factory import open_backend as open_location
 
     return open_location(resolve_vault_location(getattr(args, "vault", None)), notify=notice)

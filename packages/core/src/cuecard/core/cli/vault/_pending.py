@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuecard.core._errors import NotFound
+    from cuecard.core.base._errors import NotFound
     from cuecard.core.cli.vault._open import open_backend
 
     with open_backend(args) as vault:

@@ -58,7 +58,7 @@ def _copy(source: str, target: str, given: str, as_json: bool) -> int:
     import os
     from pathlib import Path
 
-    from cuecard.core._errors import UsageError
+    from cuecard.core.base._errors import UsageError
     from cuecard.core.vault._location import check_database_url, is_database_url
     from cuecard.core.vault.folder._vault import Vault
     from cuecard.core.vault.postgres._vault import PgVault, open_pg

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._rules import render_block
 from cuecard.core.vault.folder._vault import Vault
 
@@ -21,11 +20,8 @@ def archive_session(vault: Vault, agent: str, title: str, text: str) -> tuple[st
     folder = vault.path(vault.layout.sessions)
     path = folder / f"{now.date().isoformat()}.md"
     with vault.lock():
-        try:
-            old = path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            old = f"# {now.date().isoformat()}\n\n"
-        if old and not old.endswith("\n"):
+        old = vault.read(path) or f"# {now.date().isoformat()}\n\n"
+        if not old.endswith("\n"):
             old += "\n"
-        atomic_write(path, old + block)
+        vault.write(path, old + block)
     return Path(path).name, len(lines)

@@ -147,7 +147,7 @@ class FolderBackend(Opened):
         return Found(results, mode=mode, explain=explain, info=info)
 
     def show(self, name: str) -> Shown:
-        from cuecard.core._errors import NotFound
+        from cuecard.core.base._errors import NotFound
         from cuecard.core.vault._facts import fact_id, note_facts
         from cuecard.core.vault._model import Shown
 
@@ -161,9 +161,9 @@ class FolderBackend(Opened):
             catch_all = vault.root / vault.layout.catch_all
             if not path.is_file() and catch_all.name == name:
                 path = catch_all
-        if path.is_symlink() or not path.is_file():
+        if not vault.tree.is_file(vault.rel(path)):
             raise NotFound(f"note {name!r}: no such canonical note (ids: {', '.join(ids)})")
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = vault.read(path)
         vault.record_use([fact_id(f.text) for f in note_facts(text)])
         return Shown(path.name, vault.note_id_of(str(path.relative_to(vault.root))), text)
 

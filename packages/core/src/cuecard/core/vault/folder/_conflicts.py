@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cuecard.core._errors import NotFound, UsageError
-from cuecard.core._fsio import atomic_write
+from cuecard.core.base._errors import NotFound, UsageError
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._model import DECISIONS, Conflict
@@ -66,17 +65,10 @@ def _parse(layout: Layout, line: str) -> Conflict | None:
     return None
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def queue(vault: Vault) -> list[Conflict]:
     """The conflicts waiting, in queue order."""
     found = []
-    for line in _read(vault.path(vault.layout.conflicts)).splitlines():
+    for line in vault.read(vault.path(vault.layout.conflicts)).splitlines():
         conflict = _parse(vault.layout, line)
         if conflict is not None:
             found.append(conflict)
@@ -88,7 +80,7 @@ def queue_conflicts(vault: Vault, conflicts: list[Conflict]) -> int:
     if not conflicts:
         return 0
     path = vault.path(vault.layout.conflicts)
-    text = _read(path)
+    text = vault.read(path)
     # The same two facts wait once, whichever submissions brought the new one.
     new = distinct(conflicts, {c.key for c in queue(vault)})
     if not new:
@@ -98,24 +90,24 @@ def queue_conflicts(vault: Vault, conflicts: list[Conflict]) -> int:
     if not text.endswith("\n"):
         text += "\n"
     text += "".join(_line(vault.layout, c) + "\n" for c in new)
-    atomic_write(path, text)
+    vault.write(path, text)
     return len(new)
 
 
 def _dequeue(vault: Vault, conflict: Conflict) -> None:
     path = vault.path(vault.layout.conflicts)
-    lines = _read(path).splitlines(keepends=True)
+    lines = vault.read(path).splitlines(keepends=True)
     for i, line in enumerate(lines):
         parsed = _parse(vault.layout, line)
         if parsed is not None and parsed.id == conflict.id:
             del lines[i]
             break
-    atomic_write(path, "".join(lines))
+    vault.write(path, "".join(lines))
 
 
 def _log(vault: Vault, conflict: Conflict, decision: str) -> None:
     path = vault.path(vault.layout.adjudicated)
-    text = _read(path) or vault.layout.adjudicated_header
+    text = vault.read(path) or vault.layout.adjudicated_header
     if not text.endswith("\n"):
         text += "\n"
     text += (
@@ -127,7 +119,7 @@ def _log(vault: Vault, conflict: Conflict, decision: str) -> None:
         )
         + "\n"
     )
-    atomic_write(path, text)
+    vault.write(path, text)
 
 
 def find(vault: Vault, ident: str) -> Conflict:
@@ -161,13 +153,13 @@ def adjudicate(vault: Vault, ident: str, decision: str) -> Conflict:
         target = vault.note_file(note_id)
         source = Path(conflict.source).name or "conflict"
         if decision == "use-new":
-            text = _read(target)
+            text = vault.read(target)
             text = remove_fact(text, bare(conflict.old))
             text = add_fact(vault, text, conflict.new, source)
-            atomic_write(target, text)
+            vault.write(target, text)
             _leave_out(vault, note_id, conflict.old)
         elif decision == "keep-both":
-            atomic_write(target, add_fact(vault, _read(target), conflict.new, source))
+            vault.write(target, add_fact(vault, vault.read(target), conflict.new, source))
         _log(vault, conflict, decision)
         if decision != "defer":
             _dequeue(vault, conflict)
@@ -182,11 +174,11 @@ def _settle(vault: Vault, name: str) -> None:
     from cuecard.core.vault.folder._pending import parse_pending
     from cuecard.core.vault.folder._processed import archive_sources
 
-    if not name.endswith(".md") or not (vault.inbox / name).is_file():
+    if not name.endswith(".md") or not vault.tree.is_file(f"{vault.layout.inbox}/{name}"):
         return
     if any(Path(c.source).name == name for c in queue(vault)):
         return
-    entries, _ = parse_pending(vault.layout, _read(vault.path(vault.layout.pending)))
+    entries, _ = parse_pending(vault.layout, vault.read(vault.path(vault.layout.pending)))
     if any(Path(p.source).name == name for p in entries):
         return
     archive_sources(vault, [name])

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cuecard.core._fsio import atomic_write, locked
 from cuecard.core.vault._digest import Claim, cursor_start
+from cuecard.core.vault._location import cache_tree
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["FolderArchives", "cursor_file"]
@@ -30,11 +30,11 @@ class FolderArchives:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self.cursor_file = cursor_file(vault.cache_dir)
+        self.cache_tree = cache_tree(vault.cache_dir)
 
     def _cursor(self) -> dict[str, dict[str, Any]]:
         try:
-            with open(self.cursor_file, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = json.loads(self.cache_tree.read_bytes(self.cursor_file.name))
         except (OSError, ValueError):
             return {}
         files = data.get("files") if isinstance(data, dict) else None
@@ -48,27 +48,24 @@ class FolderArchives:
 
     def _read(self, name: str, cursor: dict[str, dict[str, Any]]) -> Claim | None:
         rel = f"{self.vault.layout.sessions}/{name}"
-        path = self.vault.path(self.vault.layout.sessions) / name
-        if path.is_symlink() or not path.is_file():
+        try:
+            data = self.vault.tree.read_bytes(rel)
+        except OSError:
             return None
-        data = path.read_bytes()
         seen = cursor.get(rel) or {}
         start = cursor_start(data, seen.get("size"), seen.get("sha256"))
         return None if start == len(data) else Claim(name, rel, data, start)
 
     def pending(self) -> list[str]:
-        folder = self.vault.path(self.vault.layout.sessions)
         try:
-            names = sorted(
-                p.name
-                for p in folder.iterdir()
-                if p.suffix == ".md"
-                and p.name != "README.md"
-                and p.is_file()
-                and not p.is_symlink()
-            )
-        except FileNotFoundError:
+            entries = self.vault.tree.entries(self.vault.layout.sessions)
+        except OSError:
             return []
+        names = [
+            name
+            for name, kind in entries
+            if name.endswith(".md") and len(name) > 3 and name != "README.md" and kind == "file"
+        ]
         cursor = self._cursor()
         return [name for name in names if self._read(name, cursor) is not None]
 
@@ -77,8 +74,7 @@ class FolderArchives:
         if not lock:
             yield self._read(name, self._cursor())
             return
-        self.cursor_file.parent.mkdir(parents=True, exist_ok=True)
-        with locked(self.cursor_file.with_name("digest-cursor.lock")):
+        with self.cache_tree.locked("digest-cursor.lock"):
             yield self._read(name, self._cursor())
 
     def commit(self, claim: Claim, facts: list[str]) -> tuple[str, int] | None:
@@ -93,5 +89,7 @@ class FolderArchives:
             "size": len(claim.data),
             "sha256": hashlib.sha256(claim.data).hexdigest(),
         }
-        atomic_write(self.cursor_file, json.dumps({"files": cursor}, indent=1, sort_keys=True))
+        self.cache_tree.write(
+            self.cursor_file.name, json.dumps({"files": cursor}, indent=1, sort_keys=True)
+        )
         return written

@@ -11,9 +11,7 @@ a crash can leave a line in both places, never in neither.
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._model import Candidate
 from cuecard.core.vault._rules import pick
 from cuecard.core.vault.folder._vault import Vault
@@ -24,19 +22,8 @@ __all__ = ["apply_forget", "candidates"]
 def candidates(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:
     """Every line that forgetting would move now."""
     index_file = vault.note_file("index")
-    notes = (
-        (rel, path.read_text(encoding="utf-8", errors="replace"))
-        for rel, path in vault.iter_notes()
-        if path != index_file
-    )
+    notes = ((rel, vault.read(path)) for rel, path in vault.iter_notes() if path != index_file)
     return pick(notes, vault.last_uses(), today=today, days=days)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
 
 
 def apply_forget(vault: Vault, *, today: date, days: int = 90) -> list[Candidate]:
@@ -49,13 +36,13 @@ def apply_forget(vault: Vault, *, today: date, days: int = 90) -> list[Candidate
         for rel, items in by_note.items():
             note = vault.path(rel)
             target = vault.path(vault.layout.forgotten) / note.name
-            kept = _read(target)
+            kept = vault.read(target)
             have = set(kept.splitlines())
             add = [c.line for c in items if c.line not in have]
             if add:
                 body = kept if not kept or kept.endswith("\n") else kept + "\n"
-                atomic_write(target, body + "\n".join(add) + "\n")
-            lines = _read(note).splitlines(keepends=True)
+                vault.write(target, body + "\n".join(add) + "\n")
+            lines = vault.read(note).splitlines(keepends=True)
             drop = [c.line for c in items]
             out = []
             for line in lines:
@@ -63,5 +50,5 @@ def apply_forget(vault: Vault, *, today: date, days: int = 90) -> list[Candidate
                     drop.remove(line.rstrip("\r\n"))
                     continue
                 out.append(line)
-            atomic_write(note, "".join(out))
+            vault.write(note, "".join(out))
     return found

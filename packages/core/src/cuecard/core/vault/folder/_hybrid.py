@@ -21,8 +21,8 @@ def hybrid_results(
 ) -> tuple[list[Result], dict[str, object]]:
     """The fused results for ``query`` over a synchronised ``RecallIndex``, and what each
     stream contributed (counts; the graph's expansion; why vectors did not run)."""
-    from cuecard.core.recall._fusion import fuse
-    from cuecard.core.recall._graph import content_query, graph_search
+    from cuecard.core.recall._fusion import fuse, query_weights
+    from cuecard.core.recall._graph import graph_search
     from cuecard.core.vault._settings import vectors_state
 
     pool = max(limit * 4, 40)
@@ -31,7 +31,9 @@ def hybrid_results(
     info: dict[str, object] = {}
     weights = settings.weights
     if weights["bm25"] > 0:
-        hits = index.search(content_query(query), pool)
+        # (the query as typed: the ranking drops its function words itself, after the dates it
+        # names are read; "May" is one)
+        hits = index.search(query, pool)
         streams["bm25"] = [(h.path, h.key) for h in hits]
         texts.update({(h.path, h.key): h.text for h in hits})
     if weights["graph"] > 0:
@@ -48,7 +50,13 @@ def hybrid_results(
         texts.update({(h.path, h.key): h.text for h in found})
     elif vectors:
         info["vectors_off"] = why or "weight 0"
-    fused = fuse(streams, weights, limit=limit, per_note=settings.per_note, k=settings.rrf_k)
+    fused = fuse(
+        streams,
+        query_weights(weights, query),
+        limit=limit,
+        per_note=settings.per_note,
+        k=settings.rrf_k,
+    )
     info["streams"] = {name: len(items) for name, items in streams.items()}
     results = [Result(f.item[0], f.item[1], texts[f.item], f.score, f.ranks) for f in fused]
     return results, info

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
-from cuecard.core.vault._errors import VaultExists
+from cuecard.core.base._confined import Tree, UnsafePath, unsafe_entries
+from cuecard.core.vault._errors import VaultError, VaultExists
 from cuecard.core.vault._layout import Layout, detect_layout
 from cuecard.core.vault.folder._vault import Clock, Vault, _local_now
 
@@ -14,12 +14,22 @@ __all__ = ["init_vault"]
 
 
 def _backup(root: Path, clock: Clock) -> Path:
+    """Copy the vault beside itself. A link, FIFO, device or socket anywhere in it refuses the
+    backup (and so ``--force``), naming the path: nothing is copied through it or from it."""
+    unsafe = unsafe_entries(Tree(root), "", limit=1)
+    if unsafe:
+        raise UnsafePath(*unsafe[0])
     base = root.with_name(f"{root.name}-backup-{clock().strftime('%Y%m%d-%H%M%S')}")
     target, n = base, 2
     while target.exists():
         target = base.with_name(f"{base.name}-{n}")
         n += 1
-    shutil.copytree(root, target, symlinks=True)
+    try:
+        shutil.copytree(root, target, symlinks=True)
+    except shutil.Error as exc:  # an entry replaced by a special file while it was copied
+        raise VaultError(
+            f"{root}: the backup to {target} failed ({exc}); nothing was re-created"
+        ) from None
     return target
 
 
@@ -44,12 +54,13 @@ def init_vault(
         layout.processed,
         layout.forgotten,
         layout.sessions,
-        str(Path(layout.pending).parent),
+        Path(layout.pending).parent.as_posix(),
     ):
-        (root / folder).mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True)  # the folder the person names
+        vault.tree.mkdirs(folder)
     for note_id, text in layout.notes_templates.items():
-        atomic_write(vault.note_file(note_id), text)
+        vault.write(vault.note_file(note_id), text)
     for rel, text in layout.extra_files.items():
-        if force or not (root / rel).exists():
-            atomic_write(root / rel, text)
+        if force or vault.tree.lstat(rel) is None:
+            vault.write(root / rel, text)
     return vault, backup

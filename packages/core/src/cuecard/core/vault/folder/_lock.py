@@ -5,7 +5,9 @@ lock whose owner process is gone is broken (one breaker at a time, under an ``fl
 two waiters never both break and one of them removes a fresh lock); an unreadable lock is broken
 only when older than ``CORRUPT_AGE`` seconds; a live owner is never broken, however old. The
 wait is bounded; a caller that wants to say it waits passes ``on_wait`` (nothing here prints).
-An in-process lock per vault keeps threads of one process apart too. Standard library only.
+An in-process lock per vault keeps threads of one process apart too. The lock files are made,
+read and removed through ``cuecard.core.fs.Tree``: a link, FIFO or device in their place is
+refused, never followed or opened. Standard library only.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from cuecard.core.base._confined import Tree, UnsafePath
 from cuecard.core.vault._errors import VaultBusy
 
 __all__ = ["CORRUPT_AGE", "LOCK_NAME", "vault_lock"]
@@ -27,11 +30,6 @@ CORRUPT_AGE = 600.0
 _OWNER = re.compile(r"^pid=(\d+) token=([0-9a-f]{8,64})\s*$")
 _THREAD_LOCKS: dict[str, threading.Lock] = {}
 _GUARD = threading.Lock()
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 def _thread_lock(root: Path) -> threading.Lock:
@@ -50,29 +48,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _read(path: Path) -> str | None:
+def _read(tree: Tree) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return tree.read_bytes(LOCK_NAME, 4096, whole=False).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
+    except UnsafePath:
+        raise  # a link, FIFO or device in the lock's place: refused at once, never waited on
     except OSError:
         return ""
 
 
-@contextlib.contextmanager
-def _break_guard(root: Path) -> Iterator[None]:
-    fd = os.open(root / ".lock.break", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _break_if_stale(root: Path, path: Path) -> tuple[bool, str]:
+def _break_if_stale(tree: Tree, timeout: float) -> tuple[bool, str]:
     """Remove the lock when its owner is dead (or it is unreadable and old); say who holds it."""
-    seen = _read(path)
+    seen = _read(tree)
     if seen is None:
         return (True, "")
     owner = _OWNER.match(seen)
@@ -80,16 +69,14 @@ def _break_if_stale(root: Path, path: Path) -> tuple[bool, str]:
         if _alive(int(owner.group(1))):
             return (False, f"pid {owner.group(1)}")
     else:
-        try:
-            age = time.time() - path.stat().st_mtime
-        except FileNotFoundError:
+        st = tree.lstat(LOCK_NAME)
+        if st is None:
             return (True, "")
-        if age < CORRUPT_AGE:
+        if time.time() - st.st_mtime < CORRUPT_AGE:
             return (False, "an unreadable lock file")
-    with _break_guard(root):
-        if _read(path) == seen:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+    with tree.locked(".lock.break", timeout=max(timeout, 1.0)):
+        if _read(tree) == seen:
+            tree.remove(LOCK_NAME)
     return (True, "")
 
 
@@ -104,6 +91,7 @@ def vault_lock(
     """Hold the vault lock for the ``with`` block, waiting at most ``timeout`` seconds; when
     another process holds it, ``on_wait`` gets one line for the user saying who (once)."""
     path = root / LOCK_NAME
+    tree = Tree(root)
     thread_lock = _thread_lock(root)
     if not thread_lock.acquire(timeout=max(timeout, 0.0)):
         raise VaultBusy(f"{path}: another thread of this process held the vault lock")
@@ -112,10 +100,8 @@ def vault_lock(
         deadline = time.monotonic() + timeout
         warned = False
         while True:
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                broken, holder = _break_if_stale(root, path)
+            if not tree.create(LOCK_NAME, f"pid={os.getpid()} token={token}\n"):
+                broken, holder = _break_if_stale(tree, timeout)
                 if broken:
                     continue
                 if time.monotonic() >= deadline:
@@ -128,14 +114,11 @@ def vault_lock(
                 warned = True
                 time.sleep(poll)
                 continue
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(f"pid={os.getpid()} token={token}\n")
             break
         try:
             yield
         finally:
-            if _read(path) == f"pid={os.getpid()} token={token}\n":
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+            if _read(tree) == f"pid={os.getpid()} token={token}\n":
+                tree.remove(LOCK_NAME)
     finally:
         thread_lock.release()

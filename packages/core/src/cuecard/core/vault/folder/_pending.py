@@ -10,22 +10,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._layout import Layout
 from cuecard.core.vault._model import Pending, Review
 from cuecard.core.vault.folder._vault import Vault
 
-__all__ = ["numbered_pending", "parse_pending", "read_text", "render_pending", "tick_pending"]
-
-
-def read_text(path: Path) -> str:
-    """A file's text, ``""`` when it does not exist."""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
+__all__ = ["numbered_pending", "parse_pending", "render_pending", "tick_pending"]
 
 
 _SOURCES = re.compile(r"^<!-- sources: (.*) -->$")
@@ -102,7 +92,7 @@ _NUMBER = re.compile(r"^(\s*- \[) (\]\s*)(\d+)\.")
 def numbered_pending(vault: Vault) -> list[tuple[int, Pending]]:
     """The pending list's unticked items with their numbers (the ids a person gives)."""
     found = []
-    for line in read_text(vault.path(vault.layout.pending)).splitlines():
+    for line in vault.read(vault.path(vault.layout.pending)).splitlines():
         number = _NUMBER.match(line)
         entries = parse_pending(vault.layout, line)[0] if number else []
         if number and entries:
@@ -114,7 +104,7 @@ def tick_pending(vault: Vault, chosen: Callable[[int, Pending], bool]) -> list[P
     """Tick the unticked items ``chosen`` picks (number, item), as a person would to leave them
     out of the next apply; the items ticked. The caller holds the vault lock."""
     path = vault.path(vault.layout.pending)
-    lines = read_text(path).splitlines(keepends=True)
+    lines = vault.read(path).splitlines(keepends=True)
     ticked = []
     for i, line in enumerate(lines):
         number = _NUMBER.match(line)
@@ -123,5 +113,5 @@ def tick_pending(vault: Vault, chosen: Callable[[int, Pending], bool]) -> list[P
             lines[i] = _NUMBER.sub(r"\1x\2\3.", line, count=1)
             ticked.append(entries[0])
     if ticked:
-        atomic_write(path, "".join(lines))
+        vault.write(path, "".join(lines))
     return ticked

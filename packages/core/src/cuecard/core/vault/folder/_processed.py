@@ -3,8 +3,6 @@ moved from ``inbox/`` to ``processed/``. Shared by promotion and conflict adjudi
 
 from __future__ import annotations
 
-import os
-
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["archive_sources"]
@@ -12,27 +10,26 @@ __all__ = ["archive_sources"]
 
 def archive_sources(vault: Vault, names: list[str]) -> list[str]:
     """Move the inbox submissions ``names`` to ``processed/`` (a name taken there gets a
-    suffix); the names moved. A link, a non-file or a name that is not a submission's stays.
-    The caller holds the vault lock."""
+        suffix); the names moved. A link, a non-file or a name that is not a submission's stays;
+    moved by descriptor (``Tree.move``), never through a link.
+        The caller holds the vault lock."""
     moved = []
-    vault.processed.mkdir(parents=True, exist_ok=True)
+    inbox, processed = vault.layout.inbox, vault.layout.processed
+    vault.tree.mkdirs(processed)
     for name in sorted(set(names)):
         if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".md"):
             continue
         if name.lower() == "readme.md":
             continue
-        src = vault.inbox / name
-        if src.is_symlink() or not src.is_file():
+        if not vault.tree.is_file(f"{inbox}/{name}"):
             continue
         stem, n = name[:-3], 1
-        while True:
-            dst = vault.processed / (name if n == 1 else f"{stem}-{n}.md")
-            try:
-                os.link(src, dst)
-            except FileExistsError:
+        try:
+            while not vault.tree.move(
+                f"{inbox}/{name}", f"{processed}/{name if n == 1 else f'{stem}-{n}.md'}"
+            ):
                 n += 1
-                continue
-            break
-        src.unlink()
+        except FileNotFoundError:
+            continue  # gone since it was listed
         moved.append(name)
     return moved

@@ -12,15 +12,15 @@ vault consistent and running ``apply`` again finishes the work.
 
 from __future__ import annotations
 
-from cuecard.core._errors import ValidationError
-from cuecard.core._fsio import atomic_write, crash_point
+from cuecard.core.base._errors import ValidationError
+from cuecard.core.base._fsio import crash_point
 from cuecard.core.engine._secrets import find_secret
 from cuecard.core.vault._facts import note_facts
 from cuecard.core.vault._model import Applied, Pending, Review
 from cuecard.core.vault._notes import add_fact, has_fact, supersede
 from cuecard.core.vault._rules import classify_submissions
 from cuecard.core.vault.folder._conflicts import queue_conflicts
-from cuecard.core.vault.folder._pending import parse_pending, read_text, render_pending
+from cuecard.core.vault.folder._pending import parse_pending, render_pending
 from cuecard.core.vault.folder._processed import archive_sources
 from cuecard.core.vault.folder._vault import Vault
 
@@ -30,7 +30,7 @@ __all__ = ["apply_pending", "auto", "promote", "review", "write_review"]
 def _live(vault: Vault, note_id: str) -> list[str]:
     return [
         f.text
-        for f in note_facts(read_text(vault.note_file(note_id)))
+        for f in note_facts(vault.read(vault.note_file(note_id)))
         if not f.superseded and not f.placeholder
     ]
 
@@ -38,7 +38,7 @@ def _live(vault: Vault, note_id: str) -> list[str]:
 def review(vault: Vault) -> Review:
     """Classify every inbox fact (reads only; nothing is written)."""
     return classify_submissions(
-        ((path.name, read_text(path)) for path in vault.inbox_files()),
+        ((path.name, vault.read(path)) for path in vault.inbox_files()),
         vault.layout.classify,
         lambda note_id: _live(vault, note_id),
     )
@@ -63,10 +63,10 @@ def _log(vault: Vault, promoted: list[Pending]) -> None:
     if not promoted:
         return
     path = vault.path(vault.layout.promoted)
-    text = read_text(path)
+    text = vault.read(path)
     when = vault.now().strftime("%Y-%m-%d %H:%M")
     lines = [f"- {when} | {vault.note_file(p.note).name} | {p.fact}" for p in promoted]
-    atomic_write(
+    vault.write(
         path, (text if text.endswith("\n") or not text else text + "\n") + "\n".join(lines) + "\n"
     )
 
@@ -80,7 +80,7 @@ def promote(vault: Vault, entries: list[Pending], sources: list[str]) -> Applied
         by_note.setdefault(p.note, []).append(p)
     for note_id, items in by_note.items():
         path = vault.note_file(note_id)
-        original = read_text(path) or vault.layout.notes_templates.get(note_id, "")
+        original = vault.read(path) or vault.layout.notes_templates.get(note_id, "")
         text = original
         for p in items:
             if has_fact(text, p.fact):
@@ -90,8 +90,8 @@ def promote(vault: Vault, entries: list[Pending], sources: list[str]) -> Applied
                 text = supersede(vault, text, p.replaces)
             text = add_fact(vault, text, p.fact, p.source)
             done.promoted.append(p)
-        if text != original or not path.exists():
-            atomic_write(path, text)
+        if text != original or vault.tree.lstat(vault.rel(path)) is None:
+            vault.write(path, text)
             crash_point("vault-apply-note")
     crash_point("vault-apply-notes-written")
     _log(vault, done.promoted)
@@ -104,7 +104,7 @@ def write_review(vault: Vault, result: Review, command: str) -> int:
     """Queue the review's conflicts and write the pending list, under the vault lock."""
     with vault.lock():
         queued = queue_conflicts(vault, result.conflicts)
-        atomic_write(vault.path(vault.layout.pending), render_pending(vault, result, command))
+        vault.write(vault.path(vault.layout.pending), render_pending(vault, result, command))
     return queued
 
 
@@ -112,12 +112,12 @@ def apply_pending(vault: Vault, command: str) -> Applied:
     """Promote the pending list's unticked items and archive the reviewed sources."""
     with vault.lock():
         path = vault.path(vault.layout.pending)
-        entries, sources = parse_pending(vault.layout, read_text(path))
+        entries, sources = parse_pending(vault.layout, vault.read(path))
         if sources is None:
             sources = [p.source for p in entries]
         done = promote(vault, entries, sources)
-        if path.exists():
-            atomic_write(path, render_pending(vault, Review(), command))
+        if vault.tree.lstat(vault.rel(path)) is not None:
+            vault.write(path, render_pending(vault, Review(), command))
     return done
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 
-from cuecard.core.engine._append import append_record
+from cuecard.core.base._confined import Tree
 from cuecard.core.recall._index import Entry, Ranking, RecallIndex
 from cuecard.core.vault._layout import Layout
-from cuecard.core.vault._location import cache_home
+from cuecard.core.vault._location import cache_home, cache_tree
 
 # Version of what ``extract`` stores (fact parsing, redaction, neutralising): bump it when those
 # rules change and every vault index is rebuilt on its next use.
-RULES = "vault-2"
+RULES = "vault-3"
 
 __all__ = ["cache_dir", "extract", "last_uses", "note_paths", "notes_index", "record_use"]
 
@@ -32,35 +32,33 @@ def cache_dir(root: str) -> str:
 
 
 def note_paths(root: str, layout: Layout) -> list[str]:
-    """Vault-relative paths of every note holding canonical facts (symlinks skipped)."""
-    found: list[str] = []
+    """Vault-relative paths of every note holding canonical facts (links skipped; the folders
+    on the way walked by descriptor)."""
+    tree = Tree(root)
     try:
-        entries = sorted(os.scandir(os.path.join(root, layout.notes_dir)), key=lambda e: e.name)
+        entries = tree.entries(layout.notes_dir)
     except OSError:
         entries = []
-    for entry in entries:
-        if (
-            entry.name.endswith(".md")
-            and entry.name != "README.md"
-            and not entry.name.startswith(".")
-            and entry.is_file(follow_symlinks=False)
-        ):
-            found.append(f"{layout.notes_dir}/{entry.name}")
-    catch_all = os.path.join(root, layout.catch_all)
-    if (
-        layout.catch_all not in found
-        and os.path.isfile(catch_all)
-        and not os.path.islink(catch_all)
-    ):
+    found = [
+        f"{layout.notes_dir}/{name}"
+        for name, kind in entries
+        if name.endswith(".md")
+        and name != "README.md"
+        and not name.startswith(".")
+        and kind == "file"
+    ]
+    if layout.catch_all not in found and tree.is_file(layout.catch_all):
         found.append(layout.catch_all)
     return found
 
 
 def extract(rel: str, text: str) -> list[Entry]:
     """The live facts of a note, redacted and made safe for ``<memory-data>`` once, here, each
-    with its headings as context."""
+    with its headings as context and the dates they and the fact name as search terms
+    (``recall._dates``)."""
     from cuecard.core.engine import _secrets
     from cuecard.core.engine._text import neutralise
+    from cuecard.core.recall._dates import date_terms, dated
     from cuecard.core.vault._facts import fact_id, headings, note_facts
 
     facts = note_facts(text)
@@ -86,8 +84,11 @@ def extract(rel: str, text: str) -> list[Entry]:
         shown = neutralise(redact(fact.line.strip()))
         safe = contexts.get(context)
         if safe is None:
-            safe = contexts[context] = redact(context)
-        entries.append(Entry(fact_id(fact.text), shown, redact(fact.text), safe))
+            safe = redact(context)
+            safe = contexts[context] = " ".join((safe, *dated(safe)))
+        terms = redact(fact.text)
+        terms = " ".join((terms, *date_terms(terms)))
+        entries.append(Entry(fact_id(fact.text), shown, terms, safe))
     return entries
 
 
@@ -108,8 +109,7 @@ def record_use(folder: str, ids: list[str], day: str) -> None:
         return
     payload = "".join(f"{i}\t{day}\n" for i in dict.fromkeys(ids)).encode()
     try:
-        os.makedirs(folder, exist_ok=True)
-        append_record(os.path.join(folder, "usage.log"), payload)
+        cache_tree(folder).append("usage.log", payload)
     except OSError:
         return
 
@@ -118,11 +118,11 @@ def last_uses(folder: str) -> dict[str, str]:
     """Fact id -> the last day (ISO) it was returned by search or show."""
     last: dict[str, str] = {}
     try:
-        with open(os.path.join(folder, "usage.log"), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                ident, _, day = line.rstrip("\n").partition("\t")
-                if len(day) == 10 and day > last.get(ident, ""):
-                    last[ident] = day
+        data = Tree(folder).read_bytes("usage.log")
     except OSError:
         return last
+    for line in data.decode("utf-8", errors="replace").split("\n"):
+        ident, _, day = line.partition("\t")
+        if len(day) == 10 and day > last.get(ident, ""):
+            last[ident] = day
     return last

@@ -18,10 +18,7 @@ _WHEN = re.compile(r"^- (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) ")
 
 def status(vault: Vault) -> dict[str, Any]:
     last = None
-    try:
-        text = vault.path(vault.layout.promoted).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        text = ""
+    text = vault.read(vault.path(vault.layout.promoted))
     for line in text.splitlines():
         found = _WHEN.match(line)
         if found:

@@ -7,7 +7,6 @@ share a name; a taken name moves on to the next number.
 
 from __future__ import annotations
 
-from cuecard.core._fsio import exclusive_create
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._rules import MAX_SEQUENCE, check_agent, check_facts
 from cuecard.core.vault.folder._vault import Vault
@@ -21,9 +20,10 @@ def submit(vault: Vault, agent: str, lines: list[str]) -> tuple[str, int]:
     facts = check_facts(lines)
     body = "".join(f"- {fact}\n" for fact in facts)
     stamp = vault.now().strftime("%Y%m%d-%H%M%S")
-    vault.inbox.mkdir(parents=True, exist_ok=True)
+    inbox = vault.layout.inbox
+    vault.tree.mkdirs(inbox)
     for sequence in range(1, MAX_SEQUENCE + 1):
         name = f"{agent}-{stamp}-{sequence:02d}.md"
-        if exclusive_create(vault.inbox / name, body):
+        if vault.tree.create(f"{inbox}/{name}", body, atomic=True):
             return name, len(facts)
     raise VaultError(f"could not allocate an inbox file name for {agent}-{stamp}-NN.md")

@@ -1,6 +1,8 @@
 """One vault: its root, its layout, its paths, its recall index and its use records.
 
-Standard library only: the cold ``vault search`` process opens a vault through this module.
+Every file below the root is read and written through ``tree`` (``cuecard.core.fs.Tree``): by
+directory descriptor, no link followed at any depth, no FIFO or device opened. Standard library
+only: the cold ``vault search`` process opens a vault through this module.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from cuecard.core.base._confined import Tree
 from cuecard.core.recall._index import RecallIndex
 from cuecard.core.vault._errors import NotAVault
 from cuecard.core.vault._layout import Layout, detect_layout
@@ -44,6 +47,8 @@ class Vault:
         notify: Callable[[str], None] | None = None,
     ) -> None:
         self.root = root
+        self.tree = Tree(root)
+        """The vault folder: every file below it is reached through this."""
         self.layout = layout
         self.now: Clock = clock or _local_now
         self.notify = notify
@@ -76,6 +81,22 @@ class Vault:
     def processed(self) -> Path:
         return self.root / self.layout.processed
 
+    def rel(self, path: Path | str) -> str:
+        """The vault-relative ``/`` path of ``path`` (a path below the root)."""
+        return Path(path).relative_to(self.root).as_posix()
+
+    def read(self, path: Path | str) -> str:
+        """The text of the regular file ``path`` below the root (undecodable bytes replaced),
+        ``""`` when there is none; ``UnsafePath`` for a link, FIFO or device on the way."""
+        try:
+            return self.tree.read_bytes(self.rel(path)).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def write(self, path: Path | str, text: str | bytes) -> None:
+        """Replace the file ``path`` below the root atomically (folders made as needed)."""
+        self.tree.write(self.rel(path), text)
+
     def note_file(self, note_id: str) -> Path:
         return self.layout.note_file(self.root, note_id)
 
@@ -93,17 +114,17 @@ class Vault:
     def inbox_files(self) -> list[Path]:
         """Submissions waiting: ``*.md`` directly in the inbox, not READMEs, not symlinks."""
         try:
-            entries = list(os.scandir(self.inbox))
+            entries = self.tree.entries(self.layout.inbox)
         except OSError:
             return []
-        return sorted(
-            self.inbox / e.name
-            for e in entries
-            if e.name.endswith(".md")
-            and e.name.lower() != "readme.md"
-            and not e.name.startswith(".")
-            and e.is_file(follow_symlinks=False)
-        )
+        return [
+            self.inbox / name
+            for name, kind in entries
+            if name.endswith(".md")
+            and name.lower() != "readme.md"
+            and not name.startswith(".")
+            and kind == "file"
+        ]
 
     # -- locking --------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ is imported only when one is opened). Re-exported lazily.
 
 from __future__ import annotations
 
-from cuecard.core._lazy import lazy_exports as _lazy_exports
+from cuecard.core.base._lazy import lazy_exports as _lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

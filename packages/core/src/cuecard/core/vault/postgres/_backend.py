@@ -109,7 +109,7 @@ class PgBackend(Opened):
         return Found(results, mode=mode, explain=explain, info=info)
 
     def show(self, name: str) -> Shown:
-        from cuecard.core._errors import NotFound
+        from cuecard.core.base._errors import NotFound
 
         check_note_name(name)
         note_id = note_id_of(name)

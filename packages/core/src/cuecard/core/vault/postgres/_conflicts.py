@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import PurePosixPath
 
-from cuecard.core._errors import NotFound, UsageError
+from cuecard.core.base._errors import NotFound, UsageError
 from cuecard.core.vault._facts import bare
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._model import DECISIONS, Conflict

@@ -40,7 +40,7 @@ def pg_hybrid_results(
 ) -> tuple[list[Result], dict[str, object]]:
     """The fused results for ``query`` on a PostgreSQL vault, and what each stream contributed
     (the same shape as ``folder._hybrid.hybrid_results``, plus ``lexical`` and ``mirror``)."""
-    from cuecard.core.recall._fusion import fuse
+    from cuecard.core.recall._fusion import fuse, query_weights
     from cuecard.core.vault._render import clean
     from cuecard.core.vault._settings import vectors_state
     from cuecard.core.vault.postgres._mirror import MIRROR_ERRORS, pg_cache_dir
@@ -85,7 +85,13 @@ def pg_hybrid_results(
         texts.update({(note_path(h.path), h.key): h.text for h in found})
     if vectors and not run_vectors:
         info["vectors_off"] = why or "weight 0"
-    fused = fuse(streams, weights, limit=limit, per_note=settings.per_note, k=settings.rrf_k)
+    fused = fuse(
+        streams,
+        query_weights(weights, query),
+        limit=limit,
+        per_note=settings.per_note,
+        k=settings.rrf_k,
+    )
     info["streams"] = {name: len(items) for name, items in streams.items()}
     # The database is shared: text is redacted and made safe again here, whoever wrote it.
     results = [Result(f.item[0], f.item[1], clean(texts[f.item]), f.score, f.ranks) for f in fused]

@@ -31,12 +31,14 @@ import os
 import sqlite3
 
 from cuecard.core.recall._index import Entry, Hit, RecallIndex
+from cuecard.core.vault._location import cache_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Protocol
 
+    from cuecard.core.base._confined import Tree
     from cuecard.core.vault.postgres._conn import Connected
 
     class PgVault(Connected, Protocol):
@@ -53,7 +55,7 @@ __all__ = ["MIRROR_ERRORS", "RULES", "Mirror", "pg_cache_dir"]
 
 
 # Version of the mirror's file format and extraction: a change rebuilds the local index.
-RULES = "pg-mirror-2"
+RULES = "pg-mirror-3"
 # What a cache folder that cannot be written (or read) raises on the way.
 MIRROR_ERRORS = (OSError, sqlite3.Error)
 
@@ -107,7 +109,11 @@ def note_path(file_name: str) -> str:
 
 
 def _extract(rel: str, text: str) -> list[Entry]:
+    """The mirror file's entries, with the dates their text and headings name as search terms
+    (as the folder vault's ``extract`` gives them)."""
     import json
+
+    from cuecard.core.recall._dates import date_terms, dated
 
     entries = []
     for line in text.split("\n"):
@@ -115,15 +121,17 @@ def _extract(rel: str, text: str) -> list[Entry]:
             ident, shown, terms, context = json.loads(line)
         except (ValueError, TypeError):
             continue
-        entries.append(Entry(str(ident), str(shown), str(terms), str(context)))
+        terms, context = str(terms), str(context)
+        terms = " ".join((terms, *date_terms(terms)))
+        context = " ".join((context, *dated(context)))
+        entries.append(Entry(str(ident), str(shown), terms, context))
     return entries
 
 
-def _read(path: str) -> str | None:
+def _read(tree: Tree, rel: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError:
+        return tree.read_bytes(rel).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -135,8 +143,9 @@ class Mirror:
         self.url = url
         self.base = pg_cache_dir(url)
         self.folder = os.path.join(self.base, "mirror")
-        self._stamp = os.path.join(self.base, "mirror.fingerprint")
-        os.makedirs(self.base, exist_ok=True)
+        self._stamp = "mirror.fingerprint"
+        self.tree = cache_tree(self.base)
+        """This machine's cache folder of the vault: the mirror is reached through it."""
         db = os.path.join(self.base, "recall.sqlite3")
         self.index = RecallIndex(db, self.folder, self._files, _extract, rules=RULES)
         self.held: int | None = None
@@ -148,15 +157,15 @@ class Mirror:
 
     def _files(self) -> list[str]:
         try:
-            return sorted(n for n in os.listdir(self.folder) if n.endswith(".md"))
+            return [n for n, kind in self.tree.entries("mirror") if n.endswith(".md")]
         except OSError:
             return []
 
     def _stamped(self) -> tuple[int, int] | None:
         """(generation, facts) the stamp names, if it is this vault's and of these rules."""
-        held = _read(self._stamp) or ""
+        held = _read(self.tree, self._stamp) or ""
         head = f"{RULES} {self.url} generation "
-        if not held.startswith(head) or not os.path.isdir(self.folder):
+        if not held.startswith(head) or not self.tree.is_dir("mirror"):
             return None
         generation, _, facts = held[len(head) :].partition(" facts ")
         if not generation.isdigit() or not facts.isdigit():
@@ -176,22 +185,18 @@ class Mirror:
         """Bring the mirror and its index up to the database's generation; whether facts were
         fetched now (another process may have fetched them already). Only the notes changed
         since the generation the mirror holds are fetched; every note when it holds none."""
-        from pathlib import Path
-
-        from cuecard.core._fsio import atomic_write, locked
-
         generation = int(vault.alone(_GENERATION)[0][0])
         fetched = False
         stamped = self._stamped()
         if stamped is None or stamped[0] != generation:
-            with locked(Path(self.base) / "mirror.lock"):
+            with self.tree.locked("mirror.lock"):
                 stamped = self._stamped()
                 if stamped is None or stamped[0] != generation:
                     held = -1 if stamped is None else stamped[0]
                     now, count, notes = vault.alone(_CHANGED, {"held": held})[0]
                     self._fetch(vault, None if stamped is None else list(notes))
                     stamp = f"{RULES} {self.url} generation {int(now)} facts {int(count)}"
-                    atomic_write(Path(self._stamp), stamp)
+                    self.tree.write(self._stamp, stamp)
                     fetched = True
         self._load()
         return fetched
@@ -200,9 +205,6 @@ class Mirror:
         """Rewrite the files of the ``changed`` notes (every note when ``None``) from their
         active facts; a note left without any loses its file."""
         import json
-        from pathlib import Path
-
-        from cuecard.core._fsio import atomic_write
 
         rows = vault.alone(_ACTIVE, {"every": changed is None, "notes": changed or []})
         notes: dict[str, list[str]] = {_file_name(note): [] for note in changed or []}
@@ -210,20 +212,19 @@ class Mirror:
             notes.setdefault(_file_name(str(note)), []).append(
                 json.dumps([str(ident), str(shown), str(text), str(context)])
             )
-        os.makedirs(self.folder, exist_ok=True)
+        tree = self.tree
+        tree.mkdirs("mirror")
         for name, lines in notes.items():
-            path = os.path.join(self.folder, name)
             if not lines:
-                if os.path.exists(path):
-                    os.remove(path)
+                tree.remove(f"mirror/{name}")
                 continue
             data = "\n".join(lines) + "\n"
-            if _read(path) != data:
-                atomic_write(Path(path), data)
+            if _read(tree, f"mirror/{name}") != data:
+                tree.write(f"mirror/{name}", data)
         if changed is None:
-            for name in os.listdir(self.folder):
+            for name, _kind in tree.entries("mirror"):
                 if name.endswith(".md") and name not in notes:
-                    os.remove(os.path.join(self.folder, name))
+                    tree.remove(f"mirror/{name}")
 
     def current(self, vault: PgVault) -> bool:
         """Make sure the mirror exists on this machine (the first search builds it); whether the

@@ -12,7 +12,7 @@ writes the same note text on either backend; the promotion log gets the folder's
 
 from __future__ import annotations
 
-from cuecard.core._fsio import crash_point
+from cuecard.core.base._fsio import crash_point
 from cuecard.core.engine._secrets import find_secret
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault._model import Applied, Pending, Review
@@ -154,7 +154,7 @@ def apply_pg(vault: PgVault, command: str = "cuecard vault apply") -> Applied:
     so a promotion writes the same note text on either backend; each promoted fact gets a line
     in ``cuecard_promotions`` as the folder's promotion log writes it.
     """
-    from cuecard.core._errors import ValidationError
+    from cuecard.core.base._errors import ValidationError
 
     done = Applied()
     with vault.conn.transaction():

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-from cuecard.core.recall._index import NEIGHBOUR_SHARE, Hit
+from cuecard.core.recall._index import Hit
+from cuecard.core.recall._values import NEIGHBOUR_SHARE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ def connect(url: str) -> psycopg.Connection[tuple[Any, ...]]:
     try:
         import psycopg
     except ImportError:
-        from cuecard.core._pip import pip_command
+        from cuecard.core.base._pip import pip_command
 
         raise VaultError(
             f"{safe_url(url)}: a PostgreSQL vault needs psycopg: "

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from cuecard.core._fsio import atomic_write
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault.folder._vault import Vault
@@ -88,7 +87,7 @@ def write_queues(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     reviewed = []
     for name, body, status in held["submissions"]:
         file = _name(name, "submission")
-        atomic_write((vault.processed if status == "processed" else vault.inbox) / file, body)
+        vault.write((vault.processed if status == "processed" else vault.inbox) / file, body)
         if status == "processed":
             moved.processed += 1
         else:
@@ -103,12 +102,12 @@ def write_queues(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
         items = [Pending(*(str(v) for v in row)) for row in held["pending"]]
         lister = Vault(vault.root, DEFAULT, clock=_clock(when), cache_dir=vault.cache_dir)
         text = render_pending(lister, Review(pending=items, sources=reviewed), str(command))
-        atomic_write(vault.path(DEFAULT.pending), text)
+        vault.write(vault.path(DEFAULT.pending), text)
         moved.pending = len(items)
     if held["conflicts"] or held["adjudications"]:
         queued = [Conflict(*(str(v) for v in row[:4])) for row in held["conflicts"] if row[4]]
         body = "".join(_line(DEFAULT, c) + "\n" for c in queued)
-        atomic_write(vault.path(DEFAULT.conflicts), DEFAULT.conflict_header + body)
+        vault.write(vault.path(DEFAULT.conflicts), DEFAULT.conflict_header + body)
         moved.conflicts = len(queued)
 
 
@@ -136,7 +135,7 @@ def write_logs(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
             for d, detail, when, line in held["adjudications"]
         ]
         text = DEFAULT.adjudicated_header + "".join(f"{line}\n" for line in lines)
-        atomic_write(vault.path(DEFAULT.adjudicated), text)
+        vault.write(vault.path(DEFAULT.adjudicated), text)
         moved.adjudications = len(lines)
     if held["promotions"]:
         lines = []
@@ -145,12 +144,13 @@ def write_logs(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
             if line is None and note in DEFAULT.notes_templates:
                 line = promotion_line(_minute(when), note, fact)
             lines.append(str(line if line is not None else ""))
-        atomic_write(vault.path(DEFAULT.promoted), "".join(f"{line}\n" for line in lines))
+        vault.write(vault.path(DEFAULT.promoted), "".join(f"{line}\n" for line in lines))
         moved.promotions = len(lines)
 
 
 def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     """Forgotten lines, session archives, use records and the digest cursor."""
+    from cuecard.core.vault._location import cache_tree
     from cuecard.core.vault.folder._digest import cursor_file
     from cuecard.core.vault.postgres._logs import render_cursor, render_usage
 
@@ -158,12 +158,12 @@ def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
     for file, line in held["forgotten"]:
         forgotten.setdefault(_name(file, "forgotten file"), []).append(str(line))
     for file, lines in forgotten.items():
-        atomic_write(vault.path(DEFAULT.forgotten) / file, "".join(f"{x}\n" for x in lines))
+        vault.write(vault.path(DEFAULT.forgotten) / file, "".join(f"{x}\n" for x in lines))
     for name, text in held["archives"]:
-        atomic_write(vault.path(DEFAULT.sessions) / _name(name, "session archive"), str(text))
+        vault.write(vault.path(DEFAULT.sessions) / _name(name, "session archive"), str(text))
     if held["uses"]:
-        atomic_write(
-            vault.usage_log,
+        cache_tree(vault.cache_dir).write(
+            vault.usage_log.name,
             render_usage({str(i): (int(n), day) for i, n, day in held["uses"]}),
         )
     if held["cursor"]:
@@ -174,7 +174,7 @@ def write_records(vault: Vault, held: dict[str, Any], moved: Moved) -> None:
             }
             for name, size, sha in held["cursor"]
         }
-        atomic_write(cursor_file(vault.cache_dir), render_cursor(files))
+        cache_tree(vault.cache_dir).write(cursor_file(vault.cache_dir).name, render_cursor(files))
     moved.forgotten = len(held["forgotten"])
     moved.archives = len(held["archives"])
     moved.uses = len(held["uses"])

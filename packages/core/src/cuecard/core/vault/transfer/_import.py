@@ -7,11 +7,11 @@ are mapped through the folder's layout (see ``_transfer``'s docstring for what m
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
+import stat
 from typing import Any
 
+from cuecard.core.base._confined import Tree
 from cuecard.core.vault._errors import VaultError
 from cuecard.core.vault._layout import DEFAULT
 from cuecard.core.vault.folder._vault import Vault
@@ -24,35 +24,40 @@ if TYPE_CHECKING:
 __all__ = ["import_logs", "import_queues", "import_records", "md_files", "optional_text"]
 
 
-def md_files(folder: Path) -> list[Path]:
-    """The ``*.md`` files directly in a folder: not READMEs, hidden files nor symlinks."""
+def md_files(tree: Tree, rel: str) -> list[str]:
+    """The names of the ``*.md`` files directly in folder ``rel`` of ``tree``: not READMEs,
+    hidden files nor links (the folders on the way walked by descriptor)."""
     try:
-        entries = list(os.scandir(folder))
+        entries = tree.entries(rel)
     except OSError:
         return []
-    return sorted(
-        folder / e.name
-        for e in entries
-        if e.name.endswith(".md")
-        and e.name.lower() != "readme.md"
-        and not e.name.startswith(".")
-        and e.is_file(follow_symlinks=False)
-    )
+    return [
+        name
+        for name, kind in entries
+        if name.endswith(".md")
+        and name.lower() != "readme.md"
+        and not name.startswith(".")
+        and kind == "file"
+    ]
 
 
-def _text(path: Path) -> str:
+def _text(tree: Tree, rel: str) -> str:
     """A file's exact text (no newline translation); ``VaultError`` if it is not UTF-8."""
     try:
-        return path.read_bytes().decode("utf-8")
+        return tree.read_bytes(rel).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise VaultError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise VaultError(
+            f"{tree.path(rel)}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
 
 
-def optional_text(path: Path) -> str | None:
-    """A regular file's exact text, or None when there is none (a symlink is none)."""
-    if path.is_symlink() or not path.is_file():
+def optional_text(tree: Tree, rel: str) -> str | None:
+    """A regular file's exact text, or None when there is none (a link, FIFO or device is
+    none; a link or special file among the folders on the way is refused, ``UnsafePath``)."""
+    st = tree.lstat(rel)
+    if st is None or not stat.S_ISREG(st.st_mode):
         return None
-    return _text(path)
+    return _text(tree, rel)
 
 
 _NAME = re.compile(r"^(?P<agent>.+?)-\d{8}-\d{6}-\d{2,3}(?:-\d+)?\.md$")
@@ -79,7 +84,7 @@ def import_queues(vault: Vault, pg: PgVault, moved: Moved) -> None:
     from cuecard.core.vault.postgres._logs import parse_pending_header
 
     layout, conn = vault.layout, pg.conn
-    listed = optional_text(vault.path(layout.pending))
+    listed = optional_text(vault.tree, layout.pending)
     reviewed: set[str] = set()
     if listed is not None:
         entries, sources = parse_pending(layout, listed)
@@ -100,11 +105,11 @@ def import_queues(vault: Vault, pg: PgVault, moved: Moved) -> None:
             )
         moved.pending = len(entries)
     rows = []
-    for status, folder in (("pending", vault.inbox), ("processed", vault.processed)):
-        for path in md_files(folder):
-            body = _text(path)
-            state = "reviewed" if status == "pending" and path.name in reviewed else status
-            rows.append((path.name, _agent(path.name), body, len(inbox_facts(body)), state))
+    for status, folder in (("pending", layout.inbox), ("processed", layout.processed)):
+        for name in md_files(vault.tree, folder):
+            body = _text(vault.tree, f"{folder}/{name}")
+            state = "reviewed" if status == "pending" and name in reviewed else status
+            rows.append((name, _agent(name), body, len(inbox_facts(body)), state))
             if status == "pending":
                 moved.submissions += 1
             else:
@@ -187,8 +192,8 @@ def _promotions(vault: Vault, pg: PgVault, text: str) -> list[tuple[Any, ...]]:
 def import_logs(vault: Vault, pg: PgVault, moved: Moved) -> None:
     """The adjudication and promotion logs, one row per line (lines that do not parse too)."""
     layout, conn = vault.layout, pg.conn
-    adjudicated = optional_text(vault.path(layout.adjudicated))
-    promoted = optional_text(vault.path(layout.promoted))
+    adjudicated = optional_text(vault.tree, layout.adjudicated)
+    promoted = optional_text(vault.tree, layout.promoted)
     with conn.cursor() as cur:
         if adjudicated is not None:
             rows = _adjudications(vault, pg, adjudicated)
@@ -217,18 +222,22 @@ def import_records(vault: Vault, pg: PgVault, moved: Moved) -> None:
     layout, conn = vault.layout, pg.conn
     names = _file_names(vault)
     forgotten = [
-        (names.get(path.name, path.name), line, fact_id(bare(line)) if bare(line) else None)
-        for path in md_files(vault.path(layout.forgotten))
-        for line in _text(path).splitlines()
+        (names.get(name, name), line, fact_id(bare(line)) if bare(line) else None)
+        for name in md_files(vault.tree, layout.forgotten)
+        for line in _text(vault.tree, f"{layout.forgotten}/{name}").splitlines()
     ]
-    archives = [(p.name, _text(p)) for p in md_files(vault.path(layout.sessions))]
-    usage = optional_text(vault.usage_log)
+    archives = [
+        (name, _text(vault.tree, f"{layout.sessions}/{name}"))
+        for name in md_files(vault.tree, layout.sessions)
+    ]
+    cache = Tree(vault.cache_dir)
+    usage = optional_text(cache, vault.usage_log.name)
     uses = parse_usage(usage or "")
     prefix = layout.sessions + "/"
     cursor = [
         (key[len(prefix) :], size, sha256)
         for key, (size, sha256) in sorted(
-            parse_cursor(optional_text(cursor_file(vault.cache_dir)) or "").items()
+            parse_cursor(optional_text(cache, cursor_file(vault.cache_dir).name) or "").items()
         )
         if key.startswith(prefix) and "/" not in key[len(prefix) :]
     ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from cuecard.core._errors import ConfigError
+from cuecard.core.base._errors import ConfigError
 from cuecard.core.vault.folder._vault import Vault
 
 __all__ = ["MIRROR_ENV", "Mirrored", "after_change", "mirror_location", "mirror_notes"]
@@ -73,11 +73,7 @@ def mirror_notes(vault: Vault, url: str) -> Mirrored:
     texts: dict[str, str | None] = {}
     for note in NOTE_IDS:
         path = vault.note_file(note)
-        texts[note] = (
-            None
-            if path.is_symlink() or not path.is_file()
-            else path.read_text(encoding="utf-8", errors="replace")
-        )
+        texts[note] = vault.read(path) if vault.tree.is_file(vault.rel(path)) else None
     with open_pg(url) as pg, pg.conn.transaction():
         for note, text in texts.items():
             if text is None:

@@ -85,7 +85,7 @@ def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
     moved = Moved()
     with pg.conn.transaction():
         for note in NOTE_IDS:
-            text = optional_text(vault.note_file(note))
+            text = optional_text(vault.tree, vault.rel(vault.note_file(note)))
             if text is None:
                 pg.conn.execute("DELETE FROM cuecard_notes WHERE note = %s", (note,))
                 continue
@@ -99,7 +99,6 @@ def folder_to_pg(vault: Vault, pg: PgVault) -> Moved:
 
 def pg_to_folder(pg: PgVault, root: Path) -> Moved:
     """Copy a PostgreSQL vault into a new default-layout folder vault (one consistent read)."""
-    from cuecard.core._fsio import atomic_write
     from cuecard.core.vault._layout import DEFAULT
     from cuecard.core.vault.folder._init import init_vault
     from cuecard.core.vault.transfer._export import (
@@ -120,9 +119,9 @@ def pg_to_folder(pg: PgVault, root: Path) -> Moved:
     for note in NOTE_IDS:
         path = vault.note_file(note)
         if note not in notes:
-            path.unlink(missing_ok=True)
+            vault.tree.remove(vault.rel(path))
             continue
-        atomic_write(path, notes[note])
+        vault.write(path, notes[note])
         moved.notes.append(note)
     moved.facts = int(held["facts"])
     write_queues(vault, held, moved)

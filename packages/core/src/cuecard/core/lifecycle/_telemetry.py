@@ -1,0 +1,327 @@
+"""Session history: live session files summarised, rolled up into ``local/telemetry.sqlite``.
+
+The hooks leave, under ``.cuecard/local/``, one folder per session (``sessions/<session>/``: the
+footprint and the ledger's claims), one line per delivery in ``ledger.jsonl`` and one line per
+ingestion in ``telemetry/inbox.jsonl``. Maintenance rolls them up: each session folder becomes one
+row of summary (what it touched, what it asked, its corrections), each JSON line one row, and a
+session folder is pruned once it has been idle for ``PRUNE_AFTER`` seconds. ``History`` reads the
+database and the files not rolled up yet together, so health sees the whole past either way.
+
+A JSON-lines file is rolled up by renaming it aside first (``<name>.<batch>.rolling``): a hook
+appending at the same moment opens the new file, so no line is lost, and rows are keyed by batch
+and line number, so an interrupted roll-up repeated later inserts nothing twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cuecard.core.base._confined import settled
+from cuecard.core.base._fsio import crash_point
+
+__all__ = [
+    "PRUNE_AFTER",
+    "History",
+    "Telemetry",
+    "delivery_history",
+    "read_history",
+    "session_folders",
+    "summarise_session",
+]
+
+PRUNE_AFTER = 7 * 24 * 3600
+_MAX_PATHS = 5_000
+_MAX_TIMES = 32
+_MAX_WORDS = 500
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    name TEXT PRIMARY KEY, first_t REAL, last_t REAL, summary TEXT NOT NULL, rolled_at REAL
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+    hash TEXT PRIMARY KEY, t REAL, session TEXT, line TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ingestions (
+    hash TEXT PRIMARY KEY, t REAL, line TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (t REAL PRIMARY KEY, report TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS deliveries_t ON deliveries (t);
+"""
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` per JSON object line of ``path``; other lines are skipped."""
+    from cuecard.core.engine._evidence import open_regular
+
+    fd = open_regular(str(path))  # never a link, and never blocks on a FIFO
+    if fd is None:
+        return
+    try:
+        with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, 1):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    yield number, record
+    except OSError:
+        return
+
+
+def _rolling(path: Path) -> list[tuple[str, Path]]:
+    """The renamed-aside batches of ``path``: ``(batch id, file)``, oldest name first."""
+    prefix, suffix = path.name + ".", ".rolling"
+    return sorted(
+        (p.name[len(prefix) : -len(suffix)], p)
+        for p in path.parent.glob(f"{path.name}.*{suffix}")
+        if p.is_file() and not p.is_symlink()
+    )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def session_folders(local_dir: Path) -> list[Path]:
+    """The session folders under ``local_dir/sessions`` (symlinks are not followed)."""
+    base = local_dir / "sessions"
+    if not base.is_dir() or base.is_symlink():
+        return []
+    return sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink())
+
+
+def _last_activity(folder: Path) -> float:
+    latest = 0.0
+    for current, dirs, files in os.walk(folder):
+        for name in files + dirs:
+            with contextlib.suppress(OSError):
+                latest = max(latest, os.lstat(os.path.join(current, name)).st_mtime)
+    return latest
+
+
+def summarise_session(folder: Path) -> dict[str, Any]:
+    """One session folder as a summary: times, touched paths by kind, writes, asks, corrections."""
+    touched: dict[str, set[str]] = {}
+    writes: dict[str, list[float]] = {}
+    commands: list[str] = []
+    symbols: list[str] = []
+    times: list[float] = []
+    asks = corrections = calls = 0
+    for _key, record in _lines(folder / "footprint.jsonl"):
+        t = _number(record.get("t"))
+        if t is not None:
+            times.append(t)
+        kind = record.get("e")
+        if kind == "prompt" and record.get("correction"):
+            corrections += 1
+        elif kind == "stop" and record.get("asked"):
+            asks += 1
+        elif kind == "tool":
+            calls += 1
+            event = str(record.get("kind", ""))[:10]
+            for path in record.get("paths") or []:
+                if isinstance(path, str) and (path in touched or len(touched) < _MAX_PATHS):
+                    touched.setdefault(path, set()).add(event)
+                    if event in ("edit", "write") and t is not None:
+                        writes.setdefault(path, []).append(t)
+            command = record.get("command")
+            if isinstance(command, str) and command.strip() and len(commands) < _MAX_WORDS:
+                words = " ".join(command.split()[:3])
+                if words not in commands:
+                    commands.append(words)
+            for symbol in record.get("symbols") or []:
+                if isinstance(symbol, str) and symbol not in symbols and len(symbols) < _MAX_WORDS:
+                    symbols.append(symbol)
+    last = max([*times, _last_activity(folder)], default=0.0)
+    return {
+        "session": folder.name,
+        "first_t": min(times) if times else None,
+        "last_t": last,
+        "touched": {p: sorted(k) for p, k in sorted(touched.items())},
+        "writes": {p: ts[-_MAX_TIMES:] for p, ts in sorted(writes.items())},
+        "commands": commands,
+        "symbols": symbols,
+        "asks": asks,
+        "corrections": corrections,
+        "tool_calls": calls,
+    }
+
+
+class Telemetry:
+    """The roll-up database ``local/telemetry.sqlite``."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        if readonly:
+            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(path, timeout=30)
+            try:
+                self.conn.executescript(_SCHEMA)
+            except sqlite3.DatabaseError:
+                # A damaged database is set aside (kept, never deleted) and a new one begun.
+                self.conn.close()
+                os.replace(path, path.with_name(f"{path.name}.damaged-{uuid.uuid4().hex[:8]}"))
+                self.conn = sqlite3.connect(path, timeout=30)
+                self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Telemetry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def put_session(self, summary: dict[str, Any], rolled_at: float) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO sessions (name, first_t, last_t, summary, rolled_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (
+                summary["session"],
+                summary["first_t"],
+                summary["last_t"],
+                json.dumps(summary, separators=(",", ":")),
+                rolled_at,
+            ),
+        )
+
+    def commit(self) -> None:
+        self.conn.commit()
+
+    def drain(self, path: Path, table: str) -> int:
+        """Move the lines of ``path`` (ledger or ingestion telemetry) into ``table``.
+
+        The file is first renamed to ``<name>.<batch>.rolling``; rows are keyed by batch and
+        line number, so a batch left behind by an interrupted run is inserted once, later.
+        """
+        if path.is_file() and not path.is_symlink():
+            os.replace(path, path.with_name(f"{path.name}.{uuid.uuid4().hex}.rolling"))
+        moved = 0
+        for batch, rolling in _rolling(path):
+            settled(str(rolling))  # every append that began before the rename has written
+            rows: list[tuple[Any, ...]] = []
+            for number, record in _lines(rolling):
+                key = f"{batch}:{number}"
+                t = _number(record.get("t"))
+                line = json.dumps(record, separators=(",", ":"))
+                if table == "deliveries":
+                    rows.append((key, t, str(record.get("session", "")), line))
+                else:
+                    rows.append((key, t, line))
+            marks = "?, ?, ?, ?" if table == "deliveries" else "?, ?, ?"
+            cursor = self.conn.executemany(
+                f"INSERT OR IGNORE INTO {table} VALUES ({marks})",  # noqa: S608 - fixed names
+                rows,
+            )
+            self.conn.commit()
+            moved += max(cursor.rowcount, 0)
+            crash_point("telemetry-drained")
+            rolling.unlink()
+        return moved
+
+    def record_run(self, t: float, report: dict[str, Any]) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO runs VALUES (?, ?)", (t, json.dumps(report)))
+        self.conn.commit()
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def sessions(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for name, summary in self.conn.execute("SELECT name, summary FROM sessions"):
+            with contextlib.suppress(ValueError):
+                out[str(name)] = json.loads(summary)
+        return out
+
+    def lines(self, table: str) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        query = f"SELECT hash, line FROM {table}"  # noqa: S608 - fixed names
+        for digest, line in self.conn.execute(query):
+            with contextlib.suppress(ValueError):
+                out[str(digest)] = json.loads(line)
+        return out
+
+
+@dataclass
+class History:
+    """Everything recorded about past sessions, rolled up or not."""
+
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Session summaries by folder name (see ``summarise_session``)."""
+    deliveries: list[dict[str, Any]] = field(default_factory=list)
+    """Ledger lines, oldest first."""
+    ingestions: list[dict[str, Any]] = field(default_factory=list)
+    """Ingestion telemetry lines, oldest first."""
+    unreadable: list[str] = field(default_factory=list)
+    """What could not be read (a damaged ``telemetry.sqlite``), one sentence each: the history
+    above lacks it until ``cuecard maintain`` sets the file aside."""
+
+
+def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for batch, rolling in _rolling(path):
+        for number, record in _lines(rolling):
+            out[f"{batch}:{number}"] = record
+    for number, record in _lines(path):
+        out[f"live:{number}"] = record
+    return out
+
+
+def _when(record: dict[str, Any]) -> float:
+    return _number(record.get("t")) or 0.0
+
+
+def _rolled_up(
+    local_dir: Path, tables: tuple[str, ...], *, sessions: History | None = None
+) -> list[dict[str, dict[str, Any]]]:
+    """Each table's rows in ``local_dir/telemetry.sqlite`` (and its sessions into ``sessions``)."""
+    out: list[dict[str, dict[str, Any]]] = [{} for _ in tables]
+    database = local_dir / "telemetry.sqlite"
+    if database.is_file():
+        try:
+            with Telemetry(database, readonly=True) as db:
+                if sessions is not None:
+                    sessions.sessions.update(db.sessions())
+                for rows, table in zip(out, tables, strict=True):
+                    rows.update(db.lines(table))
+        except sqlite3.Error as exc:
+            if sessions is not None:
+                sessions.unreadable.append(
+                    f"{database.name} is unreadable ({exc}): the rolled-up history is left out; "
+                    "`cuecard maintain` sets the file aside and starts a new one"
+                )
+    return out
+
+
+def delivery_history(local_dir: Path) -> list[dict[str, Any]]:
+    """Every delivery recorded in ``local_dir`` (``.cuecard/local``), oldest first: what
+    maintenance rolled up into ``telemetry.sqlite`` and the ledger lines since. The one source of
+    delivery history for health, doctor and the review UI; creates nothing."""
+    (rows,) = _rolled_up(local_dir, ("deliveries",))
+    rows.update(_jsonl_records(local_dir / "ledger.jsonl"))
+    return sorted(rows.values(), key=_when)
+
+
+def read_history(local_dir: Path) -> History:
+    """The database and the files not rolled up yet, merged (the deliveries are
+    ``delivery_history``'s); creates nothing."""
+    history = History()
+    (ingestions,) = _rolled_up(local_dir, ("ingestions",), sessions=history)
+    for folder in session_folders(local_dir):
+        history.sessions[folder.name] = summarise_session(folder)
+    ingestions.update(_jsonl_records(local_dir / "telemetry" / "inbox.jsonl"))
+    history.deliveries = delivery_history(local_dir)
+    history.ingestions = sorted(ingestions.values(), key=_when)
+    return history
