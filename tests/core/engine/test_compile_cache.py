@@ -221,3 +221,62 @@ def test_a_cache_that_is_not_a_regular_file_is_passed_over(
     with cache.open("wb") as handle:  # larger than any cache is read (a sparse file)
         handle.truncate(300 * 1024 * 1024)
     assert compiled(store)["validated"] == 3
+
+
+def generation_files(store: Store) -> dict[str, bytes]:
+    """The files of the current index generation, ``meta.json`` without its compile time."""
+    index = store.local_dir / "index"
+    folder = index / (index / "CURRENT").read_text().strip()
+    files = {path.name: path.read_bytes() for path in folder.iterdir()}
+    meta = json.loads(files["meta.json"])
+    del meta["compiled_at"]
+    files["meta.json"] = json.dumps(meta, sort_keys=True).encode()
+    return files
+
+
+def test_the_index_is_the_same_bytes_however_it_was_compiled(
+    store: Store, compiled: Callable[[Store], dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From scratch in one process, in worker processes, and from the per-file cache (by stamp,
+    and by hash after a checkout): the same tables, byte for byte. The store holds prose that
+    only looks like a credential ("api key", "token"), a check, a dormant memory, a broken file
+    and a file that holds a credential."""
+    from cuecard.core.store import _compiler
+
+    add(
+        store,
+        title="the api key rotation",
+        body="Rotate the api key before the token budget runs out; key rotation is monthly.",
+        triggers=[{"on": ["prompt"], "keywords": ["token refresh", "key rotation"]}],
+    )
+    add(
+        store,
+        title="no print in billing",
+        triggers=[{"on": ["edit"], "paths": ["billing/*.py"]}],
+        check={"if_content": r"print\(", "violates": ["print(x)"], "passes": ["log(x)"]},
+    )
+    add(store, status="archived", triggers=[{"on": ["edit"], "paths": ["old/**"]}])
+    leaked = json.loads(memory_file(store, "db").read_text())
+    (store.memories_dir / "broken.json").write_text("{")
+    leaked["id"] = "0b7e3c2a-5d4f-4e6a-8b9c-1d2e3f4a5b6c"
+    leaked["body"] = "token: 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
+    (store.memories_dir / f"{leaked['id']}.json").write_text(json.dumps(leaked, indent=2))
+    cache_file(store).unlink(missing_ok=True)
+    first = compiled(store)
+    assert (first["memories"], first["checks"], len(first["problems"])) == (5, 1, 2)
+    assert any("credential-shaped" in p for p in first["problems"])
+    serial = generation_files(store)
+    assert compiled(store)["validated"] == 0
+    assert generation_files(store) == serial
+    stamps = {path: path.stat().st_mtime_ns for path in store.memories_dir.glob("*.json")}
+    for path in stamps:  # a checkout: new stamps, then the old ones back (records name them)
+        os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    assert compiled(store)["validated"] == 0
+    for path, stamp in stamps.items():
+        os.utime(path, ns=(stamp, stamp))
+    assert compiled(store)["validated"] == 0
+    assert generation_files(store) == serial
+    monkeypatch.setattr(_compiler, "PARALLEL_FROM", 1)
+    cache_file(store).unlink()
+    assert compiled(store)["validated"] == 8
+    assert generation_files(store) == serial

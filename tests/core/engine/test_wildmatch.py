@@ -14,7 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuecard.core.engine._wildmatch import Wildmatch, backtracks_linearly, glob_matches
+from cuecard.core.engine._wildmatch import (
+    Wildmatch,
+    backtracks_linearly,
+    glob_error,
+    glob_matches,
+)
 from tests._support.globs import CASES, git_check_ignore
 
 CATCH_ALLS = ["*/", "**/", "**/*/**", "/**/", "**/**/", "foo/**/", "foo/**", "foo/", "**"]
@@ -294,3 +299,21 @@ def test_the_usual_shapes_are_answered_without_the_matcher(glob: str, path: str,
 
     assert quick_glob_match(glob, path) is hit
     assert glob_matches(glob, path) is hit
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        GLOBS,
+        st.lists(st.sampled_from([*GLOB_PIECES, "[", "\\", "[[:nope:]]", "[a"]), max_size=6).map(
+            "".join
+        ),
+    )
+)
+def test_glob_error_says_what_building_the_matcher_raises(glob: str) -> None:
+    raised: str | None = None
+    try:
+        Wildmatch(glob)
+    except ValueError as exc:
+        raised = str(exc)
+    assert glob_error(glob) == raised

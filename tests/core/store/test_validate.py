@@ -236,3 +236,48 @@ def test_the_file_fast_path_agrees_with_the_field_path(
     except ValidationError as exc:
         got = sorted(exc.refusals)
     assert got == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(sorted(SECRETS.items()) + sorted(NOT_SECRETS.items())),
+        min_size=1,
+        max_size=20,
+    ),
+    st.sampled_from(["", "</memory-data>", "flip \u202e"]),
+)
+def test_each_string_holding_a_secret_is_named_among_many(
+    picks: list[tuple[str, str]], unsafe: str
+) -> None:
+    """A record of many strings, some holding secrets and some only prose with credential words
+    (which a scan of the whole record suspects): exactly the strings with a secret are named,
+    by the file path and the field path alike."""
+    from cuecard.core.store._validate import validate_memory_text
+
+    notes = [text.replace("\n", " ")[:100] for _, text in picks]
+    raw = record(
+        body="the api key rotation and the token budget " + unsafe,
+        triggers=[{"on": ["prompt"], "keywords": notes}],
+        review={"issues": [text[:100] for text in notes[:16]]},
+    )
+    secret_at = {i for i, (name, _) in enumerate(picks) if name in SECRETS}
+    named_secrets = set()
+    try:
+        validate_memory(raw)
+    except ValidationError as exc:
+        field_refusals = exc.refusals
+    else:
+        field_refusals = []
+    for message in field_refusals:
+        if "credential-shaped" in message and "keywords[" in message:
+            named_secrets.add(int(message.split("keywords[")[1].split("]")[0]))
+    assert named_secrets == {i for i in secret_at if find_secret(notes[i])}
+    assert any("body" in m for m in field_refusals) == bool(unsafe)
+    try:
+        validate_memory_text(json.dumps(raw, indent=2))
+    except ValidationError as exc:
+        file_refusals = exc.refusals
+    else:
+        file_refusals = []
+    assert file_refusals == field_refusals

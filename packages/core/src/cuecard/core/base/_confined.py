@@ -402,6 +402,15 @@ class Tree:
         ``whole`` is false: then its first ``limit`` bytes)."""
         with self._parent(rel) as (fd, name):
             handle = self._open_regular(fd, name, rel, _READ_FLAGS)
+        return self._read_open(handle, rel, limit, whole)
+
+    def read_in(self, fd: int, folder: str, name: str, limit: int = 64 * 1024 * 1024) -> bytes:
+        """``read_bytes`` of ``folder/name``, where ``fd`` is ``folder``'s descriptor (from
+        ``folder``): one walk to the folder for all the files read in it."""
+        rel = f"{folder}/{name}"
+        return self._read_open(self._open_regular(fd, name, rel, _READ_FLAGS), rel, limit, True)
+
+    def _read_open(self, handle: int, rel: str, limit: int, whole: bool) -> bytes:
         try:
             if not whole:
                 return os.read(handle, limit)

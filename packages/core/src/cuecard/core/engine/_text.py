@@ -11,6 +11,7 @@ import re
 __all__ = [
     "ADVISORY",
     "find_secret",
+    "may_be_unsafe",
     "needs_scrutiny",
     "neutralise",
     "redact",
@@ -118,13 +119,19 @@ def redact(text: str) -> str:
 
 def needs_scrutiny(text: str) -> bool:
     """A quick test over a whole text: could any write rule (a secret or unsafe content) apply?"""
-    if _invisible().search(text) or re.search(_WRAPPER_TAG, text):
-        return True
-    if not text.isascii() and _tag_runs(text):
+    if may_be_unsafe(text):
         return True
     from cuecard.core.engine._secrets import may_hold_secret
 
     return may_hold_secret(text)
+
+
+def may_be_unsafe(text: str) -> bool:
+    """A quick test over a whole text: could ``unsafe_reason`` refuse any part of it? ``False``
+    is sure, for the text and for each of its lines. ``needs_scrutiny`` without the secrets."""
+    if _invisible().search(text) or re.search(_WRAPPER_TAG, text):
+        return True
+    return not text.isascii() and bool(_tag_runs(text))
 
 
 def strip_invisibles(text: str) -> str:

@@ -41,7 +41,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["Wildmatch", "backtracks_linearly", "compiled", "glob_matches", "wildmatch"]
+__all__ = [
+    "Wildmatch",
+    "backtracks_linearly",
+    "compiled",
+    "glob_error",
+    "glob_matches",
+    "wildmatch",
+]
 
 _CACHE_LIMIT = 4_096  # compiled globs kept per process
 _DFA_LIMIT = 16_384  # steps remembered per glob
@@ -232,6 +239,18 @@ def _tokens(pattern: str, anywhere: bool) -> list[tuple[int, object]]:
         else:
             out.append((_SINGLE, char))
     return out
+
+
+def glob_error(glob: str) -> str | None:
+    """What ``Wildmatch(glob)`` would raise, or ``None``: the glob read without building its
+    matcher (a compile checks thousands of globs it never matches)."""
+    line = _line(glob)
+    if line is not None:
+        try:
+            _tokens(line[0], line[2])
+        except ValueError as exc:
+            return str(exc)
+    return None
 
 
 def _accepts(kind: int, chars: object, char: str) -> tuple[bool, bool]:

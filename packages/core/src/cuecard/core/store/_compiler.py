@@ -7,6 +7,7 @@ examples on RE2; a check that fails them, or that RE2 refuses, is left out and r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -57,18 +58,19 @@ class CompileReport:
 _MEMORIES = ".cuecard/memories"
 
 
-def _memory_bytes(tree: Tree, name: str) -> bytes | None:
-    """A memory file's bytes, through plain folders; ``None`` for a link, FIFO, device, socket,
-    folder or a file over ``MAX_MEMORY_FILE_BYTES`` (never read)."""
+def _memory_bytes(tree: Tree, folder: int, name: str) -> bytes | None:
+    """A memory file's bytes, ``folder`` being the descriptor of the memories folder (reached
+    through plain folders); ``None`` for a link, FIFO, device, socket, folder or a file over
+    ``MAX_MEMORY_FILE_BYTES`` (never read)."""
     try:
-        return tree.read_bytes(f"{_MEMORIES}/{name}", MAX_MEMORY_FILE_BYTES)
+        return tree.read_in(folder, _MEMORIES, name, MAX_MEMORY_FILE_BYTES)
     except OSError:
         return None
 
 
-def _compile_file(name: str, root: str) -> dict[str, Any]:
+def _compile_file(name: str, root: str, tree: Tree, folder: int) -> dict[str, Any]:
     path = os.path.join(root, ".cuecard", "memories", name)
-    data = _memory_bytes(Tree(root), name)
+    data = _memory_bytes(tree, folder, name)
     if data is None:
         limit = MAX_MEMORY_FILE_BYTES
         shown = os.path.relpath(path, root)
@@ -102,7 +104,12 @@ def _encoded(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compile_chunk(paths: list[str], root: str) -> list[dict[str, Any]]:
-    return [_compile_file(path, root) for path in paths]
+    tree = Tree(root)
+    try:
+        with tree.folder(_MEMORIES) as folder:
+            return [_compile_file(path, root, tree, folder) for path in paths]
+    except OSError:  # the folder went away or became a link: each file is a problem
+        return [_compile_file(path, root, tree, -1) for path in paths]
 
 
 def _compile_many(paths: list[str], root: str) -> list[dict[str, Any]]:
@@ -127,11 +134,11 @@ def _start_methods() -> list[str]:
     return multiprocessing.get_all_start_methods()
 
 
-def _same_content(tree: Tree, name: str, sha: object) -> bool:
+def _same_content(tree: Tree, folder: int, name: str, sha: object) -> bool:
     """Whether memory file ``name`` still holds the bytes whose sha256 is ``sha``."""
     if not isinstance(sha, str):
         return False
-    data = _memory_bytes(tree, name)
+    data = _memory_bytes(tree, folder, name)
     return data is not None and hashlib.sha256(data).hexdigest() == sha
 
 
@@ -153,31 +160,33 @@ def _compiled_files(
     todo: list[tuple[str, list[int]]] = []
     changed = False
     try:
-        with tree.folder(_MEMORIES) as folder:
-            entries = sorted(
-                (e for e in os.scandir(folder) if e.name.endswith(".json")), key=lambda e: e.name
-            )
-            stamps = [(e.name, e.stat(follow_symlinks=False)) for e in entries]
+        folder = tree.folder(_MEMORIES)
     except FileNotFoundError:
-        stamps = []
-    for count, (name, st) in enumerate(stamps, 1):
-        if progress is not None and count % 500 == 0:
-            progress(count)
-        stamp = [st.st_mtime_ns, st.st_size]
-        cached = old.pop(name, None)
-        if (
-            cached is not None
-            and cached[:2] == stamp  # [mtime_ns, size, sha, out, line]
-            and (stamp[0] < racy_from or _same_content(tree, name, cached[2]))
-        ):
-            files[name] = cached
-            continue
-        changed = True
-        if cached is not None and _same_content(tree, name, cached[2]):
-            files[name] = [*stamp, cached[2], cached[3]]  # a new line for the new stamp
-        else:
-            files[name] = []
-            todo.append((name, stamp))
+        folder = None
+    with folder or contextlib.nullcontext(-1) as fd:
+        entries = sorted(
+            (e for e in os.scandir(fd) if e.name.endswith(".json")) if folder else (),
+            key=lambda e: e.name,
+        )
+        stamps = [(e.name, e.stat(follow_symlinks=False)) for e in entries]
+        for count, (name, st) in enumerate(stamps, 1):
+            if progress is not None and count % 500 == 0:
+                progress(count)
+            stamp = [st.st_mtime_ns, st.st_size]
+            cached = old.pop(name, None)
+            if (
+                cached is not None
+                and cached[:2] == stamp  # [mtime_ns, size, sha, out, line]
+                and (stamp[0] < racy_from or _same_content(tree, fd, name, cached[2]))
+            ):
+                files[name] = cached
+                continue
+            changed = True
+            if cached is not None and _same_content(tree, fd, name, cached[2]):
+                files[name] = [*stamp, cached[2], cached[3]]  # a new line for the new stamp
+            else:
+                files[name] = []
+                todo.append((name, stamp))
     fresh = _compile_many([name for name, _ in todo], str(store.root))
     for (name, stamp), out in zip(todo, fresh, strict=True):
         files[name] = [*stamp, out.pop("sha", None), out]

@@ -33,7 +33,7 @@ def glob_problem(glob: str) -> str | None:
         expanded = expand_braces(glob)
     except ValueError as exc:
         return str(exc)
-    from cuecard.core.engine._wildmatch import Wildmatch
+    from cuecard.core.engine._wildmatch import glob_error
 
     for one in expanded:
         segments = one.rstrip(" ").split("/")
@@ -45,10 +45,9 @@ def glob_problem(glob: str) -> str | None:
             return "starts with !, which gitignore reads as an exception: alone it matches nothing"
         if "." in segments or "" in segments[1:-1]:
             return "holds an empty or . folder name (// or /./), which no path has"
-        try:
-            Wildmatch(one)
-        except ValueError as exc:
-            return str(exc)
+        error = glob_error(one)
+        if error is not None:
+            return error
     return None
 
 

@@ -9,15 +9,16 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pydantic
 
 from cuecard.core.base._errors import ValidationError
+from cuecard.core.engine._secrets import may_hold_secret
 from cuecard.core.engine._text import (
     find_secret,
-    needs_scrutiny,
+    may_be_unsafe,
     redact,
     strip_invisibles,
     unsafe_reason,
@@ -107,16 +108,25 @@ def schema_messages(error: pydantic.ValidationError) -> list[str]:
     ]
 
 
-def _strings(value: Any, loc: tuple[int | str, ...] = ()) -> Iterator[tuple[str, str]]:
+_Located = list[tuple[tuple[Any, ...], str]]
+
+
+def _strings(value: Any, loc: tuple[Any, ...] = (), out: _Located | None = None) -> _Located:
+    """Every string key and value of ``value`` with its location, in order (``field_name``
+    names a location: made only for a refusal, since naming one scans its keys for
+    credentials)."""
+    out = [] if out is None else out
     if isinstance(value, str):
-        yield field_name(loc), value
+        out.append((loc, value))
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _strings(key, (*loc, "(key)")) if isinstance(key, str) else iter(())
-            yield from _strings(item, (*loc, str(key)))
+            if isinstance(key, str):
+                out.append(((*loc, "(key)"), key))
+            _strings(item, (*loc, str(key)), out)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            yield from _strings(item, (*loc, index))
+            _strings(item, (*loc, index), out)
+    return out
 
 
 def flat_strings(value: Any) -> list[str]:
@@ -128,28 +138,62 @@ def flat_strings(value: Any) -> list[str]:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is None or isinstance(item, int | float):  # no string (nor a slow ABC test)
+            continue
         elif isinstance(item, Mapping):
             stack.extend(k for k in item if isinstance(k, str))
             stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
     return out
 
 
+def _suspects(texts: list[str]) -> list[int]:
+    """The indexes of the texts that may hold a credential alone. A text that may hold one makes
+    every run of lines holding it one that may, so the short texts (ids, kinds, times, globs)
+    are tested together and halved only while a run may; a long one is tested alone."""
+    short = [i for i, text in enumerate(texts) if len(text) < 64]
+    found = [i for i, text in enumerate(texts) if len(text) >= 64 and may_hold_secret(text)]
+    runs = [short]
+    while runs:
+        run = runs.pop()
+        if not run or not may_hold_secret("\n".join(texts[i] for i in run)):
+            continue
+        if len(run) == 1:
+            found.append(run[0])
+        else:
+            runs += [run[: len(run) // 2], run[len(run) // 2 :]]
+    return found
+
+
+def _holds_secret(texts: list[str]) -> bool:
+    """Whether any of ``texts`` holds a credential (``find_secret``), each tested only when it
+    may."""
+    return any(find_secret(texts[i]) is not None for i in _suspects(texts))
+
+
 def _content_refusals(label: str, raw: Mapping[str, Any]) -> list[str]:
-    if not needs_scrutiny("\n".join(flat_strings(raw))):
+    texts = flat_strings(raw)
+    unsafe_possible = may_be_unsafe("\n".join(texts))
+    if not unsafe_possible and not _holds_secret(texts):
         return []
+    located = _strings(raw)  # a refusal to make: the same strings in order, with their fields
+    texts = [text for _, text in located]
+    suspects = set(_suspects(texts))
     refusals = []
-    for where, text in _strings(raw):
+    for index, (loc, text) in enumerate(located):
+        secret = find_secret(text) if index in suspects else None
+        unsafe = unsafe_reason(text) if unsafe_possible else None
+        if secret is None and unsafe is None:
+            continue
+        where = field_name(loc)
         if _EXEMPT.match(where):
             continue
-        secret = find_secret(text)
         if secret is not None:
             refusals.append(
                 f"{label}: {where} holds a credential-shaped value ({secret}); "
                 "secrets are never stored"
             )
-        unsafe = unsafe_reason(text)
         if unsafe is not None:
             refusals.append(f"{label}: {where} {unsafe}")
     return refusals
@@ -326,10 +370,16 @@ def validate_memory_text(text: str) -> Memory:
     """The memory a file's JSON text describes: ``validate_memory`` with a fast path.
 
     Text that no write rule could touch (one scan of the whole file) and that is within the size
-    limit is parsed and validated in one step; anything else takes the path that names fields.
+    limit is parsed and validated in one step; so is text that only looks as if it could hold a
+    credential ("api key", "token") while none of its strings does. Anything else takes the path
+    that names fields.
     """
-    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or needs_scrutiny(text):
+    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or may_be_unsafe(text):
         return validate_memory(json.loads(text))
+    if may_hold_secret(text):  # a word such as "token" or "key" in prose is enough
+        raw = json.loads(text)
+        if not isinstance(raw, Mapping) or _holds_secret(flat_strings(raw)):
+            return validate_memory(raw)
     try:
         memory = Memory.model_validate_json(text)
     except pydantic.ValidationError:
