@@ -76,8 +76,6 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
-    "core/lifecycle/_export.py": (STORE_LATER,
-                                  frozenset({"atomic_write", "glob", "read_text", "unlink"})),
     "core/lifecycle/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused "
                         "first; "
                         "ingest_file also takes a file the person names)",
