@@ -84,7 +84,6 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
                                    frozenset({"atomic_write", "open", "os.makedirs"})),
     "core/service/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
-    "core/lifecycle/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
     "core/recall/_index.py": ("the index's folder when it is cuecard's own cache folder (a "
                               "project's passes its Tree: made through the layer)",
                               frozenset({"os.makedirs"})),
