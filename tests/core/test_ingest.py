@@ -265,3 +265,17 @@ def test_an_inbox_that_is_not_a_folder_is_named(repo: Path) -> None:
     assert result.returncode == 1
     assert ".cuecard/inbox is a FIFO, not a folder" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_proposal_reached_through_a_linked_folder_is_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.json").write_text(json.dumps(GOOD))
+    (repo / ".cuecard/inbox/sub").symlink_to(outside)
+    result = run_cli("ingest", "--json", ".cuecard/inbox/sub/p.json", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    [out] = json.loads(result.stdout)["results"]
+    assert out["outcome"] == "refused"
+    assert "p.json is not a regular file" in out["message"]
+    assert (outside / "p.json").read_text() == json.dumps(GOOD)
+    assert list((repo / ".cuecard/memories").iterdir()) == []
