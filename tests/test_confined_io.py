@@ -33,7 +33,6 @@ PATH_METHODS = frozenset(
 )  # fmt: skip
 HELPERS = frozenset({"atomic_write", "exclusive_create", "locked", "append_record", "rmtree"})
 
-STORE_LATER = "project store files not moved yet (local state written by commands, not the hook)"
 OWN_FILES = "a file the person names, or the repository's own source tree (not a store)"
 HOME = (
     "the person's own home configuration, read as the person keeps it (a dotfile "
@@ -42,8 +41,9 @@ HOME = (
 
 # What still opens files by path, module by module, with the calls and why. The store's
 # memories, config, journal and lock, the compiled index and its pruning, sessions, claims,
-# footprints, held reports, the ledger, the hook's records, the inbox listing and the
-# maintenance stamp are on the layer; so are the folder vault (notes, inbox and processed moves,
+# footprints, held reports, the ledger, the hook's records, the inbox listing and proposal
+# reads, the maintenance stamp and session roll-up, export's rule files and migrate's .dd
+# folder are on the layer; so are the folder vault (notes, inbox and processed moves,
 # the lock, init, archive, forget, transfer), the recall indexes' databases and the files they
 # index, and the database vault's mirror in this machine's cache.
 ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
@@ -76,20 +76,10 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "hooks/_demo.py": ("the demo's own temporary project", frozenset(
         {"mkdir", "read_text", "shutil.rmtree", "write_text"})),
     # the project store: what commands (not the hook) still write by path
-    "core/lifecycle/_export.py": (STORE_LATER,
-                                  frozenset({"atomic_write", "glob", "read_text", "unlink"})),
-    "core/lifecycle/_ingest.py": (STORE_LATER + ": the proposal read (a link or non-file refused "
-                        "first; "
-                        "ingest_file also takes a file the person names)",
-                        frozenset({"read_bytes"})),
     "core/vault/_user_config.py": (OWN_FILES + ": the user's cuecard config.toml",
                                    frozenset({"atomic_write", "open", "os.makedirs"})),
     "core/service/_vault_client.py": (OWN_FILES + ": the user's cuecard config.toml",
                               frozenset({"read_text"})),
-    "core/lifecycle/_migrate.py": (STORE_LATER, frozenset({"glob", "read_text", "rglob"})),
-    "core/lifecycle/_telemetry.py": (STORE_LATER, frozenset({"glob", "iterdir", "mkdir",
-                                                   "os.replace", "os.walk", "unlink"})),
-    "core/cli/_ingest.py": (STORE_LATER, frozenset({"glob"})),
     "core/recall/_index.py": ("the index's folder when it is cuecard's own cache folder (a "
                               "project's passes its Tree: made through the layer)",
                               frozenset({"os.makedirs"})),

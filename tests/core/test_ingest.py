@@ -235,3 +235,47 @@ def test_an_inbox_that_is_a_link_is_not_emptied(repo: Path, tmp_path: Path) -> N
     assert "is a link" in out["message"]
     assert (elsewhere / "p.json").is_file()
     assert list((repo / ".cuecard/memories").iterdir()) == []
+
+
+def test_a_linked_proposal_is_refused_by_itself_and_the_others_ingested(
+    repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(GOOD))
+    (repo / ".cuecard/inbox/a-link.json").symlink_to(outside)
+    (repo / ".cuecard/inbox/b.json").write_text(json.dumps(GOOD))
+    result = run_cli("ingest", "--json", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    link, good = json.loads(result.stdout)["results"]
+    assert link["proposal"].endswith("a-link.json")
+    assert link["outcome"] == "refused"
+    assert "not a regular file" in link["message"]
+    assert good["outcome"] != "refused", good["message"]
+    assert (repo / ".cuecard/inbox/a-link.json").is_symlink()
+    assert outside.read_text() == json.dumps(GOOD)
+
+
+def test_an_inbox_that_is_not_a_folder_is_named(repo: Path) -> None:
+    import os
+
+    inbox = repo / ".cuecard/inbox"
+    inbox.rmdir()
+    os.mkfifo(inbox)
+    result = run_cli("ingest", cwd=repo)
+    assert result.returncode == 1
+    assert ".cuecard/inbox is a FIFO, not a folder" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_proposal_reached_through_a_linked_folder_is_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.json").write_text(json.dumps(GOOD))
+    (repo / ".cuecard/inbox/sub").symlink_to(outside)
+    result = run_cli("ingest", "--json", ".cuecard/inbox/sub/p.json", cwd=repo)
+    assert result.returncode == 1, result.stderr
+    [out] = json.loads(result.stdout)["results"]
+    assert out["outcome"] == "refused"
+    assert "p.json is not a regular file" in out["message"]
+    assert (outside / "p.json").read_text() == json.dumps(GOOD)
+    assert list((repo / ".cuecard/memories").iterdir()) == []

@@ -345,3 +345,49 @@ def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_writte
     assert result.written == []
     assert result.skipped[0]["reason"] == "the folder is a symbolic link"
     assert sorted(p.name for p in (outside / "rules").iterdir()) == ["leak.md"]
+
+
+def test_export_skips_fifos_and_links_in_its_place_without_hanging(
+    store: Store, tmp_path: Path
+) -> None:
+    """A FIFO where a rule file or ``AGENTS.md`` goes, or a link one folder up, is skipped with
+    its reason: never opened (a FIFO would hang the command), followed or replaced."""
+    import os
+    import subprocess
+
+    from tests._support.cli import BIN
+
+    add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
+    folder = store.root / ".claude/rules/cuecard"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "billing--retries.md")
+    os.mkfifo(folder / "old.md")
+    agents = store.root / "AGENTS.md"
+    agents.unlink(missing_ok=True)
+    os.mkfifo(agents)
+    outside = tmp_path / "outside"
+    (outside / "rules").mkdir(parents=True)
+    (store.root / ".cursor").rename(tmp_path / "cursor-moved")
+    (store.root / ".cursor").symlink_to(outside)
+
+    def export(target: str) -> dict[str, Any]:
+        done = subprocess.run(  # a liveness bound: only a hang reaches it
+            [str(BIN / "cuecard"), "export", target, "--json"],
+            cwd=store.root, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        report: dict[str, Any] = json.loads(done.stdout)
+        return report
+
+    claude = export("claude")
+    assert claude["written"] == []
+    assert claude["removed"] == []
+    assert {"file": ".claude/rules/cuecard/billing--retries.md",
+            "reason": "not written by cuecard; left alone"} in claude["skipped"]  # fmt: skip
+    assert export("agents-md")["skipped"] == [{"file": "AGENTS.md", "reason": "it is a FIFO"}]
+    cursor = export("cursor")
+    assert cursor["skipped"] == [
+        {"file": ".cursor/rules/cuecard", "reason": "the folder is a symbolic link"}
+    ]
+    assert sorted(p.name for p in outside.rglob("*")) == ["rules"]
+    assert sorted(p.name for p in folder.iterdir()) == ["billing--retries.md", "old.md"]

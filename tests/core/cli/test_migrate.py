@@ -217,6 +217,27 @@ def test_symlinked_atoms_are_not_followed(project: Path, tmp_path: Path) -> None
     assert {"file": ".dd/atoms/x/y.json", "reason": "not a regular file"} in report.skipped
 
 
+def test_linked_folders_and_fifos_in_the_store_are_neither_followed_nor_opened(
+    project: Path, tmp_path: Path
+) -> None:
+    """A folder of ``.dd`` linked outside is not read (its atoms are not converted), and a FIFO
+    in a file's place is skipped or left out, never opened (it would hang the command)."""
+    import os
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    leak = atom("c3d4e5f6-a7b8-4c9d-8e1f-2a3b4c5d6e7f", "active", "leak/ed")
+    (outside / "leak.json").write_text(json.dumps(leak))
+    (project / ".dd/atoms/linked").symlink_to(outside)
+    (project / ".dd/relations.json").unlink(missing_ok=True)
+    os.mkfifo(project / ".dd/relations.json")
+    os.mkfifo(project / ".dd/atoms/fifo.json")
+    report = migrate(project, project, dry_run=True)
+    assert {"file": ".dd/atoms/fifo.json", "reason": "not a regular file"} in report.skipped
+    assert not any("leak" in item["file"] for item in report.converted + report.skipped)
+    assert "relations" not in report.not_converted
+
+
 def test_run_from_a_subfolder_opts_in_the_repository_root(
     project: Path, monkeypatch, capsys
 ) -> None:

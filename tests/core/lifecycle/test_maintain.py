@@ -349,6 +349,29 @@ def test_a_damaged_database_is_set_aside_and_a_new_one_begun(store: Store) -> No
     assert _db(store, "SELECT COUNT(*) FROM sessions") == [(1,)]
 
 
+def test_a_linked_telemetry_folder_is_neither_drained_nor_read(
+    store: Store, tmp_path: Path
+) -> None:
+    """``.cuecard/local/telemetry`` committed as a link to a folder outside: maintenance renames
+    nothing aside and deletes nothing there, and the history does not count its lines."""
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    line = json.dumps({"t": NOW, "proposal": "p", "outcome": "ingested"}) + "\n"
+    (canary / "inbox.jsonl").write_text(line)
+    (canary / "inbox.jsonl.b1.rolling").write_text(line)
+    store.local_dir.mkdir(parents=True, exist_ok=True)
+    (store.local_dir / "telemetry").symlink_to(canary)
+    before = {p.name: p.read_bytes() for p in canary.iterdir()}
+    assert health_report(store)["sessions"] == 0
+    report = maintain(store, clock=lambda: NOW)
+    assert report.ingestions_rolled == 0
+    assert {p.name: p.read_bytes() for p in canary.iterdir()} == before
+    assert _db(store, "SELECT COUNT(*) FROM ingestions") == [(0,)]
+    from cuecard.core.lifecycle._telemetry import read_history
+
+    assert read_history(store.local_dir).ingestions == []
+
+
 def test_only_marked_session_folders_are_pruned_and_the_others_reported(
     store: Store, tmp_path: Path
 ) -> None:

@@ -889,13 +889,14 @@ def _flock_briefly(handle: int, kind: int, tries: int = 50) -> bool:
     return False
 
 
-def settled(path: str, timeout: float = 2.0) -> None:
-    """Wait until no append that began before ``path`` (a log just renamed aside) is still
-    writing into it: take its exclusive ``flock`` once, for at most ``timeout`` seconds."""
+def settled(tree: Tree, rel: str, timeout: float = 2.0) -> None:
+    """Wait until no append that began before ``rel`` (a log just renamed aside) is still
+    writing into it: take its exclusive ``flock`` once, for at most ``timeout`` seconds (the
+    file opened through ``tree``)."""
     import fcntl
 
     try:
-        handle = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+        handle = tree.open_read(rel)
     except OSError:
         return
     try:

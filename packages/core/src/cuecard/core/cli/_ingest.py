@@ -6,6 +6,10 @@ import argparse
 
 from cuecard.core.cli._output import emit_json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.core.store._store import Store
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
@@ -32,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from cuecard.core.store._store import Store
 
     store = Store.open()
-    files = args.files or sorted(str(p) for p in store.inbox_dir.glob("*.json"))
+    files = args.files or _inbox(store)
     results = []
     for name in files:
         result = ingest_file(str(store.root), name, session=args.session, agent=args.agent)
@@ -44,3 +48,19 @@ def run(args: argparse.Namespace) -> int:
     elif not files:
         print("the inbox is empty")
     return 1 if any(r["outcome"] == "refused" for r in results) else 0
+
+
+def _inbox(store: Store) -> list[str]:
+    """The inbox's ``*.json`` entries, listed through the confined layer, sorted (each kind:
+    ``ingest_file`` refuses what is not a regular file, a link included). An inbox that is a
+    link is never listed: it stands for itself, and ``ingest_file`` refuses it as a link; any
+    other inbox that is not a plain folder of this user stops the command, naming it and why."""
+    from cuecard.core.base._confined import UnsafePath
+
+    try:
+        entries = store.tree.entries(".cuecard/inbox")
+    except UnsafePath:
+        if not (store.dir.is_symlink() or store.inbox_dir.is_symlink()):
+            raise
+        return [str(store.inbox_dir)]
+    return [str(store.inbox_dir / name) for name, _kind in entries if name.endswith(".json")]

@@ -6,6 +6,11 @@ or one owned block of ``AGENTS.md``. cuecard writes only files it owns — each 
 ``EXPORT_MARK`` comment, and ``cuecard import`` skips such files — removes its own files whose
 memory is no longer live, never touches another file, and writes nothing when nothing changed.
 A memory imported from a tool's own rule file is not exported back to that tool.
+
+The rule folders and ``AGENTS.md`` are the repository's, which a teammate's commit can fill:
+they are read, written and deleted through the confined layer (``Tree``, based at the folder
+exported to), so a link, FIFO or device at any depth of them is skipped with its reason, never
+followed, opened or replaced.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cuecard.core.base._fsio import atomic_write
+from cuecard.core.base._confined import Tree, UnsafePath
 from cuecard.core.lifecycle._rules import EXPORT_MARK
 from cuecard.core.store._globs import expand_braces
 from cuecard.core.store._memory import Memory
@@ -101,30 +106,52 @@ def _exportable(memory: Memory, target: str) -> bool:
     return memory.live and bool(_paths(memory)) and memory.source != f"import:{target}"
 
 
-def _write(path: Path, text: str, report: ExportReport, shown: str) -> None:
+def _why(exc: UnsafePath) -> str:
+    """What the layer refused, in a few words (``is a symbolic link``, ``is a FIFO``…)."""
+    return exc.reason.split(",")[0]
+
+
+def _write(tree: Tree, rel: str, text: str, report: ExportReport) -> None:
     try:
-        if path.read_text(encoding="utf-8") == text:
-            report.unchanged.append(shown)
+        if tree.read_bytes(rel).decode("utf-8", "replace") == text:
+            report.unchanged.append(rel)
             return
-    except OSError:
+    except FileNotFoundError:
         pass
-    atomic_write(path, text)
-    report.written.append(shown)
+    try:
+        tree.write(rel, text)
+    except UnsafePath as exc:
+        report.skipped.append({"file": rel, "reason": f"it {_why(exc)}"})
+        return
+    report.written.append(rel)
+
+
+def _owned(tree: Tree, rel: str, kind: str) -> bool:
+    """Whether ``rel`` is a regular file cuecard exported (it carries ``EXPORT_MARK``)."""
+    if kind != "file":
+        return False
+    try:
+        return EXPORT_MARK in tree.read_bytes(rel).decode("utf-8", "replace")
+    except OSError:
+        return False
 
 
 def export_rules(memories: list[Memory], target: str, out: Path) -> ExportReport:
     """Write ``target``'s rule files for the live path-scoped ``memories`` under ``out``."""
     report = ExportReport(target)
     chosen = sorted((m for m in memories if _exportable(m, target)), key=lambda m: (m.topic, m.id))
+    tree = Tree(out)
     if target == "agents-md":
-        path = out / "AGENTS.md"
-        if path.is_symlink():
-            report.skipped.append({"file": "AGENTS.md", "reason": "it is a symbolic link"})
-            return report
         try:
-            current = path.read_text(encoding="utf-8")
+            current = tree.read_bytes("AGENTS.md").decode("utf-8")
         except FileNotFoundError:
             current = ""
+        except UnsafePath as exc:
+            report.skipped.append({"file": "AGENTS.md", "reason": f"it {_why(exc)}"})
+            return report
+        except UnicodeDecodeError:
+            report.skipped.append({"file": "AGENTS.md", "reason": "it is not UTF-8 text"})
+            return report
         block = render_agents_block(chosen) if chosen else ""
         if _BLOCK.search(current):
             text = _BLOCK.sub(lambda _m: block, current, count=1)
@@ -136,30 +163,29 @@ def export_rules(memories: list[Memory], target: str, out: Path) -> ExportReport
         if text == current:
             report.unchanged.append("AGENTS.md")
         elif not text.strip():
-            path.unlink()
+            tree.remove("AGENTS.md")
             report.removed.append("AGENTS.md")
         else:
-            atomic_write(path, text)
-            report.written.append("AGENTS.md")
+            _write(tree, "AGENTS.md", text, report)
         return report
     folder_rel, suffix = _FOLDERS[target]
-    folder = out / folder_rel
     wanted: dict[str, str] = {}
     for memory in chosen:
         wanted[f"{_slug(memory.topic)}{suffix}"] = render_rule(target, memory)
-    if not folder.resolve().is_relative_to(out.resolve() / folder_rel):
-        report.skipped.append({"file": folder_rel, "reason": "the folder is a symbolic link"})
+    try:
+        existing = [(n, k) for n, k in tree.entries(folder_rel) if n.endswith(suffix)]
+    except UnsafePath as exc:  # a link (or not a folder) at any depth of it
+        report.skipped.append({"file": folder_rel, "reason": f"the folder {_why(exc)}"})
         return report
-    existing = sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []
-    for path in existing:
-        shown = f"{folder_rel}/{path.name}"
-        owned = not path.is_symlink() and EXPORT_MARK in path.read_text("utf-8", "replace")
-        if path.name in wanted and not owned:
+    for name, kind in existing:
+        shown = f"{folder_rel}/{name}"
+        owned = _owned(tree, shown, kind)
+        if name in wanted and not owned:
             report.skipped.append({"file": shown, "reason": "not written by cuecard; left alone"})
-            del wanted[path.name]
-        elif path.name not in wanted and owned:
-            path.unlink()
+            del wanted[name]
+        elif name not in wanted and owned:
+            tree.remove(shown)
             report.removed.append(shown)
     for name, text in wanted.items():
-        _write(folder / name, text, report, f"{folder_rel}/{name}")
+        _write(tree, f"{folder_rel}/{name}", text, report)
     return report

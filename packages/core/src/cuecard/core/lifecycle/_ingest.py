@@ -13,6 +13,7 @@ generic advice ``_advice``'s.
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -299,11 +300,7 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
                 "inbox_link",
                 [".cuecard/inbox is a link: proposals are taken from the project's own inbox only"],
             )
-        if file.is_symlink() or not file.is_file():
-            raise Refused("not_a_file", [f"{name} is not a regular file"])
-        if file.stat().st_size > MAX_PROPOSAL_BYTES:
-            raise Refused("too_large", [f"{name} is larger than {MAX_PROPOSAL_BYTES} bytes"])
-        proposal = parse_proposal(file.read_bytes())
+        proposal = parse_proposal(_proposal_bytes(store, file))
         if isinstance(proposal, RequestProposal):
             result = _request(store, proposal, source)
         else:
@@ -331,6 +328,35 @@ def ingest_file(root: str, path: str, *, session: str = "", agent: str = "") -> 
         _move_out(store, file, done, redacted=result.outcome == "refused")
     _telemetry(store, result, session, source)
     return result
+
+
+def _proposal_bytes(store: Store, file: Path) -> bytes:
+    """The bytes of the proposal ``file``: through the project's tree when it lies in the
+    project (no link followed at any depth), else as the person named it (never a link, FIFO,
+    socket or device). ``Refused`` when it is not a regular file or is too large."""
+    from cuecard.core.base._confined import UnsafePath
+    from cuecard.core.engine._evidence import read_regular
+
+    name = file.name
+    too_large = Refused("too_large", [f"{name} is larger than {MAX_PROPOSAL_BYTES} bytes"])
+    not_a_file = Refused("not_a_file", [f"{name} is not a regular file"])
+    try:
+        rel = file.relative_to(store.root).as_posix()
+    except ValueError:
+        data = read_regular(str(file), MAX_PROPOSAL_BYTES)
+        if data is not None:
+            return data
+        try:
+            large = os.stat(file, follow_symlinks=False).st_size > MAX_PROPOSAL_BYTES
+        except OSError:
+            large = False
+        raise too_large if large else not_a_file from None
+    try:
+        return store.tree.read_bytes(rel, MAX_PROPOSAL_BYTES)
+    except UnsafePath as exc:
+        raise too_large if exc.reason.startswith("holds more than") else not_a_file from None
+    except OSError:
+        raise not_a_file from None
 
 
 def _move_out(store: Store, file: Path, done: str, *, redacted: bool) -> None:

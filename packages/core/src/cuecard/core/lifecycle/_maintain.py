@@ -195,8 +195,8 @@ def maintain(
                 report.sessions_pruned += 1
             else:
                 report.sessions_left.append(folder.name)
-        report.deliveries_rolled = db.drain(local / "ledger.jsonl", "deliveries")
-        report.ingestions_rolled = db.drain(local / "telemetry" / "inbox.jsonl", "ingestions")
+        report.deliveries_rolled = db.drain("ledger.jsonl", "deliveries")
+        report.ingestions_rolled = db.drain("telemetry/inbox.jsonl", "ingestions")
         step("telemetry", 1, 1)
         history = read_history(local)
         memories = store.memories()

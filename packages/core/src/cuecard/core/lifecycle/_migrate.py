@@ -6,6 +6,10 @@
 converted memory keeps its id, is marked ``review.migrated`` and waits in the review queue for a
 person to supply ``not_derivable``. ``FIELDS`` says where each schema-7 field goes; one atom's
 conversion is ``_atom``'s, reading the store and writing the memories is this module's.
+
+The ``.dd`` folder is read through the confined layer (``Tree``, based at the folder holding
+it): it is usually the repository's own, which a teammate's commit can fill, so a link, FIFO or
+device in it (at any depth) is skipped with its reason, never followed or opened.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cuecard.core.base._confined import Tree, UnsafePath
 from cuecard.core.base._errors import ValidationError
 from cuecard.core.lifecycle._atom import FIELDS, UUID4, convert_atom, new_id
 from cuecard.core.store._memory import LIVE, Memory
@@ -24,6 +29,7 @@ from cuecard.core.store._validate import validate_memory
 __all__ = ["FIELDS", "MigrateReport", "convert_atom", "migrate", "new_id", "read_atoms"]
 
 MAX_ATOM_BYTES = 1024 * 1024
+_MAX_DEPTH = 32
 
 
 @dataclass
@@ -62,20 +68,25 @@ def read_atoms(dd: Path) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[st
     """Every atom file of the store at ``dd`` (the ``.dd`` folder), and the unreadable ones."""
     atoms: list[tuple[str, dict[str, Any]]] = []
     skipped: list[dict[str, str]] = []
+    tree = Tree(dd.parent)
     for part in ("atoms", "candidates", "archive", "legacy"):
-        folder = dd / part
-        if not folder.is_dir() or folder.is_symlink():
+        folder = f"{dd.name}/{part}"
+        if not tree.is_dir(folder):
             continue
-        for path in sorted(folder.rglob("*.json")):
-            shown = path.relative_to(dd.parent).as_posix()
-            if path.is_symlink() or not path.is_file():
+        for shown, kind in sorted(_json_entries(tree, folder), key=lambda e: e[0].split("/")):
+            if kind != "file":
                 skipped.append({"file": shown, "reason": "not a regular file"})
                 continue
-            if path.stat().st_size > MAX_ATOM_BYTES:
-                skipped.append({"file": shown, "reason": f"larger than {MAX_ATOM_BYTES} bytes"})
+            try:
+                data = tree.read_bytes(shown, MAX_ATOM_BYTES)
+            except UnsafePath as exc:
+                reason = "not a regular file"
+                if exc.reason.startswith("holds more than"):
+                    reason = f"larger than {MAX_ATOM_BYTES} bytes"
+                skipped.append({"file": shown, "reason": reason})
                 continue
             try:
-                raw = json.loads(path.read_text(encoding="utf-8-sig"))
+                raw = json.loads(data.decode("utf-8-sig"))
             except (OSError, ValueError) as exc:
                 skipped.append({"file": shown, "reason": f"not valid JSON ({exc})"})
                 continue
@@ -93,6 +104,25 @@ def read_atoms(dd: Path) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[st
     return atoms, skipped
 
 
+def _json_entries(tree: Tree, rel: str, depth: int = 0) -> list[tuple[str, str]]:
+    """``(path, kind)`` of each ``*.json`` entry under folder ``rel``, by descriptor (a link or a
+    folder another user owns is listed or left out, never followed)."""
+    out: list[tuple[str, str]] = []
+    if depth > _MAX_DEPTH:
+        return out
+    try:
+        entries = tree.entries(rel)
+    except OSError:
+        return out
+    for name, kind in entries:
+        here = f"{rel}/{name}"
+        if name.endswith(".json"):
+            out.append((here, kind))
+        if kind == "dir":
+            out += _json_entries(tree, here, depth + 1)
+    return out
+
+
 def _dropped(atom: dict[str, Any]) -> list[str]:
     return sorted(
         k for k, v in atom.items() if FIELDS.get(k, "dropped").startswith("dropped") and v
@@ -105,17 +135,21 @@ def migrate(source: Path, root: Path, *, dry_run: bool = False) -> MigrateReport
 
     dd = source if source.name == ".dd" else source / ".dd"
     report = MigrateReport(source=str(dd), dry_run=dry_run)
-    if not (dd / "atoms").is_dir() and not (dd / "candidates").is_dir():
+    tree = Tree(dd.parent)
+    if not tree.is_dir(f"{dd.name}/atoms") and not tree.is_dir(f"{dd.name}/candidates"):
         from cuecard.core.base._errors import UsageError
 
         raise UsageError(f"{dd}: no DeltaDictum store here (no atoms/ or candidates/ folder)")
     atoms, report.skipped = read_atoms(dd)
-    for part, pattern in (("actions", "*.json"), ("registry", "*.json")):
-        count = len(list((dd / part).glob(pattern))) if (dd / part).is_dir() else 0
+    for part in ("actions", "registry"):
+        try:
+            count = sum(name.endswith(".json") for name, _ in tree.entries(f"{dd.name}/{part}"))
+        except OSError:
+            count = 0
         if count:
             report.not_converted[part] = count
     try:
-        relations = json.loads((dd / "relations.json").read_text(encoding="utf-8"))
+        relations = json.loads(tree.read_bytes(f"{dd.name}/relations.json", 16 << 20).decode())
         if isinstance(relations, list) and relations:
             report.not_converted["relations"] = len(relations)
     except (OSError, ValueError):

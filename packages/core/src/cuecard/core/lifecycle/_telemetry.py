@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cuecard.core.base._confined import settled
+from cuecard.core.base._confined import Tree, settled
 from cuecard.core.base._fsio import crash_point
 
 __all__ = [
@@ -56,12 +56,17 @@ CREATE INDEX IF NOT EXISTS deliveries_t ON deliveries (t);
 """
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` per JSON object line of ``path``; other lines are skipped."""
-    from cuecard.core.engine._evidence import open_regular
+def _local(local_dir: Path) -> tuple[Tree, str]:
+    """The tree ``local_dir`` (a store's ``.cuecard/local``) is reached through, based at the
+    project root, and its path in it: no folder from the root down is followed as a link."""
+    return Tree(local_dir.parent.parent), f"{local_dir.parent.name}/{local_dir.name}"
 
-    fd = open_regular(str(path))  # never a link, and never blocks on a FIFO
-    if fd is None:
+
+def _lines(tree: Tree, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` per JSON object line of ``rel``; other lines are skipped."""
+    try:
+        fd = tree.open_read(rel)  # never a link, and never blocks on a FIFO
+    except OSError:
         return
     try:
         with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
@@ -76,13 +81,22 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         return
 
 
-def _rolling(path: Path) -> list[tuple[str, Path]]:
-    """The renamed-aside batches of ``path``: ``(batch id, file)``, oldest name first."""
-    prefix, suffix = path.name + ".", ".rolling"
+def _rolling(tree: Tree, rel: str) -> list[tuple[str, str]]:
+    """The renamed-aside batches of ``rel``: ``(batch id, file)``, oldest name first (regular
+    files only)."""
+    folder, _, name = rel.rpartition("/")
+    prefix, suffix = name + ".", ".rolling"
+    try:
+        entries = tree.entries(folder)
+    except OSError:
+        return []
     return sorted(
-        (p.name[len(prefix) : -len(suffix)], p)
-        for p in path.parent.glob(f"{path.name}.*{suffix}")
-        if p.is_file() and not p.is_symlink()
+        (entry[len(prefix) : -len(suffix)], f"{folder}/{entry}")
+        for entry, kind in entries
+        if kind == "file"
+        and entry.startswith(prefix)
+        and entry.endswith(suffix)
+        and len(entry) >= len(prefix) + len(suffix)
     )
 
 
@@ -91,19 +105,33 @@ def _number(value: Any) -> float | None:
 
 
 def session_folders(local_dir: Path) -> list[Path]:
-    """The session folders under ``local_dir/sessions`` (symlinks are not followed)."""
-    base = local_dir / "sessions"
-    if not base.is_dir() or base.is_symlink():
+    """The session folders under ``local_dir/sessions`` (a link, at any depth, is not
+    followed: none when a folder on the way is one)."""
+    tree, rel = _local(local_dir)
+    try:
+        entries = tree.entries(f"{rel}/sessions")
+    except OSError:
         return []
-    return sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink())
+    return [local_dir / "sessions" / name for name, kind in entries if kind == "dir"]
 
 
-def _last_activity(folder: Path) -> float:
+def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
+    """The latest modification time of the entries under folder ``rel``, by descriptor."""
     latest = 0.0
-    for current, dirs, files in os.walk(folder):
-        for name in files + dirs:
-            with contextlib.suppress(OSError):
-                latest = max(latest, os.lstat(os.path.join(current, name)).st_mtime)
+    if depth > 32:  # deeper than cuecard makes a folder
+        return latest
+    try:
+        entries = tree.entries(rel)
+        with tree.folder(rel) as fd:
+            for name, _kind in entries:
+                with contextlib.suppress(OSError):
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    latest = max(latest, st.st_mtime)
+    except OSError:
+        return latest
+    for name, kind in entries:
+        if kind == "dir":
+            latest = max(latest, _last_activity(tree, f"{rel}/{name}", depth + 1))
     return latest
 
 
@@ -115,7 +143,9 @@ def summarise_session(folder: Path) -> dict[str, Any]:
     symbols: list[str] = []
     times: list[float] = []
     asks = corrections = calls = 0
-    for _key, record in _lines(folder / "footprint.jsonl"):
+    tree, local = _local(folder.parent.parent)
+    rel = f"{local}/sessions/{folder.name}"
+    for _key, record in _lines(tree, f"{rel}/footprint.jsonl"):
         t = _number(record.get("t"))
         if t is not None:
             times.append(t)
@@ -140,7 +170,7 @@ def summarise_session(folder: Path) -> dict[str, Any]:
             for symbol in record.get("symbols") or []:
                 if isinstance(symbol, str) and symbol not in symbols and len(symbols) < _MAX_WORDS:
                     symbols.append(symbol)
-    last = max([*times, _last_activity(folder)], default=0.0)
+    last = max([*times, _last_activity(tree, rel)], default=0.0)
     return {
         "session": folder.name,
         "first_t": min(times) if times else None,
@@ -156,21 +186,25 @@ def summarise_session(folder: Path) -> dict[str, Any]:
 
 
 class Telemetry:
-    """The roll-up database ``local/telemetry.sqlite``."""
+    """The roll-up database ``local/telemetry.sqlite`` (its folder reached through the
+    project's tree, the files beside it too)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        self.tree, self.local = _local(path.parent)
         if readonly:
             self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self.tree.mkdirs(self.local)
             self.conn = sqlite3.connect(path, timeout=30)
             try:
                 self.conn.executescript(_SCHEMA)
             except sqlite3.DatabaseError:
                 # A damaged database is set aside (kept, never deleted) and a new one begun.
                 self.conn.close()
-                os.replace(path, path.with_name(f"{path.name}.damaged-{uuid.uuid4().hex[:8]}"))
+                rel = f"{self.local}/{path.name}"
+                self.tree.move(rel, f"{rel}.damaged-{uuid.uuid4().hex[:8]}")
+                self.tree.create(rel)  # a regular file in plain folders before SQLite opens it
                 self.conn = sqlite3.connect(path, timeout=30)
                 self.conn.executescript(_SCHEMA)
 
@@ -201,19 +235,21 @@ class Telemetry:
     def commit(self) -> None:
         self.conn.commit()
 
-    def drain(self, path: Path, table: str) -> int:
-        """Move the lines of ``path`` (ledger or ingestion telemetry) into ``table``.
+    def drain(self, name: str, table: str) -> int:
+        """Move the lines of ``name`` (``ledger.jsonl`` or ``telemetry/inbox.jsonl``, in the
+        database's folder) into ``table``.
 
         The file is first renamed to ``<name>.<batch>.rolling``; rows are keyed by batch and
         line number, so a batch left behind by an interrupted run is inserted once, later.
         """
-        if path.is_file() and not path.is_symlink():
-            os.replace(path, path.with_name(f"{path.name}.{uuid.uuid4().hex}.rolling"))
+        tree, rel = self.tree, f"{self.local}/{name}"
+        if tree.is_file(rel):
+            tree.move(rel, f"{rel}.{uuid.uuid4().hex}.rolling")
         moved = 0
-        for batch, rolling in _rolling(path):
-            settled(str(rolling))  # every append that began before the rename has written
+        for batch, rolling in _rolling(tree, rel):
+            settled(tree, rolling)  # every append that began before the rename has written
             rows: list[tuple[Any, ...]] = []
-            for number, record in _lines(rolling):
+            for number, record in _lines(tree, rolling):
                 key = f"{batch}:{number}"
                 t = _number(record.get("t"))
                 line = json.dumps(record, separators=(",", ":"))
@@ -229,7 +265,7 @@ class Telemetry:
             self.conn.commit()
             moved += max(cursor.rowcount, 0)
             crash_point("telemetry-drained")
-            rolling.unlink()
+            tree.remove(rolling)
         return moved
 
     def record_run(self, t: float, report: dict[str, Any]) -> None:
@@ -269,12 +305,12 @@ class History:
     above lacks it until ``cuecard maintain`` sets the file aside."""
 
 
-def _jsonl_records(path: Path) -> dict[str, dict[str, Any]]:
+def _jsonl_records(tree: Tree, rel: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for batch, rolling in _rolling(path):
-        for number, record in _lines(rolling):
+    for batch, rolling in _rolling(tree, rel):
+        for number, record in _lines(tree, rolling):
             out[f"{batch}:{number}"] = record
-    for number, record in _lines(path):
+    for number, record in _lines(tree, rel):
         out[f"live:{number}"] = record
     return out
 
@@ -289,7 +325,8 @@ def _rolled_up(
     """Each table's rows in ``local_dir/telemetry.sqlite`` (and its sessions into ``sessions``)."""
     out: list[dict[str, dict[str, Any]]] = [{} for _ in tables]
     database = local_dir / "telemetry.sqlite"
-    if database.is_file():
+    tree, local = _local(local_dir)
+    if tree.is_file(f"{local}/telemetry.sqlite"):
         try:
             with Telemetry(database, readonly=True) as db:
                 if sessions is not None:
@@ -310,7 +347,8 @@ def delivery_history(local_dir: Path) -> list[dict[str, Any]]:
     maintenance rolled up into ``telemetry.sqlite`` and the ledger lines since. The one source of
     delivery history for health, doctor and the review UI; creates nothing."""
     (rows,) = _rolled_up(local_dir, ("deliveries",))
-    rows.update(_jsonl_records(local_dir / "ledger.jsonl"))
+    tree, local = _local(local_dir)
+    rows.update(_jsonl_records(tree, f"{local}/ledger.jsonl"))
     return sorted(rows.values(), key=_when)
 
 
@@ -321,7 +359,8 @@ def read_history(local_dir: Path) -> History:
     (ingestions,) = _rolled_up(local_dir, ("ingestions",), sessions=history)
     for folder in session_folders(local_dir):
         history.sessions[folder.name] = summarise_session(folder)
-    ingestions.update(_jsonl_records(local_dir / "telemetry" / "inbox.jsonl"))
+    tree, local = _local(local_dir)
+    ingestions.update(_jsonl_records(tree, f"{local}/telemetry/inbox.jsonl"))
     history.deliveries = delivery_history(local_dir)
     history.ingestions = sorted(ingestions.values(), key=_when)
     return history
