@@ -21,9 +21,9 @@ import httpx
 
 from cuecard.core import Store, validate_memory
 from cuecard.core.vault import DEFAULT
-from cuecard.core.vault.folder import init_vault, review, submit
-from cuecard.core.vault.folder._promote import apply_pending, write_review
+from cuecard.core.vault.folder import apply_pending, init_vault, review, submit
 from tests._support.cli import BIN
+from tests._support.internals import write_review
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 CHARGE = "def refund(charge_id):\n    return charge_id\n"

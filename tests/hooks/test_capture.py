@@ -8,14 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cuecard.core.engine._footprint import (
-    MAX_BYTES,
-    PREVIEW_CHARS,
-    Footprint,
-    has_correction,
-    touched_paths,
-)
+from cuecard.core.engine import Footprint, has_correction, touched_paths
 from cuecard.hooks._capture import command_key, evidence, is_correction, request_text
+from tests._support.internals import MAX_BYTES, PREVIEW_CHARS
 
 CORRECTIONS = [
     "No, that's not what I asked for.",

@@ -139,7 +139,7 @@ def test_every_delivered_field_is_escaped_whatever_the_index_holds(
 ) -> None:
     """A tampered ``.cuecard/local/index/`` (fresh by its stamps) cannot close the wrapper or
     smuggle control characters through the topic, kind, title, body or evidence marks."""
-    from cuecard.core.engine._table import Table, write_table
+    from tests._support.internals import Table, write_table
 
     base = fresh_repo / ".cuecard" / "local" / "index"
     folder = base / (base / "CURRENT").read_text().strip()
@@ -162,7 +162,7 @@ def test_every_delivered_field_is_escaped_whatever_the_index_holds(
 
 def _keys(path: Path) -> list[str]:
     """Every key of a table file (its blocks are JSON objects after the slot table)."""
-    from cuecard.core.engine._table import MAGIC
+    from tests._support.internals import MAGIC
 
     raw = path.read_bytes()
     slots = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 4], "little")
@@ -251,7 +251,7 @@ def test_a_closing_tag_lookalike_is_defused_in_what_the_model_receives(
     """A tampered index (or a memory written before the rule) holding a form of
     ``</memory-data>`` that reads as the tag in NFKC, or through a format character or a
     combining mark: the model receives one wrapper, the lookalike defused."""
-    from cuecard.core.engine._table import Table, write_table
+    from tests._support.internals import Table, write_table
 
     base = fresh_repo / ".cuecard" / "local" / "index"
     folder = base / (base / "CURRENT").read_text().strip()

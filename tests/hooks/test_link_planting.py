@@ -104,7 +104,7 @@ def run_session(root: Path, outside: Path) -> list[tuple[str, int]]:
 @pytest.fixture(autouse=True)
 def _no_detached_maintenance(monkeypatch: pytest.MonkeyPatch) -> None:
     """SessionStart spawns ``cuecard maintain`` when it is due; the session runs it itself."""
-    import cuecard.core.engine._schedule as schedule
+    from tests._support.internals import schedule
 
     monkeypatch.setattr(schedule, "_spawn_detached", lambda command, root: None)
 
@@ -163,7 +163,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorded]:
     here = os.getcwd()
     os.chdir(record.root)
     saved = os.environ.pop("CUECARD_PROJECT_DIR", None)
-    import cuecard.core.engine._schedule as schedule
+    from tests._support.internals import schedule
 
     spawn = schedule._spawn_detached
     schedule._spawn_detached = lambda command, root: None

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from cuecard.core import find_secret
-from cuecard.core.store._proposal import MemoryProposal, RequestProposal
 from cuecard.hooks._install import SKILLS, data_text
+from tests._support.internals import MemoryProposal, RequestProposal
 
 SAVE = data_text("skills", "cuecard-save", "SKILL.md")
 EXAMPLES = [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", SAVE, re.S)]

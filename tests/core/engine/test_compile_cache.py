@@ -241,7 +241,7 @@ def test_the_index_is_the_same_bytes_however_it_was_compiled(
     and by hash after a checkout): the same tables, byte for byte. The store holds prose that
     only looks like a credential ("api key", "token"), a check, a dormant memory, a broken file
     and a file that holds a credential."""
-    from cuecard.core.store import _compiler
+    from tests._support.internals import compiler as _compiler
 
     add(
         store,

@@ -236,7 +236,7 @@ def test_ledger_lines_hold_no_content(store) -> None:
 
 def test_parallel_compile_builds_the_same_index(store, monkeypatch) -> None:
     from cuecard.core import compile_index
-    from cuecard.core.store import _compiler
+    from tests._support.internals import compiler as _compiler
 
     made = [add(store, triggers=[{"on": ["edit"], "paths": [f"p{i}/**"]}]) for i in range(6)]
     (store.memories_dir / "broken.json").write_text("{")

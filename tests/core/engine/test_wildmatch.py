@@ -137,7 +137,7 @@ def test_the_matcher_agrees_with_git_and_pathspec(globs: list[str], paths: list[
 
 @pytest.mark.parametrize(("glob", "path", "expected"), CASES, ids=[f"{g}~{p}" for g, p, _ in CASES])
 def test_the_documented_cases(glob: str, path: str, expected: bool) -> None:
-    from cuecard.core.store._globs import expand_braces
+    from tests._support.internals import expand_braces
 
     assert any(glob_matches(one, path) for one in expand_braces(glob)) is expected
 
@@ -239,13 +239,13 @@ def test_the_work_per_path_character_does_not_grow_with_the_glob(
 @given(GLOBS, PATHS)
 def test_a_glob_set_agrees(glob: str, path: str) -> None:
     """``GlobSet`` (health, import, ingestion) runs the globs that cannot backtrack on ``re``."""
-    from cuecard.core.lifecycle._repofiles import GlobSet
+    from tests._support.internals import GlobSet
 
     assert GlobSet([glob]).match(path) is glob_matches(glob, path)
 
 
 def test_a_glob_set_never_hands_a_backtracking_glob_to_re() -> None:
-    from cuecard.core.lifecycle._repofiles import GlobSet
+    from tests._support.internals import GlobSet
 
     globs = ["*a*a*a*a*a*a*a*a*a*a*a*a*b", "a/**/b/**/c", "src/**", "**/*.py", "docs/*/x"]
     assert [backtracks_linearly(g) for g in globs] == [False, False, True, True, True]

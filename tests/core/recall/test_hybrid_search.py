@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core.recall._fusion import fuse
-from cuecard.core.vault._settings import DEFAULT_WEIGHTS, RRF_K
 from cuecard.core.vault.folder import Vault
+from tests._support.internals import DEFAULT_WEIGHTS, RRF_K
 from tests._support.search import rows as results
 from tests._support.search import search, write_config
 

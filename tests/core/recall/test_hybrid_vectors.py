@@ -188,7 +188,7 @@ def test_a_query_naming_a_date_trusts_the_vectors_less(cc: Run, tmp_path: Path) 
     # The vectors read no date; BM25 reaches the dated facts: a query that names a date counts
     # the vectors at DATED_VECTORS of their weight, any other query at their whole weight.
     from cuecard.core.recall._fusion import DATED_VECTORS
-    from cuecard.core.vault._settings import DEFAULT_WEIGHTS, RRF_K
+    from tests._support.internals import DEFAULT_WEIGHTS, RRF_K
 
     root = make_vault(cc, tmp_path / "v")
     for query, share in (

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cuecard.core.vault.postgres import PgVault
-from cuecard.core.vault.postgres._mirror import pg_cache_dir
+from tests._support.internals import pg_cache_dir
 from tests._support.postgres import PgServer
 from tests._support.search import explain_of, rows, search, write_config
 

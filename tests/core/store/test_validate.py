@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuecard.core import ValidationError, find_secret, redact, validate_memory
-from cuecard.core.engine._text import strip_invisibles
 from cuecard.core.store._globs import expand_braces, glob_problem
+from tests._support.internals import strip_invisibles
 
 MID = "7f3a9c2e-1b4d-4e8f-9a6b-2c3d4e5f6a7b"
 

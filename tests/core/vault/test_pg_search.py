@@ -182,8 +182,8 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     normalised by the fact's length, plus a neighbour's share."""
     import psycopg
 
-    from cuecard.core.recall._values import NEIGHBOUR_SHARE
     from cuecard.core.vault.postgres import _search as s
+    from tests._support.internals import NEIGHBOUR_SHARE
 
     with psycopg.connect(url) as conn:
         rows = conn.execute(

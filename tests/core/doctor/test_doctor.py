@@ -14,7 +14,7 @@ import pytest
 
 from cuecard.core import Store, compile_index
 from cuecard.core.doctor._doctor import KEYS, diagnose
-from cuecard.core.lifecycle._maintain import maintain
+from tests._support.internals import maintain
 from tests._support.lifecycle import cli, record_session, snapshot
 from tests._support.project import add, make_project
 
@@ -241,7 +241,7 @@ def test_counts_that_need_a_person_are_notes(store: Store, monkeypatch, capsys) 
 
 def test_events_that_left_glob_tests_unmade_are_a_note(store: Store) -> None:
     from cuecard.core.engine import Event, handle
-    from cuecard.core.engine._path_limit import path_max
+    from tests._support.internals import path_max
 
     add(store, triggers=[{"on": ["read"], "paths": ["**/*.py"]}])
     compile_index(store)

@@ -42,7 +42,7 @@ def test_no_credential_in_the_joined_text_means_none_in_any_line(pieces: list[st
 
 
 def _entries(note: str) -> list[tuple[str, str, str, str]]:
-    from cuecard.core.vault.folder._recall import extract
+    from tests._support.internals import extract
 
     return [(e.key, e.text, e.terms, e.context) for e in extract("notes/n.md", note)]
 
