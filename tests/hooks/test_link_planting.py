@@ -29,6 +29,7 @@ import pytest
 from cuecard.core.cli import main as cli
 from cuecard.hooks import main as hook_main
 from tests._support.hooks import FIXTURES, build_repo, replace_all
+from tests._support.planting import entries, snapshot
 
 LIVENESS = 30  # seconds for one whole session: only a hang reaches it
 HARNESSES = ("claude", "codex", "grok", "opencode")
@@ -120,28 +121,6 @@ def alarm() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
-
-
-def entries(folder: Path) -> list[str]:
-    """Every entry under ``folder``, relative, links not followed, parents first."""
-    out = []
-    for here, dirs, files in os.walk(folder):
-        for name in sorted(dirs + files):
-            out.append(str(Path(here, name).relative_to(folder)))
-    return sorted(out)
-
-
-def snapshot(folder: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for rel in entries(folder):
-        path = folder / rel
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_dir():
-            out[rel] = ("dir",)
-        else:
-            out[rel] = ("file", path.read_bytes())
-    return out
 
 
 class Recorded:

@@ -32,6 +32,7 @@ import uvicorn
 from cuecard.core import CuecardError, Store
 from cuecard.core.cli import main as cli
 from cuecard.wp_projection import ReceiverSettings, SafeRoot, build_app
+from tests._support.planting import entries, snapshot
 from tests._support.ui import make_seeded
 from tests._support.wp import SECRET, Idles, envelope, free_port, signed
 
@@ -67,29 +68,6 @@ class Recorded:
     """Each tree (``runtime``, ``project``) as it was before the run."""
     paths: dict[str, list[str]] = field(default_factory=dict)
     """Each tree's entries after the run, relative to it."""
-
-
-def entries(folder: Path, under: str = "") -> list[str]:
-    """Every entry under ``folder`` (or its subfolder ``under``), relative to ``folder``, links
-    not followed."""
-    out = []
-    for here, dirs, files in os.walk(folder / under if under else folder):
-        for name in dirs + files:
-            out.append(str(Path(here, name).relative_to(folder)))
-    return sorted(out)
-
-
-def snapshot(folder: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for rel in entries(folder):
-        path = folder / rel
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_dir():
-            out[rel] = ("dir",)
-        else:
-            out[rel] = ("file", path.read_bytes())
-    return out
 
 
 # -- (a) the receiver ---------------------------------------------------------------------------

@@ -32,13 +32,13 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cuecard.core.cli import main as cli
 from cuecard.core.vault.folder._recall import cache_dir
 from cuecard.core.vault.folder._vault import Vault
+from tests._support.planting import entries, snapshot
 from tests._support.postgres import PgServer
 
 LIVENESS = 60  # seconds for one whole session: only a hang reaches it
@@ -96,28 +96,6 @@ def run_session(vault: Path, layout: str, run: int) -> list[tuple[str, int]]:
     cc("conflicts")
     cc("init", "--force", "--layout", layout)
     return codes
-
-
-def entries(folder: Path) -> list[str]:
-    """Every entry under ``folder``, relative, links not followed, parents first."""
-    out = []
-    for here, dirs, files in os.walk(folder):
-        for name in sorted(dirs + files):
-            out.append(str(Path(here, name).relative_to(folder)))
-    return sorted(out)
-
-
-def snapshot(folder: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for rel in entries(folder):
-        path = folder / rel
-        if path.is_symlink():
-            out[rel] = ("link", os.readlink(path))
-        elif path.is_dir():
-            out[rel] = ("dir",)
-        else:
-            out[rel] = ("file", path.read_bytes())
-    return out
 
 
 class Recorded:
