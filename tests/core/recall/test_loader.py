@@ -352,3 +352,18 @@ def test_a_first_build_leaves_the_index_in_write_ahead_logging(
     finally:
         reader.close()
         index.close()
+
+
+_ASCII = st.lists(
+    st.sampled_from([*"aZ09_.:/@- \t\n,'!~\x00\x1c\x7f", "Ports ", "node.js", "retried "]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ASCII, min_size=1, max_size=4))
+def test_memoised_tokens_of_ascii_text_equal_the_plain_tokenizer(texts: list[str]) -> None:
+    """ASCII text is cut into runs without the pattern; the runs are the pattern's."""
+    memo = TokenMemo()
+    for text in texts + texts:
+        assert memo(text) == tokens(text)
