@@ -270,6 +270,11 @@ class Loader:
                     continue
                 docs = array(TYPECODE, held)
                 lens = array(TYPECODE, (length,))
+            elif len(set(held)) == len(held):  # (most terms: in an entry once per source)
+                docs = array(TYPECODE, held)
+                tfs = array(TYPECODE, (times,)) * len(held)
+                lens = array(TYPECODE, map(length_of, held))
+                stats.append((term, len(docs), times, min(lens)))
             else:  # (a dict keeps its keys in the order first seen: the entries')
                 counts = Counter(held)
                 docs = array(TYPECODE, counts)
