@@ -6,10 +6,9 @@ cold query path never imports it: ``sync`` does, only when some entry is new):
 - ``TokenMemo`` gives ``tokens(text)`` for many texts, finding word runs with one regular
   expression (ASCII text with a translation and a split) and remembering each distinct run's
   tokens (the vocabulary of a vault is Zipf-distributed: most runs were seen before);
-- ``Loader`` gathers the new entries' postings in memory, per word run, and writes them per term
-  in one pass sorted by the postings table's key (term, block): one row per term and block of
-  entry ids, its columns packed integers, with one upsert per term for the document
-  frequencies.
+- ``Loader`` gathers the new entries' postings in memory, per term, and writes them in one pass
+  sorted by the postings table's key (term, block): one row per term and block of entry ids,
+  its columns packed integers, with one upsert per term for the document frequencies.
 """
 
 from __future__ import annotations
@@ -74,11 +73,6 @@ class TokenMemo:
         self._finished: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> list[str]:
-        return list(chain.from_iterable(self.split(text)[1]))
-
-    def split(self, text: str) -> tuple[list[str], list[tuple[str, ...]]]:
-        """The runs of ``text`` (NFKC-normalised) and each run's tokens: ``tokens(text)`` is
-        their concatenation."""
         if text.isascii():
             # (An ASCII run is a chunk of word characters and joiners without the joiners at
             # its ends: the same runs as the pattern's, in half the time.)
@@ -95,12 +89,7 @@ class TokenMemo:
                     got = known[at] = self._run(run)
                     if len(memo) < MEMO_LIMIT:
                         memo[run] = got
-        return runs, known  # type: ignore[return-value]
-
-    def of(self, run: str) -> tuple[str, ...]:
-        """The tokens of one run of ``split``."""
-        got = self._memo.get(run)
-        return self._run(run) if got is None else got
+        return list(chain.from_iterable(known))  # type: ignore[arg-type]
 
     def _run(self, run: str) -> tuple[str, ...]:
         # The raw tokens (see ``_tokens.run_raw``) of the common shapes found by patterns: a
@@ -131,13 +120,10 @@ class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
     Entry ids continue after the highest id present, so the postings are known before any row
-    is written. They are gathered per word run (``TokenMemo.split``) and per heading, not per
-    term: an entry joins the list of each run it holds (once per occurrence; a run gives two
-    tokens or more, an inflected word its stem and itself), and when written each term's
-    postings are the lists of the runs that give it, each as often as the run gives the term,
-    merged in entry order (its frequencies and the entries' lengths are counted and looked up
-    then). Entries are written in batches; their postings are held longer (up to ``held``), so
-    that a term's postings of many batches make one row per block."""
+    is written: per term, the entries holding it, once per occurrence and in entry order (its
+    frequencies and the entries' lengths are counted and looked up when written). Entries are
+    written in batches; their postings are held longer (up to ``held``), so that a term's
+    postings of many batches make one row per block."""
 
     __slots__ = (
         "_block",
@@ -150,7 +136,7 @@ class Loader:
         "_length",
         "_lengths",
         "_next",
-        "_sources",
+        "_postings",
         "_tokens",
     )
 
@@ -166,19 +152,15 @@ class Loader:
         self._headings: dict[str, list[str]] = {}
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
         self._length = 0
-        # A word run, or a heading (a line break first: no run holds one), and the entries
-        # holding it, once per occurrence, in entry order.
-        self._sources: defaultdict[str, list[int]] = defaultdict(list)
+        self._postings: defaultdict[str, list[int]] = defaultdict(list)
         self._lengths: dict[int, int] = {}
         self._held = 0
         self._block, self._held_limit = block, held
 
     def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
         """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
-        runs, known = self._tokens.split(entry.terms or entry.text)
-        toks = list(chain.from_iterable(known))
-        heading = self._context and entry.context
-        if heading:  # (its note's headings: many entries share them)
+        toks = self._tokens(entry.terms or entry.text)
+        if self._context and entry.context:  # (its note's headings: many entries share them)
             toks += self._heading(entry.context)
         doc = self._next
         self._next += 1
@@ -190,11 +172,11 @@ class Loader:
         )
         self._length += size
         self._lengths[doc] = size
-        sources = self._sources
-        for run in runs:
-            sources[run].append(doc)
-        if heading:
-            sources["\n" + entry.context].append(doc)
+        # Each occurrence of a term appends the entry to the term's list (its frequency there is
+        # how often the entry follows itself: counted when written).
+        postings = self._postings
+        for term in toks:
+            postings[term].append(doc)
         self._held += len(distinct)
 
     def _heading(self, context: str) -> list[str]:
@@ -227,21 +209,6 @@ class Loader:
             self._write_postings(conn)
         return added, length
 
-    def _by_term(self) -> dict[str, list[list[int]]]:
-        """Per term, the entry lists of the runs and headings that give it, a list once per
-        time its source gives the term."""
-        found: dict[str, list[list[int]]] = {}
-        run_tokens, heading_tokens = self._tokens.of, self._heading
-        for source, docs in self._sources.items():
-            toks = heading_tokens(source[1:]) if source[0] == "\n" else run_tokens(source)
-            for term in toks:
-                lists = found.get(term)
-                if lists is None:
-                    found[term] = [docs]
-                else:
-                    lists.append(docs)
-        return found
-
     def _write_postings(self, conn: sqlite3.Connection) -> None:
         """The postings in key order, in blocks of ``block`` (ids only grow: a term's
         last block, when not full, gets the new ones appended), and per term its entry count,
@@ -250,38 +217,21 @@ class Loader:
         length_of = self._lengths.__getitem__
         rows: list[tuple[str, int, bytearray, bytearray, bytearray]] = []
         stats: list[tuple[str, int, int, int]] = []
-        by_term = self._by_term()
-        for term in sorted(by_term):
-            lists = by_term[term]
-            # The term's entries, once per occurrence, each ``times`` over: one source's list
-            # (or equal ones: most often a word that is its own stem, given twice by its run),
-            # or the sources' lists merged.
-            held, times = lists[0], len(lists)
-            if times > 1 and lists.count(held) != times:
-                held, times = sorted(chain.from_iterable(lists)), 1
+        postings = self._postings
+        for term in sorted(postings):
+            held = postings[term]
             if len(held) == 1:  # (about half the terms: once, in one entry)
                 doc = held[0]
                 length = length_of(doc)
-                stats.append((term, 1, times, length))
-                tfs = _ONE if times == 1 else array(TYPECODE, (times,))
+                stats.append((term, 1, 1, length))
                 if self._fresh:  # (nothing stored to extend: the row at once)
-                    tf = _ONE_BLOB if times == 1 else _blob(tfs)
-                    rows.append((term, doc, _blob(_pack(doc)), tf, _blob(_pack(length))))
+                    rows.append((term, doc, _blob(_pack(doc)), _ONE_BLOB, _blob(_pack(length))))
                     continue
-                docs = array(TYPECODE, held)
+                docs, tfs = array(TYPECODE, held), _ONE
                 lens = array(TYPECODE, (length,))
-            elif len(set(held)) == len(held):  # (most terms: in an entry once per source)
-                docs = array(TYPECODE, held)
-                tfs = array(TYPECODE, (times,)) * len(held)
-                lens = array(TYPECODE, map(length_of, held))
-                stats.append((term, len(docs), times, min(lens)))
             else:  # (a dict keeps its keys in the order first seen: the entries')
                 counts = Counter(held)
-                docs = array(TYPECODE, counts)
-                tfs = array(
-                    TYPECODE,
-                    counts.values() if times == 1 else map(times.__mul__, counts.values()),
-                )
+                docs, tfs = array(TYPECODE, counts), array(TYPECODE, counts.values())
                 lens = array(TYPECODE, map(length_of, docs))
                 stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
@@ -323,5 +273,5 @@ class Loader:
             "len_min = min(len_min, excluded.len_min)",
             stats,
         )
-        self._sources, self._lengths = defaultdict(list), {}
+        self._postings, self._lengths = defaultdict(list), {}
         self._held, self._fresh = 0, False
