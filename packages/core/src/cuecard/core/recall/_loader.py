@@ -38,9 +38,11 @@ TYPECODE = "I"
 # ``_``, as ``\w``), joined through ``. : / @ -`` when a word character follows.
 _RUN = re.compile(r"\w+(?:[.:/@-]+\w+)*")
 _JOINERS = ".:/@-"
-# ASCII text with every character that is neither a word character nor a joiner a space.
-_ASCII_CHUNKS = str.maketrans(
-    {c: " " for c in map(chr, range(128)) if not (c.isalnum() or c == "_" or c in _JOINERS)}
+# A byte table: ASCII text with every character that is neither a word character nor a joiner a
+# space (``bytes.translate`` looks each byte up in C; ``str.translate``, nine times slower).
+_ASCII_CHUNKS = bytes(
+    c if c < 128 and (chr(c).isalnum() or chr(c) == "_" or chr(c) in _JOINERS) else 32
+    for c in range(256)
 )
 # Distinct runs remembered at most (a vault's vocabulary is far smaller; this bounds memory on
 # text made of ever-new words).
@@ -76,7 +78,7 @@ class TokenMemo:
         if text.isascii():
             # (An ASCII run is a chunk of word characters and joiners without the joiners at
             # its ends: the same runs as the pattern's, in half the time.)
-            chunks = text.translate(_ASCII_CHUNKS).split()
+            chunks = text.encode().translate(_ASCII_CHUNKS).decode().split()
             runs = list(filter(None, map(str.strip, chunks, repeat(_JOINERS))))
         else:
             runs = _RUN.findall(unicodedata.normalize("NFKC", text))
