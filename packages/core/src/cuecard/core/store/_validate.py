@@ -39,8 +39,11 @@ __all__ = [
 
 MAX_MEMORY_JSON = 32_000
 _EXEMPT = re.compile(r"^evidence\[\d+\]\.sha256$")
-# JSON escapes other than these could hide a character from a scan of the file's text.
-_OPAQUE_ESCAPE = re.compile(r'\\[^n"\\tr]')
+# A JSON escape, and what the scans of a file's text read for each: as decoded, so that every
+# string stands in the text as it is (a quote a credential rule reads is a quote, a tab a space).
+# Any other escape (``\\u…``) could hide a character from them.
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_DECODED = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.:#-]*$")
 _glob_problem = functools.lru_cache(maxsize=16_384)(glob_problem)
 """``glob_problem`` remembered per glob: a compile of 10,000 memories meets the same few
@@ -366,6 +369,17 @@ def validate_memory(raw: Mapping[str, Any]) -> Memory:
     return memory
 
 
+def _scanned(text: str) -> str | None:
+    """A memory file's JSON text as its scans read it: each escape of a quote, backslash, line
+    feed, tab or carriage return as the character it stands for, so that each string and key
+    stands in it whole as decoded; ``None`` when another escape could hide a character."""
+    if "\\" not in text:
+        return text
+    if not {m.group(1) for m in _ESCAPE.finditer(text)} <= _DECODED.keys():
+        return None
+    return _ESCAPE.sub(lambda m: _DECODED[m.group(1)], text)
+
+
 def validate_memory_text(text: str) -> Memory:
     """The memory a file's JSON text describes: ``validate_memory`` with a fast path.
 
@@ -374,9 +388,10 @@ def validate_memory_text(text: str) -> Memory:
     credential ("api key", "token") while none of its strings does. Anything else takes the path
     that names fields.
     """
-    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or may_be_unsafe(text):
+    scanned = _scanned(text) if len(text) <= MAX_MEMORY_JSON else None
+    if scanned is None or may_be_unsafe(scanned):
         return validate_memory(json.loads(text))
-    if may_hold_secret(text):  # a word such as "token" or "key" in prose is enough
+    if may_hold_secret(scanned):  # a word such as "token" or "key" in prose is enough
         raw = json.loads(text)
         if not isinstance(raw, Mapping) or _holds_secret(flat_strings(raw)):
             return validate_memory(raw)
