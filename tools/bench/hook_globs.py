@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 from hook import CUECARD, HOOK, memory, timed, triggers_for
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -144,6 +144,7 @@ def main() -> int:
             "load_start": started_load,
             "load_end": load(),
             "machine": machine(),
+            "condition": condition(env=env),
         }
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -55,7 +55,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 
 REPO = Path(__file__).resolve().parents[2]
 PEER_PACKAGE = "dsh-unified-agent-memory@0.5.2"
@@ -428,7 +428,7 @@ def main() -> int:
 
     rng = random.Random(20261130)
     work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
-    started_load = [round(x, 2) for x in os.getloadavg()]
+    started_load = load()
     try:
         bin_dir = Path(args.venv).resolve() / "bin" if args.venv else wheel_venv(work / "venv")
         python = str(bin_dir / "python")
@@ -588,7 +588,13 @@ def main() -> int:
             "quality_queries": len(quality),
             "figures": round_figures(builds, cpu, ours_ms, peer_ms, baseline_ms),
             "build_loads": build_loads,
+            "load_start": started_load,
+            "load_end": load(),
             "machine": machine(),
+            "condition": condition(python, base_env),
+            "baseline_condition": (
+                condition(base_python, base_cmd_env) if base_cmd_env is not None else None
+            ),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
