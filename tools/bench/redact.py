@@ -99,9 +99,9 @@ def main() -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        for name, row in commands.items():
-            assert isinstance(row, dict)
-            print(f"{name:10} " + "  ".join(f"{k} {v}" for k, v in row.items()))
+        for name, medians in commands.items():
+            assert isinstance(medians, dict)
+            print(f"{name:10} " + "  ".join(f"{k} {v}" for k, v in medians.items()))
     return 0
 
 
