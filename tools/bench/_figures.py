@@ -18,7 +18,12 @@ from pathlib import Path
 
 # Where scripts/wheel-venv records the revision its wheels were built from, in the environment.
 REVISION_FILE = "cuecard-revision"
-_PROBE = "import sys, cuecard.core as core; print(core.__file__); print(sys.prefix)"
+# Where the interpreter finds cuecard's core, without importing it, and its environment's prefix.
+_PROBE = (
+    "import importlib.util, sys\n"
+    "spec = importlib.util.find_spec('cuecard.core')\n"
+    "print(spec.origin if spec else ''); print(sys.prefix)"
+)
 
 
 def figure(values: Sequence[float], digits: int = 3) -> dict[str, object]:
@@ -67,7 +72,7 @@ def condition(python: str | None = None, env: Mapping[str, str] | None = None) -
         env=None if env is None else dict(env),
     )
     lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) < 2:
+    if done.returncode != 0 or len(lines) < 2 or not lines[0]:
         return {"installed": None, "revision": None}
     module, prefix = Path(lines[0]), Path(lines[1])
     if "site-packages" in module.parts:
