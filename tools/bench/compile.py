@@ -15,6 +15,9 @@ the same run: the two revisions' series alternate over ``--rounds`` rounds on th
 each in its own interpreter with its own bytecode cache, so that they share the machine's load.
 Each figure is then the median of all the rounds' runs, with its spread (min–max), the load
 average around each round, and the ratio of this revision's median to the baseline's.
+``figures`` gives each timing's median, spread and runs; ``load_start``, ``load_end``, ``machine``
+and ``condition`` (wheels or editable, and the revision; ``baseline_condition`` the baseline's)
+what they ran under.
 Usage: python tools/bench/compile.py [--memories N] [--runs N] [--json]
        [--venv DIR] [--baseline-venv DIR] [--rounds N]
 """

@@ -2,7 +2,8 @@
 
 Each iteration opens the index afresh (as a cold hook process does) and matches one event from a
 realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds
-(``figures``: with their spread and count; ``load``: the load averages).
+(``figures``: with their spread and count; ``load``, ``load_start``, ``load_end``: the load
+averages; ``machine``; ``condition``: wheels or editable, and the revision).
 Usage: python tools/bench/match.py [--memories N] [--events N] [--json]
 """
 

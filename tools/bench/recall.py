@@ -30,7 +30,9 @@ time (user + system of the process; ``*_cold_cpu_ms``, ``cold_cpu_ratio``).
 rounds: the index build's wall and CPU ratios to the peer round by round (``build_cpu_ratio``:
 our build's CPU over the peer's of the same round; with a baseline, ``baseline_build_cpu_ratio``
 too), the builds' seconds and the cold searches'; ``build_loads`` the load average at each
-build round, and ``machine`` the cores and Python.
+build round, ``load_start`` and ``load_end`` the load averages, ``machine`` the cores and Python,
+``condition`` how the cuecard timed is installed (wheels, and the revision scripts/wheel-venv
+recorded) and ``baseline_condition`` the baseline's.
 
 Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--builds B] [--venv DIR]
        [--baseline-src DIR | --baseline-venv DIR] [--cold-only] [--json]
