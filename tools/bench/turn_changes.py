@@ -8,7 +8,9 @@ that changed 3 files it does not name, and the timed cold ``Stop`` process.
 
     python tools/bench/turn_changes.py [--files 50000] [--rounds 9] [--glob GLOB] [--json]
 
-Prints the medians (wall and CPU of the child), the ratios with / without, and the load.
+Prints the medians (wall and CPU of the child), the ratios with / without, and the load;
+``figures`` gives each timing's and each round's ratio's median, spread and runs, with the load
+at start and end, the machine and the condition (wheels or editable, revision).
 Bytecode is cached (PYTHONPYCACHEPREFIX in a temporary folder), as in an installed wheel.
 """
 
@@ -25,6 +27,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "cuecard-hook")
@@ -97,6 +103,7 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started_load = load()
     work = Path(tempfile.mkdtemp(prefix="cuecard-bench-turn-"))
     try:
         env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
@@ -131,6 +138,20 @@ def main() -> int:
             with_ms = statistics.median(v[at] for v in series["stop_with"])
             without_ms = statistics.median(v[at] for v in series["stop_without"])
             out[f"stop_ratio{unit}"] = round(with_ms / without_ms, 2)
+        pairs = list(zip(series["stop_with"], series["stop_without"], strict=True))
+        out["figures"] = {
+            **{f"{name}_ms": figure([v[0] for v in values], 1) for name, values in series.items()},
+            **{
+                f"{name}_cpu_ms": figure([v[1] for v in values], 1)
+                for name, values in series.items()
+            },
+            "stop_ratio": figure([a[0] / b[0] for a, b in pairs]),
+            "stop_ratio_cpu": figure([a[1] / b[1] for a, b in pairs]),
+        }
+        out["load_start"] = started_load
+        out["load_end"] = load()
+        out["machine"] = machine()
+        out["condition"] = condition(env=env)
         if args.json:
             print(json.dumps(out))
         else:
