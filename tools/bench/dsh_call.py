@@ -53,7 +53,10 @@ JS = REPO / "packages" / "dsh-adapter" / "js"
 NODE_LOOP = """
 import { acquireWorker, callTool, recallText } from './cuecard-dsh-memory/lib/runner.js'
 const runs = Number(process.argv[1])
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b), m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
 async function time(fn) {
   const t = performance.now()
   const r = await fn()
