@@ -12,6 +12,7 @@ Hot path: this module imports only the standard library and core's stdlib-only e
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -185,8 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``cuecard-hook``. Always exits 0.
 
     Run as the command (``argv`` None), the process ends as soon as the answer is written
-    (``_exit_now``); called with ``argv`` it returns, as a library call must.
+    (``_exit_now``) and runs without Python's cyclic garbage collector; called with ``argv`` it
+    returns, as a library call must, and leaves the collector alone.
     """
+    if argv is None:
+        # One short process that frees its memory by ending: the collector's passes over the
+        # engine's modules as they load would cost it more than the cycles they could free.
+        gc.disable()
     code = _serve(list(sys.argv[1:] if argv is None else argv))
     if argv is None:
         _exit_now(code)
