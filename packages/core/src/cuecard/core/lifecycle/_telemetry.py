@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cuecard.core.base._confined import Tree, settled
+from cuecard.core.base._confined import MARKER, Tree, settled
 from cuecard.core.base._fsio import crash_point
 
 __all__ = [
@@ -116,7 +116,9 @@ def session_folders(local_dir: Path) -> list[Path]:
 
 
 def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
-    """The latest modification time of the entries under folder ``rel``, by descriptor."""
+    """The latest modification time of the entries under folder ``rel``, by descriptor (the
+    marker aside: it says who made the folder, and its time is that of the one file every
+    session folder's marker is a link to)."""
     latest = 0.0
     if depth > 32:  # deeper than cuecard makes a folder
         return latest
@@ -124,6 +126,8 @@ def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
         entries = tree.entries(rel)
         with tree.folder(rel) as fd:
             for name, _kind in entries:
+                if name == MARKER:
+                    continue
                 with contextlib.suppress(OSError):
                     st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     latest = max(latest, st.st_mtime)
