@@ -19,7 +19,7 @@ import sys
 
 from cuecard.core.engine import Event, locate_root
 from cuecard.hooks._context import Context, build_event, context_output, first_string, tool_input
-from cuecard.hooks._harness import HARNESSES, event_name, normalise
+from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
 from cuecard.hooks._tools import tool_call
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
@@ -155,15 +155,19 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
         harness = HARNESSES["grok"]  # Grok Build runs Claude Code's hook files too
     payload = normalise(harness.name, payload)
     cwd = payload.get("cwd")
-    root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
-    if root is None:
-        return ""
-    key = f"{harness.name} {name}"
     from cuecard.core.engine import held_folders
 
+    with held_folders():  # each folder of the store walked (and checked) once in this event
+        root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
+        return _answer(harness, name, payload, root) if root is not None else ""
+
+
+def _answer(harness: Harness, name: str, payload: dict[str, Any], root: str) -> str:
+    """``respond``'s answer for a project found at ``root``: a failure is recorded for the
+    person, the record cleared once the same call works again."""
+    key = f"{harness.name} {name}"
     try:
-        with held_folders():  # (each folder of the store walked once in this event)
-            answer = _HANDLERS[name](Context(harness, name, payload, root))
+        answer = _HANDLERS[name](Context(harness, name, payload, root))
     except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
         from cuecard.core.fs import UnsafePath
 

@@ -68,9 +68,12 @@ def _memory_blocks(
     """The matched memories' blocks, by rank; ``_Changed`` when ``sources`` and a matched
     memory's file changed since the index was compiled."""
     ranked: list[tuple[int, Block]] = []
+    epoch: int | None = None  # read once, at the first match (``_deliver`` reads it again)
     for match in index.match(event, budget):
-        if ledger is not None and ledger.claimed(match.memory):
-            continue
+        if ledger is not None:
+            epoch = ledger.epoch() if epoch is None else epoch
+            if ledger.claimed(match.memory, epoch):
+                continue
         record = index.memory(match.memory)
         if record is None:
             continue
