@@ -15,6 +15,9 @@ the same run: the two revisions' series alternate over ``--rounds`` rounds on th
 each in its own interpreter with its own bytecode cache, so that they share the machine's load.
 Each figure is then the median of all the rounds' runs, with its spread (min–max), the load
 average around each round, and the ratio of this revision's median to the baseline's.
+``figures`` gives each timing's median, spread and runs; ``load_start``, ``load_end``, ``machine``
+and ``condition`` (wheels or editable, and the revision; ``baseline_condition`` the baseline's)
+what they ran under.
 Usage: python tools/bench/compile.py [--memories N] [--runs N] [--json]
        [--venv DIR] [--baseline-venv DIR] [--rounds N]
 """
@@ -34,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 # Each figure a series gives: seconds per run (lists), then what the last runs reported.
 TIMES = ("compile_s", "cold_process_s", "cold_process_cpu_s", "incremental_s", "touched_s")
@@ -109,14 +114,16 @@ def series(root: Path, runs: int, pycache: Path) -> dict[str, Any]:
     }
 
 
-def _figures(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over every run of every round, and its spread (min, max)."""
     out: dict[str, Any] = {}
     spread: dict[str, list[float]] = {}
+    out["figures"] = {}
     for key in TIMES:
         values = [value for one in rounds for value in one["times"][key]]
         out[key] = round(statistics.median(values), 3)
         spread[key] = [round(min(values), 3), round(max(values), 3)]
+        out["figures"][key] = figure(values)
     for key in ("clauses", "buckets", "incremental_validated", "touched_validated"):
         out[key] = rounds[-1][key]
     out["spread"] = spread
@@ -167,7 +174,7 @@ def main() -> int:
 
     runs: dict[str, list[dict[str, Any]]] = {"ours": [], "baseline": []}
     loads: list[list[float]] = []
-    started_load = [round(x, 2) for x in os.getloadavg()]
+    started_load = load()
     with tempfile.TemporaryDirectory() as tmp:
         root = build_project(Path(tmp) / "repo", args.memories)
         for number in range(rounds):
@@ -178,7 +185,7 @@ def main() -> int:
             for name, python in order:
                 runs[name].append(_run_series(python, root, args.runs, Path(tmp) / name))
             loads.append([round(before, 2), round(os.getloadavg()[0], 2)])
-    figures = _figures(runs["ours"])
+    figures = _summary(runs["ours"])
     spread = figures.pop("spread")
     figures = {
         "memories": args.memories,
@@ -200,10 +207,16 @@ def main() -> int:
         "load_average_start": started_load,
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "round_loads": loads,
+        "figures": figures["figures"],
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(str(ours) if ours else None),
     }
     if base:
-        baseline = _figures(runs["baseline"])
+        baseline = _summary(runs["baseline"])
         figures["baseline"] = baseline
+        figures["baseline_condition"] = condition(str(base))
         figures["ratios"] = {
             key: round(figures[key] / baseline[key], 3) if baseline[key] else None for key in TIMES
         }

@@ -23,6 +23,11 @@ vacuums and analyses it (as autovacuum would soon after), then measures on both:
   latency and MRR@10 / recall@10. Embedding is slow on a small machine: use it with a smaller
   ``--facts``.
 
+``figures`` gives the median, spread and runs of each search's per-query times, of the ratio to
+the folder vault query by query and of the searches after a change, with ``load_start``,
+``load_end``, ``machine`` and ``condition`` (wheels or editable, revision). The import, the first
+sync, the first search and the submission rates are one measurement each in a run.
+
 The database must be empty or migrated-and-empty; the password comes from PGPASSWORD or a pgpass
 file. Usage: python tools/bench/fleet.py --url postgresql://user@host:port/db [--facts N]
 [--submitters 16] [--per-submitter 20] [--hybrid] [--json]
@@ -42,6 +47,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.resolve()))
+
+from _figures import condition, figure, load, machine  # noqa: E402
+
 NOTES = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
 
 
@@ -141,6 +150,7 @@ def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str
         "p95": round(percentile(times, 0.95), 2),
     }
     found["ranking"] = quality(ranks)
+    found["figures"] = {"search_ms": figure(times, 2)}
     return found
 
 
@@ -167,7 +177,7 @@ def main() -> int:
     lines = corpus(args.facts, [f for f, _ in rows])
     log(f"{len(lines)} facts")
     out: dict[str, object] = {"facts": len(lines), "queries": sum(len(q) for _, q in rows)}
-    out["load_start"] = [round(x, 2) for x in os.getloadavg()]
+    out["load_start"] = load()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         vault, _ = init_vault(root, DEFAULT)
@@ -247,6 +257,16 @@ def main() -> int:
                 pg.search("where does the build cache live", 10)
                 after.append(round((time.perf_counter() - start) * 1000, 1))
         out["pg_search_after_one_change_ms"] = after
+        out["figures"] = {
+            **{f"search_ms {name}": figure(values, 2) for name, values in times.items()},
+            **{
+                f"ratio_to_folder {name}": figure(
+                    [a / b for a, b in zip(times[name], times["folder_bm25"], strict=True)]
+                )
+                for name in ("postgresql", "pg_database")
+            },
+            "pg_search_after_one_change_ms": figure(after, 1),
+        }
         ranking: dict[str, object] = {name: quality(r) for name, r in ranks.items()}
         ranking["top1_agreement"] = round(agree / len(times["folder_bm25"]), 4)
         out["ranking"] = ranking
@@ -268,7 +288,9 @@ def main() -> int:
             "postgresql": submit_rate(pg_submitter, args.submitters, args.per_submitter),
             "threads": args.submitters,
         }
-    out["load_end"] = [round(x, 2) for x in os.getloadavg()]
+    out["load_end"] = load()
+    out["machine"] = machine()
+    out["condition"] = condition()
     if args.json:
         print(json.dumps(out, indent=2))
     else:

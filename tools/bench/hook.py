@@ -16,8 +16,8 @@ child: hook_cpu_ms, python_json_cpu_ms, node_cpu_ms, ratio_cpu), which a loaded 
 less. Bytecode is cached (PYTHONPYCACHEPREFIX in a temporary folder), as in an installed wheel.
 ``figures`` gives each timing's and each ratio's median, spread and number of runs (the ratios
 run by run: the hook over the ``import json`` process of the same run), ``load_start`` and
-``load_end`` the load averages, ``installed`` whether cuecard ran from wheels or editable, and
-``machine`` the cores and Python.
+``load_end`` the load averages, ``installed`` whether cuecard ran from wheels or editable
+(``condition``: that and the revision), and ``machine`` the cores and Python.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "cuecard-hook")
@@ -168,16 +168,6 @@ def p90(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.9) - 1)]
 
 
-def installed() -> str:
-    """``wheels`` when the hook's interpreter has cuecard in site-packages, else ``editable``."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import cuecard.hooks; print(cuecard.hooks.__file__)"],
-        capture_output=True,
-        text=True,
-    )
-    return "wheels" if "site-packages" in done.stdout else "editable"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
@@ -192,6 +182,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
     started_load = load()
+    where = condition(env=env)
     try:
         root = base / "repo"
         compile_s = build(root, args.memories)
@@ -260,8 +251,9 @@ def main() -> int:
             },
             "load_start": started_load,
             "load_end": load(),
-            "installed": installed(),
+            "installed": where["installed"],
             "machine": machine(),
+            "condition": where,
         }
     finally:
         shutil.rmtree(base, ignore_errors=True)

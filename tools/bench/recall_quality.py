@@ -30,6 +30,11 @@ Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|bot
        [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json] [--fit]
        [--baseline-src DIR]
 
+The quality figures are exact (the same set ranks the same every run); the timings are medians,
+and ``figures`` gives each one's median, spread and runs (``warm_ms``, ``cold_ms``, the
+conversations' ``warm_ms``), with ``load_start``, ``load_end`` (``load_average`` is the end's),
+``machine`` and ``condition`` (wheels or editable, revision).
+
 ``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
 ``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
 search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
@@ -49,6 +54,10 @@ import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 if TYPE_CHECKING:
     from cuecard.core.recall._index import Ranking, RecallIndex
@@ -217,6 +226,7 @@ def conversation_quality(
             for k in kinds
         },
         "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
+        "figures": {f"warm_ms {name}": figure(v, 2) for name, v in times.items()},
         "first_embedding_ms_per_fact": round(embed_s * 1000 / facts, 1) if has_vectors else None,
     }
     for name, value in quality.items():
@@ -422,6 +432,12 @@ def warm_against(
             mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
             for mode in ("default", "hybrid_no_vectors")
         } | {"core": got[0]["core"]}
+    # each round's median of the questions, per revision and mode
+    out["figures"] = {
+        f"{name} {mode}": figure([float(str(r[mode])) for r in got])
+        for name, got in runs.items()
+        for mode in ("default", "hybrid_no_vectors")
+    }
     log(f"warm CPU (ms): {out}")
     return out
 
@@ -536,6 +552,7 @@ def paraphrases(
         embed_s = time.perf_counter() - t0
     quality: dict[str, dict[str, float]] = {}
     warm: dict[str, float] = {}
+    timings: dict[str, object] = {}
     by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
     for name, (ranking, settings) in variants.items():
         ranks: list[int | None] = []
@@ -547,6 +564,7 @@ def paraphrases(
             ranks.append(rank_of(texts, fact))
         quality[name] = figures(ranks)
         warm[name] = round(statistics.median(times), 2)
+        timings[f"warm_ms {name}"] = figure(times, 2)
         for lang in ("en", "zh"):
             picked = [
                 r
@@ -566,6 +584,7 @@ def paraphrases(
         "warm_ms": warm,
         "index_sync_s": round(sync_s, 2),
         "first_embedding_s": None if embed_s is None else round(embed_s, 1),
+        "figures": timings,
     }
     if args.no_cold:
         return result
@@ -596,6 +615,7 @@ def paraphrases(
     cold_ms = {name: round(statistics.median(v), 1) for name, v in samples.items()}
     log(f"cold medians (ms): {cold_ms}")
     result["cold_ms"] = cold_ms
+    timings.update({f"cold_ms {name}": figure(v, 1) for name, v in samples.items()})
     result["cold_ratio_hybrid_no_vectors_vs_bm25"] = round(
         cold_ms["hybrid_no_vectors"] / cold_ms["bm25"], 3
     )
@@ -700,6 +720,7 @@ def main() -> int:
         "--ablation", action="store_true", help="also each ranking change on its own"
     )
     args = parser.parse_args()
+    started_load = load()
 
     work = Path(tempfile.mkdtemp(prefix="cuecard-hybrid-"))
     try:
@@ -717,12 +738,19 @@ def main() -> int:
         has_vectors = unavailable() is None and not args.no_vectors
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
+        result |= {
+            "load_start": started_load,
+            "machine": machine(),
+            "condition": condition(env=env),
+        }
         if args.baseline_src:
             result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            result["load_end"] = load()
             print(json.dumps(result, indent=1))
             return 0
         if args.fit:
             result["fit"] = fit(work, env, has_vectors, args.split)
+            result["load_end"] = load()
             print(json.dumps(result, indent=1))
             return 0
         if args.set in ("paraphrases", "both"):
@@ -733,6 +761,7 @@ def main() -> int:
                 work, env, variants, rankings, has_vectors, args.split
             )
         result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        result["load_end"] = result["load_average"]
         if args.fresh_venv:
             log("installing packages/core[vectors] into a fresh virtual environment")
             result["fresh_venv"] = fresh_venv(work)
