@@ -216,3 +216,31 @@ def test_session_folders_share_one_marker_file_and_a_planted_one_is_never_linked
     assert (outside / "own.txt").read_text(encoding="utf-8") == "mine\n"
     assert tree.remove_marked(f"{SESSIONS}/s3")
     assert tree.remove_marked(f"{SESSIONS}/s4")
+
+
+def test_create_like_makes_a_new_name_of_a_regular_file_and_never_links_a_planted_one(
+    tree: Tree, outside: Path
+) -> None:
+    """``create(rel, data, like=...)`` gives ``rel`` as a new name of the regular file ``like``
+    (no inode of its own), exclusively; when ``like`` is missing, a link or a FIFO, ``rel`` is a
+    file of its own holding ``data``, and nothing outside changes."""
+    base = Path(tree.base)
+    tree.create("src/one", b"shared\n")
+    assert tree.create("a/b/c", b"own\n", like="src/one")
+    assert os.path.samefile(base / "a/b/c", base / "src/one")
+    assert not tree.create("a/b/c", b"own\n", like="src/one")  # taken: exclusive, as a file
+    assert not tree.create("a/b/c", b"own\n")
+    assert os.stat(base / "src/one").st_nlink == 2
+    assert tree.create("a/b/d", b"own\n", like="src/missing")
+    assert (base / "a/b/d").read_bytes() == b"own\n"
+    before = listing(outside)
+    (base / "src/link").symlink_to(outside / "own.txt")
+    os.mkfifo(base / "src/fifo")
+    for planted in ("link", "fifo"):
+        assert tree.create(f"a/b/{planted}", b"own\n", like=f"src/{planted}")
+        made = base / "a/b" / planted
+        assert not made.is_symlink()
+        assert made.read_bytes() == b"own\n"
+        assert os.stat(made).st_nlink == 1
+    assert listing(outside) == before
+    assert (outside / "own.txt").read_text(encoding="utf-8") == "mine\n"

@@ -497,13 +497,27 @@ class Tree:
                 _fsync_quietly(fd)
 
     def create(
-        self, rel: str, data: str | bytes = b"", *, atomic: bool = False, mode: int = 0o644
+        self,
+        rel: str,
+        data: str | bytes = b"",
+        *,
+        atomic: bool = False,
+        mode: int = 0o644,
+        like: str | None = None,
     ) -> bool:
         """Create ``rel`` holding ``data`` (permission ``mode``) only if no entry of that name
         exists (a link included); ``False`` when one did. ``atomic``: readers never see it
-        partly written (written to a temporary file, then linked into place, durably)."""
+        partly written (written to a temporary file, then linked into place, durably).
+        ``like``: a regular file of this user in the tree (a relative path), of which ``rel``
+        is made a new name instead (a hard link: the disk allocates no inode for it, and what
+        ``rel`` holds is that file's content); when ``like`` is not such a file or cannot be
+        linked, ``rel`` is created with ``data``."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         with self._parent(rel, create=True) as (fd, name):
+            if like is not None and not atomic:
+                linked = self._link_like(like, fd, name)
+                if linked is not None:
+                    return linked
             if not atomic:
                 try:
                     handle = os.open(name, _CREATE_FLAGS, mode, dir_fd=fd)
@@ -530,6 +544,23 @@ class Tree:
                 _unlink_quietly(temp, fd)
             _fsync_quietly(fd)
             return True
+
+    def _link_like(self, like: str, fd: int, name: str) -> bool | None:
+        """``create``'s ``like``: whether ``name`` in folder ``fd`` was made a new name of the
+        regular file ``like`` (``False``: an entry of that name exists), or ``None`` when it
+        could not be (``like`` missing, not a regular file of this user, or not linkable)."""
+        try:
+            with self._parent(like) as (source_fd, source):
+                st = os.stat(source, dir_fd=source_fd, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) or _owner_problem(st) is not None:
+                    return None
+                # (an entry swapped in since the stat is linked as itself, never followed)
+                os.link(source, name, src_dir_fd=source_fd, dst_dir_fd=fd, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        except OSError:
+            return None
+        return True
 
     def move(self, rel: str, to: str) -> bool:
         """Move the regular file ``rel`` to ``to`` (missing folders made) without replacing an

@@ -18,13 +18,14 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cuecard.core.base._confined import MARKER, Tree, settled
+from cuecard.core.base._confined import Tree, settled
 from cuecard.core.base._fsio import crash_point
 
 __all__ = [
@@ -116,9 +117,10 @@ def session_folders(local_dir: Path) -> list[Path]:
 
 
 def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
-    """The latest modification time of the entries under folder ``rel``, by descriptor (the
-    marker aside: it says who made the folder, and its time is that of the one file every
-    session folder's marker is a link to)."""
+    """The latest modification time of the entries under folder ``rel``, by descriptor. A file
+    with more than one name (the marker and the claims: each a name of the one file
+    ``MARK_SOURCE``) is left aside: its time is that file's; the time of the folder it was
+    added to says when."""
     latest = 0.0
     if depth > 32:  # deeper than cuecard makes a folder
         return latest
@@ -126,11 +128,10 @@ def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
         entries = tree.entries(rel)
         with tree.folder(rel) as fd:
             for name, _kind in entries:
-                if name == MARKER:
-                    continue
                 with contextlib.suppress(OSError):
                     st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    latest = max(latest, st.st_mtime)
+                    if not (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+                        latest = max(latest, st.st_mtime)
     except OSError:
         return latest
     for name, kind in entries:
