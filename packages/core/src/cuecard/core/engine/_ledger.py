@@ -1,8 +1,8 @@
 """The delivery ledger in ``.cuecard/local/``: who received what, once per epoch. Stdlib only.
 
-A claim is a file created with ``O_EXCL`` under
-``sessions/<session>/e<epoch>/<agent>/<memory>``, so parallel hook processes agree on exactly one
-deliverer without a lock. A compaction or a clear starts a new epoch. Every delivery also appends
+A claim is a name made exclusively under ``sessions/<session>/e<epoch>/<agent>/<memory>`` (a
+hard link to the session folders' marker file, else a file created with ``O_EXCL``), so parallel
+hook processes agree on exactly one deliverer without a lock. A compaction or a clear starts a new epoch. Every delivery also appends
 one line (event, counts, size, ids — never content) to ``ledger.jsonl``.
 """
 
