@@ -549,6 +549,8 @@ class Tree:
         """``create``'s ``like``: whether ``name`` in folder ``fd`` was made a new name of the
         regular file ``like`` (``False``: an entry of that name exists), or ``None`` when it
         could not be (``like`` missing, not a regular file of this user, or not linkable)."""
+        if not _BY_FD:  # (no dir_fd to link with: a file of its own)
+            return None
         try:
             with self._parent(like) as (source_fd, source):
                 st = os.stat(source, dir_fd=source_fd, follow_symlinks=False)
