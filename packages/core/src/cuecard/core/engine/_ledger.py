@@ -2,8 +2,9 @@
 
 A claim is a name made exclusively under ``sessions/<session>/e<epoch>/<agent>/<memory>`` (a
 hard link to the session folders' marker file, else a file created with ``O_EXCL``), so parallel
-hook processes agree on exactly one deliverer without a lock. A compaction or a clear starts a new epoch. Every delivery also appends
-one line (event, counts, size, ids — never content) to ``ledger.jsonl``.
+hook processes agree on exactly one deliverer without a lock. A compaction or a clear starts a
+new epoch. Every delivery also appends one line (event, counts, size, ids — never content) to
+``ledger.jsonl``.
 """
 
 from __future__ import annotations
