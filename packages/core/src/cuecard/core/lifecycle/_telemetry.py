@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -116,7 +117,10 @@ def session_folders(local_dir: Path) -> list[Path]:
 
 
 def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
-    """The latest modification time of the entries under folder ``rel``, by descriptor."""
+    """The latest modification time of the entries under folder ``rel``, by descriptor. A file
+    with more than one name (the marker and the claims: each a name of the one file
+    ``MARK_SOURCE``) is left aside: its time is that file's; the time of the folder it was
+    added to says when."""
     latest = 0.0
     if depth > 32:  # deeper than cuecard makes a folder
         return latest
@@ -126,7 +130,8 @@ def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
             for name, _kind in entries:
                 with contextlib.suppress(OSError):
                     st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    latest = max(latest, st.st_mtime)
+                    if not (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+                        latest = max(latest, st.st_mtime)
     except OSError:
         return latest
     for name, kind in entries:
