@@ -32,7 +32,8 @@ Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|bot
 
 ``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
 ``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
-search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
+search, hybrid without vectors and, with the extra, hybrid with vectors, every question of
+``--split``) of both revisions, alternating, and gives each mode's MRR@10 in both.
 """
 
 from __future__ import annotations
@@ -351,35 +352,46 @@ from cuecard.core.vault.folder import Vault
 from cuecard.core.vault._settings import Settings
 from cuecard.core.vault.folder._hybrid import hybrid_results
 job = json.load(sys.stdin)
-settings = Settings()
-settings.weights["vectors"] = 0.0
-cpu = {"default": [], "hybrid_no_vectors": []}
-for root, questions in job:
+plain = Settings()
+plain.weights["vectors"] = 0.0
+modes = {
+    "default": lambda index, q: index.search(q, 10),
+    "hybrid_no_vectors": lambda index, q: hybrid_results(index, q, 10, plain, vectors=False)[0],
+}
+if job["vectors"]:
+    with_vectors = Settings()
+    modes["hybrid"] = lambda index, q: hybrid_results(index, q, 10, with_vectors, vectors=True)[0]
+cpu = {mode: [] for mode in modes}
+ranks = {mode: [] for mode in modes}
+for root, questions in job["vaults"]:
     vault = Vault.open(root)
     vault.index.sync()
-    for q in questions[:3]:
-        vault.index.search(q, 10)
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-    for q in questions:
-        c = time.process_time()
-        vault.index.search(q, 10)
-        cpu["default"].append((time.process_time() - c) * 1000)
-        c = time.process_time()
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-        cpu["hybrid_no_vectors"].append((time.process_time() - c) * 1000)
+    for q, _ in questions[:3]:
+        for run in modes.values():
+            run(vault.index, q)
+    for q, evidence in questions:
+        for mode, run in modes.items():
+            c = time.process_time()
+            found = run(vault.index, q)
+            cpu[mode].append((time.process_time() - c) * 1000)
+            texts = [h.text for h in found]
+            ranks[mode].append(next((i for i, t in enumerate(texts, 1) if t in evidence), None))
 print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
+                 | {"mrr10": {m: sum(1 / r for r in v if r) / len(v) for m, v in ranks.items()}}
                  | {"core": os.path.dirname(cuecard.core.__file__)}))
 """
 
 
 def warm_against(
-    work: Path, env: dict[str, str], baseline_src: str, split: str
+    work: Path, env: dict[str, str], baseline_src: str, split: str, has_vectors: bool
 ) -> dict[str, object]:
-    """Warm query CPU (median over every question of the split; default search and hybrid
-    without vectors) of this checkout and of another revision's ``packages/core/src``, in
-    processes of their own (their own cache folders), alternating over three rounds."""
+    """Warm query CPU (median over every question of the split; default search, hybrid
+    without vectors and, with the extra, hybrid with vectors) and MRR@10 of each mode, of this
+    checkout and of another revision's ``packages/core/src``, in processes of their own (their
+    own cache folders: each embeds its vaults once, in the first round), alternating over three
+    rounds."""
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
-    job = []
+    vaults = []
     cuecard = str(Path(sys.executable).with_name("cuecard"))
     for conv in data["conversations"]:
         if split not in ("all", conv.get("split", "dev")):
@@ -393,7 +405,9 @@ def warm_against(
         )
         for name, body in conv["notes"].items():
             (root / "notes" / name).write_text(body, encoding="utf-8")
-        job.append((str(root), [str(q["q"]) for q in conv["questions"]]))
+        questions = [(str(q["q"]), [f"- {e}" for e in q["evidence"]]) for q in conv["questions"]]
+        vaults.append((str(root), questions))
+    job = {"vaults": vaults, "vectors": has_vectors}
     envs = {
         "ours": env | {"XDG_CACHE_HOME": str(work / "warm-cache-ours")},
         "baseline": env
@@ -402,7 +416,9 @@ def warm_against(
             "PYTHONPATH": str(Path(baseline_src).resolve()),
         },
     }
+    modes = ["default", "hybrid_no_vectors", *(["hybrid"] if has_vectors else [])]
     runs: dict[str, list[dict[str, object]]] = {"ours": [], "baseline": []}
+    loads = [round(os.getloadavg()[0], 2)]
     for round_ in range(3):
         order = ["ours", "baseline"] if round_ % 2 == 0 else ["baseline", "ours"]
         for name in order:
@@ -416,12 +432,16 @@ def warm_against(
             if done.returncode != 0:
                 raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
             runs[name].append(json.loads(done.stdout))
-    out: dict[str, object] = {"split": split, "rounds": 3}
+            loads.append(round(os.getloadavg()[0], 2))
+    out: dict[str, object] = {"split": split, "rounds": 3, "load": loads}
     for name, got in runs.items():
         out[name] = {
-            mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
-            for mode in ("default", "hybrid_no_vectors")
-        } | {"core": got[0]["core"]}
+            mode: round(statistics.median(float(str(r[mode])) for r in got), 3) for mode in modes
+        } | {
+            "per_round": [{mode: round(float(str(r[mode])), 3) for mode in modes} for r in got],
+            "mrr10": got[-1]["mrr10"],
+            "core": got[0]["core"],
+        }
     log(f"warm CPU (ms): {out}")
     return out
 
@@ -718,7 +738,7 @@ def main() -> int:
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
         if args.baseline_src:
-            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split, has_vectors)
             print(json.dumps(result, indent=1))
             return 0
         if args.fit:

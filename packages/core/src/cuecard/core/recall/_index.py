@@ -423,6 +423,9 @@ class RecallIndex:
             changed, added, removed = apply_changes(
                 self, w, rows, todo, stale, _signature, (BATCH, BLOCK, POSTINGS_HELD)
             )
+            if added or removed:  # (a new token: a process that holds what it read of the
+                # entries, the vector stream's matrix, compares it, whoever changed them)
+                w.execute("INSERT OR REPLACE INTO meta VALUES ('generation', hex(randomblob(8)))")
         return SyncReport(changed, len(stale), added, removed, rebuilt)
 
     # -- queries ------------------------------------------------------------------------------
