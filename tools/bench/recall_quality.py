@@ -32,8 +32,9 @@ Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|bot
 
 ``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
 ``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
-search, hybrid without vectors and, with the extra, hybrid with vectors, every question of
-``--split``) of both revisions, alternating, and gives each mode's MRR@10 in both.
+search, hybrid without vectors and, with the extra, hybrid with vectors; every question of
+``--split``, or with ``--set paraphrases`` the paraphrase set among ``--distractors`` facts) of
+both revisions, alternating, and gives each mode's MRR@10 in both.
 """
 
 from __future__ import annotations
@@ -383,18 +384,32 @@ print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
 
 
 def warm_against(
-    work: Path, env: dict[str, str], baseline_src: str, split: str, has_vectors: bool
+    work: Path,
+    env: dict[str, str],
+    baseline_src: str,
+    split: str,
+    has_vectors: bool,
+    args: argparse.Namespace,
 ) -> dict[str, object]:
-    """Warm query CPU (median over every question of the split; default search, hybrid
-    without vectors and, with the extra, hybrid with vectors) and MRR@10 of each mode, of this
-    checkout and of another revision's ``packages/core/src``, in processes of their own (their
-    own cache folders: each embeds its vaults once, in the first round), alternating over three
-    rounds."""
+    """Warm query CPU (median over every question; default search, hybrid without vectors and,
+    with the extra, hybrid with vectors) and MRR@10 of each mode, of this checkout and of
+    another revision's ``packages/core/src``, in processes of their own (their own cache
+    folders: each embeds its vaults once, in the first round), alternating over three rounds.
+    The questions: every conversation of ``split`` (``--set conversations``), or the paraphrase
+    set among ``--distractors`` facts in one vault (``--set paraphrases``)."""
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
     vaults = []
     cuecard = str(Path(sys.executable).with_name("cuecard"))
+    if args.set == "paraphrases":
+        labelled = load_set()
+        lines = [f for f, _ in labelled]
+        lines += [x for x in distractors(args.distractors) if x not in set(lines)]
+        random.Random(args.seed).shuffle(lines)
+        build_vault(work / "warm-paraphrases", lines, env)
+        asked = [(q, [f"- {fact}"]) for fact, qs in labelled for q in qs]
+        vaults.append((str(work / "warm-paraphrases"), asked))
     for conv in data["conversations"]:
-        if split not in ("all", conv.get("split", "dev")):
+        if args.set == "paraphrases" or split not in ("all", conv.get("split", "dev")):
             continue
         root = work / f"warm-{conv['id']}"
         subprocess.run(
@@ -433,7 +448,12 @@ def warm_against(
                 raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
             runs[name].append(json.loads(done.stdout))
             loads.append(round(os.getloadavg()[0], 2))
-    out: dict[str, object] = {"split": split, "rounds": 3, "load": loads}
+    out: dict[str, object] = {
+        "questions": args.set if args.set == "paraphrases" else split,
+        "facts": None if args.set != "paraphrases" else len(lines),
+        "rounds": 3,
+        "load": loads,
+    }
     for name, got in runs.items():
         out[name] = {
             mode: round(statistics.median(float(str(r[mode])) for r in got), 3) for mode in modes
@@ -738,7 +758,9 @@ def main() -> int:
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
         if args.baseline_src:
-            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split, has_vectors)
+            result["warm_cpu"] = warm_against(
+                work, env, args.baseline_src, args.split, has_vectors, args
+            )
             print(json.dumps(result, indent=1))
             return 0
         if args.fit:
