@@ -29,10 +29,10 @@ the caller's part.
 Where this ranking and the mirror's may still differ (the same questions over the same facts;
 tests/core/vault/test_pg_search.py shows both): each word counts once per fact (no term
 frequency), a fact's length is its distinct lexemes (stopwords too) rather than its tokens, a
-stem of four letters or more matches as a prefix ("build" finds "buildkite"), a neighbour two
-places away counts for a neighbour of one of the best, and facts of equal score come in the
-database's order (note, position). On tools/bench/recall_conversation_set.json's held-out
-split the two put the same fact first for 82 % of the questions (BENCHMARKS.md).
+stem of four letters or more matches as a prefix ("build" finds "buildkite"), and facts of
+equal score come in the database's order (note, position). On the held-out split of
+tools/bench/recall_conversation_set.json the two put the same fact first for 82 % of the
+questions (``tools/bench/fleet.py --conversations``; BENCHMARKS.md).
 
 Cost: the facts' count, their total length and each term's document count are read from
 ``cuecard_search_stats`` and ``cuecard_terms`` (a prefix's count is the sum of its lexemes'
@@ -192,8 +192,10 @@ class _Key:
 # idf weights (wt), every fact holding a key with a flag per key (m, one aggregate over the
 # postings' rows, so a fact counts a key once however many of a prefix's words it holds), the
 # best of them (top), the keys' tsqueries parsed once (q), the best facts and the active facts
-# up to two away read from the table and scored (around), and each fact next to a best one
-# with a share of its best neighbour's score.
+# next to them read from the table and scored (around; a fact next to a best one gains at most
+# a share of a best one's score, which no fact outside the best exceeds, so its other side
+# is not read), and each with a share of its best neighbour's score (whether every key is
+# common, cw, and the keys each holds, matched, are for ``recall._order``).
 _SEARCH: LiteralString = """
 WITH st AS MATERIALIZED (
   SELECT docs, greatest(length::float8 / greatest(docs, 1), 1) AS avgdl,
@@ -217,8 +219,8 @@ top AS (  -- the weights as InitPlans: read once, no join
 ),
 q AS MATERIALIZED (SELECT {tsqueries}),
 around AS (
-  SELECT f.note, f.id, f.shown, f.position, min(abs(d.o)) AS d, f.score, f.matched
-  FROM top JOIN cuecard_facts t USING (fid) CROSS JOIN generate_series(-2, 2) AS d(o)
+  SELECT f.note, f.id, f.shown, f.position, f.score, f.matched
+  FROM top JOIN cuecard_facts t USING (fid) CROSS JOIN generate_series(-1, 1) AS d(o)
   -- OFFSET 0 keeps the lookup per best fact, through the (note, position) index.
   CROSS JOIN LATERAL (SELECT f.note, f.id, f.shown, f.position, {score} AS score,
                              {matched} AS matched
@@ -228,14 +230,13 @@ around AS (
   GROUP BY f.note, f.id, f.shown, f.position, f.score, f.matched
 )
 SELECT note, id, shown, score, matched, (SELECT common FROM cw) FROM (
-  SELECT note, id, shown, position, d, matched,
+  SELECT note, id, shown, position, matched,
          score + %(share)s * coalesce(greatest(
            CASE WHEN lag(position) OVER w = position - 1 THEN lag(score) OVER w END,
            CASE WHEN lead(position) OVER w = position + 1 THEN lead(score) OVER w END
          ), 0) AS score
   FROM around WINDOW w AS (PARTITION BY note ORDER BY position)
 ) n
-WHERE d <= 1
 ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
