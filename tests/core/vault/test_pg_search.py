@@ -124,6 +124,13 @@ def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -
     assert code == 0, err
     assert json.loads(out)["applied"] == [6, 7, 8], err
     assert postings_out_of_line(pg_url) == {}
+    with PgVault(pg_url) as vault:  # schema 8: each fact's dates, from its headings here
+        dated = vault.conn.execute("SELECT text, dates FROM cuecard_facts ORDER BY text").fetchall()
+    assert dated == [
+        ("Melanie adopted a beagle", "20230617 202306 0617"),
+        ("Melanie adopted a cat", ""),  # superseded: under no dated heading
+        ("部署前先运行数据库迁移脚本", "20230617 202306 0617"),
+    ]
     assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
     assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
     assert found(cc, pg_url, "cat") == []  # superseded: not in the postings

@@ -7,9 +7,9 @@ note (``SELECT ... FOR UPDATE``), and ``cuecard_facts`` (the searchable table) i
 line in the same transaction by a diff on fact id: new ids are inserted, gone ids deleted, and
 only rows whose line, position, status or headings changed are updated (``context``: the
 headings a fact sits under, searched with it as the folder vault's index does, and ``dates``:
-the date terms of the fact and its headings), so surviving
-facts keep their ``uses`` and ``last_used``; only new or changed lines are redacted again. A
-fact id that occurs twice in a note keeps its first line.
+the date terms of the fact and its headings), so surviving facts keep their ``uses`` and
+``last_used``; only new or changed lines are redacted again. A fact id that occurs twice in a
+note keeps its first line.
 """
 
 from __future__ import annotations

@@ -521,16 +521,21 @@ def _fill_dates(conn: psycopg.Connection[tuple[object, ...]]) -> None:
     from cuecard.core.vault.postgres._notes import fact_dates
 
     rows = [
-        (dates, str(note), str(ident))
+        (str(note), str(ident), dates)
         for note, ident, text, context in conn.execute(
             "SELECT note, id, text, context FROM cuecard_facts"
         ).fetchall()
         for dates in (fact_dates(str(text), str(context)),)
         if dates
     ]
-    if rows:
-        with conn.cursor() as cur:
-            cur.executemany("UPDATE cuecard_facts SET dates = %s WHERE note = %s AND id = %s", rows)
+    if rows:  # one statement: the postings' trigger then runs once for all of them
+        notes, ids, dates = (list(column) for column in zip(*rows, strict=True))
+        conn.execute(
+            "UPDATE cuecard_facts f SET dates = m.dates "
+            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS m(note, id, dates) "
+            "WHERE f.note = m.note AND f.id = m.id",
+            (notes, ids, dates),
+        )
 
 
 def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
