@@ -23,14 +23,22 @@ vacuums and analyses it (as autovacuum would soon after), then measures on both:
   latency and MRR@10 / recall@10. Embedding is slow on a small machine: use it with a smaller
   ``--facts``.
 
+<<<<<<< HEAD
 ``figures`` gives the median, spread and runs of each search's per-query times, of the ratio to
 the folder vault query by query and of the searches after a change, with ``load_start``,
 ``load_end``, ``machine`` and ``condition`` (wheels or editable, revision). The import, the first
 sync, the first search and the submission rates are one measurement each in a run.
+=======
+With ``--conversations SPLIT``, instead: the two rankings of a PostgreSQL vault on the same
+facts, for tools/bench/recall_conversation_set.json's questions (one vault per conversation,
+its session notes as the vault's notes, loaded into the database in turn): search on this
+machine's mirror and the database's own ranking (a machine whose cache folder cannot be
+written), R@10 / MRR@10 of each per question kind, and how often they put the same fact first.
+>>>>>>> recallpg
 
 The database must be empty or migrated-and-empty; the password comes from PGPASSWORD or a pgpass
 file. Usage: python tools/bench/fleet.py --url postgresql://user@host:port/db [--facts N]
-[--submitters 16] [--per-submitter 20] [--hybrid] [--json]
+[--submitters 16] [--per-submitter 20] [--hybrid] [--conversations dev|heldout|all] [--json]
 """
 
 from __future__ import annotations
@@ -154,6 +162,49 @@ def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str
     return found
 
 
+def conversations(url: str, split: str, cache: Path) -> dict[str, object]:
+    """The mirror's ranking and the database's on the conversational set (see the module
+    docstring)."""
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from cuecard.core.vault.postgres._search import rank
+    from cuecard.core.vault.postgres._vault import PgVault
+
+    data = json.loads((HERE / "recall_conversation_set.json").read_text(encoding="utf-8"))
+    ranks: dict[str, list[tuple[str, int | None]]] = {"mirror": [], "database": []}
+    first = 0
+    with PgVault(url) as pg:
+        pg.migrate()
+        pg.conn.autocommit = False
+        for conv in data["conversations"]:
+            if split not in ("all", conv["split"]):
+                continue
+            with pg.conn.transaction():
+                pg.conn.execute("DELETE FROM cuecard_facts")
+                pg.conn.execute("DELETE FROM cuecard_notes")
+            for note, (_, text) in zip(NOTES, sorted(conv["notes"].items()), strict=False):
+                pg.add_note_text(note, text)
+            for item in conv["questions"]:
+                evidence = {f"- {e}" for e in item["evidence"]}
+                found = {
+                    "mirror": pg.search(item["q"], 10),
+                    "database": rank(pg, item["q"], 10),
+                }
+                for name, hits in found.items():
+                    at = next((i for i, h in enumerate(hits, 1) if h.text in evidence), None)
+                    ranks[name].append((str(item["kind"]), at))
+                mirror, database = found["mirror"], found["database"]
+                first += bool(mirror and database and mirror[0].key == database[0].key)
+        assert pg.mirror() is not None, "the cache folder cannot be written"
+    out: dict[str, object] = {"split": split, "questions": len(ranks["mirror"])}
+    for name, got in ranks.items():
+        out[name] = {
+            kind: quality([r for k, r in got if kind in ("all", k)])
+            for kind in ("all", "single", "multi", "time", "open")
+        }
+    out["top1_agreement"] = round(first / max(len(ranks["mirror"]), 1), 4)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", required=True, help="postgresql:// URL of an empty database")
@@ -161,8 +212,18 @@ def main() -> int:
     parser.add_argument("--submitters", type=int, default=16)
     parser.add_argument("--per-submitter", type=int, default=20)
     parser.add_argument("--hybrid", action="store_true", help="measure hybrid search too")
+    parser.add_argument(
+        "--conversations",
+        choices=("dev", "heldout", "all"),
+        help="only the mirror's ranking against the database's on the conversational set",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.conversations:
+        with tempfile.TemporaryDirectory() as tmp:
+            compared = conversations(args.url, args.conversations, Path(tmp) / "cache")
+        print(json.dumps(compared, indent=None if args.json else 2))
+        return 0
 
     from cuecard.core.recall._index import Hit
     from cuecard.core.vault import DEFAULT

@@ -37,7 +37,9 @@ conversations' ``warm_ms``), with ``load_start``, ``load_end`` (``load_average``
 
 ``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
 ``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
-search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
+search, hybrid without vectors and, with the extra, hybrid with vectors; every question of
+``--split``, or with ``--set paraphrases`` the paraphrase set among ``--distractors`` facts) of
+both revisions, alternating, and gives each mode's MRR@10 in both.
 """
 
 from __future__ import annotations
@@ -361,38 +363,63 @@ from cuecard.core.vault.folder import Vault
 from cuecard.core.vault._settings import Settings
 from cuecard.core.vault.folder._hybrid import hybrid_results
 job = json.load(sys.stdin)
-settings = Settings()
-settings.weights["vectors"] = 0.0
-cpu = {"default": [], "hybrid_no_vectors": []}
-for root, questions in job:
+plain = Settings()
+plain.weights["vectors"] = 0.0
+modes = {
+    "default": lambda index, q: index.search(q, 10),
+    "hybrid_no_vectors": lambda index, q: hybrid_results(index, q, 10, plain, vectors=False)[0],
+}
+if job["vectors"]:
+    with_vectors = Settings()
+    modes["hybrid"] = lambda index, q: hybrid_results(index, q, 10, with_vectors, vectors=True)[0]
+cpu = {mode: [] for mode in modes}
+ranks = {mode: [] for mode in modes}
+for root, questions in job["vaults"]:
     vault = Vault.open(root)
     vault.index.sync()
-    for q in questions[:3]:
-        vault.index.search(q, 10)
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-    for q in questions:
-        c = time.process_time()
-        vault.index.search(q, 10)
-        cpu["default"].append((time.process_time() - c) * 1000)
-        c = time.process_time()
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-        cpu["hybrid_no_vectors"].append((time.process_time() - c) * 1000)
+    for q, _ in questions[:3]:
+        for run in modes.values():
+            run(vault.index, q)
+    for q, evidence in questions:
+        for mode, run in modes.items():
+            c = time.process_time()
+            found = run(vault.index, q)
+            cpu[mode].append((time.process_time() - c) * 1000)
+            texts = [h.text for h in found]
+            ranks[mode].append(next((i for i, t in enumerate(texts, 1) if t in evidence), None))
 print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
+                 | {"mrr10": {m: sum(1 / r for r in v if r) / len(v) for m, v in ranks.items()}}
                  | {"core": os.path.dirname(cuecard.core.__file__)}))
 """
 
 
 def warm_against(
-    work: Path, env: dict[str, str], baseline_src: str, split: str
+    work: Path,
+    env: dict[str, str],
+    baseline_src: str,
+    split: str,
+    has_vectors: bool,
+    args: argparse.Namespace,
 ) -> dict[str, object]:
-    """Warm query CPU (median over every question of the split; default search and hybrid
-    without vectors) of this checkout and of another revision's ``packages/core/src``, in
-    processes of their own (their own cache folders), alternating over three rounds."""
+    """Warm query CPU (median over every question; default search, hybrid without vectors and,
+    with the extra, hybrid with vectors) and MRR@10 of each mode, of this checkout and of
+    another revision's ``packages/core/src``, in processes of their own (their own cache
+    folders: each embeds its vaults once, in the first round), alternating over three rounds.
+    The questions: every conversation of ``split`` (``--set conversations``), or the paraphrase
+    set among ``--distractors`` facts in one vault (``--set paraphrases``)."""
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
-    job = []
+    vaults = []
     cuecard = str(Path(sys.executable).with_name("cuecard"))
+    if args.set == "paraphrases":
+        labelled = load_set()
+        lines = [f for f, _ in labelled]
+        lines += [x for x in distractors(args.distractors) if x not in set(lines)]
+        random.Random(args.seed).shuffle(lines)
+        build_vault(work / "warm-paraphrases", lines, env)
+        asked = [(q, [f"- {fact}"]) for fact, qs in labelled for q in qs]
+        vaults.append((str(work / "warm-paraphrases"), asked))
     for conv in data["conversations"]:
-        if split not in ("all", conv.get("split", "dev")):
+        if args.set == "paraphrases" or split not in ("all", conv.get("split", "dev")):
             continue
         root = work / f"warm-{conv['id']}"
         subprocess.run(
@@ -403,7 +430,9 @@ def warm_against(
         )
         for name, body in conv["notes"].items():
             (root / "notes" / name).write_text(body, encoding="utf-8")
-        job.append((str(root), [str(q["q"]) for q in conv["questions"]]))
+        questions = [(str(q["q"]), [f"- {e}" for e in q["evidence"]]) for q in conv["questions"]]
+        vaults.append((str(root), questions))
+    job = {"vaults": vaults, "vectors": has_vectors}
     envs = {
         "ours": env | {"XDG_CACHE_HOME": str(work / "warm-cache-ours")},
         "baseline": env
@@ -412,7 +441,9 @@ def warm_against(
             "PYTHONPATH": str(Path(baseline_src).resolve()),
         },
     }
+    modes = ["default", "hybrid_no_vectors", *(["hybrid"] if has_vectors else [])]
     runs: dict[str, list[dict[str, object]]] = {"ours": [], "baseline": []}
+    loads = [round(os.getloadavg()[0], 2)]
     for round_ in range(3):
         order = ["ours", "baseline"] if round_ % 2 == 0 else ["baseline", "ours"]
         for name in order:
@@ -426,17 +457,26 @@ def warm_against(
             if done.returncode != 0:
                 raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
             runs[name].append(json.loads(done.stdout))
-    out: dict[str, object] = {"split": split, "rounds": 3}
+            loads.append(round(os.getloadavg()[0], 2))
+    out: dict[str, object] = {
+        "questions": args.set if args.set == "paraphrases" else split,
+        "facts": None if args.set != "paraphrases" else len(lines),
+        "rounds": 3,
+        "load": loads,
+    }
     for name, got in runs.items():
         out[name] = {
-            mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
-            for mode in ("default", "hybrid_no_vectors")
-        } | {"core": got[0]["core"]}
+            mode: round(statistics.median(float(str(r[mode])) for r in got), 3) for mode in modes
+        } | {
+            "per_round": [{mode: round(float(str(r[mode])), 3) for mode in modes} for r in got],
+            "mrr10": got[-1]["mrr10"],
+            "core": got[0]["core"],
+        }
     # each round's median of the questions, per revision and mode
     out["figures"] = {
         f"{name} {mode}": figure([float(str(r[mode])) for r in got])
         for name, got in runs.items()
-        for mode in ("default", "hybrid_no_vectors")
+        for mode in modes
     }
     log(f"warm CPU (ms): {out}")
     return out
@@ -744,7 +784,9 @@ def main() -> int:
             "condition": condition(env=env),
         }
         if args.baseline_src:
-            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            result["warm_cpu"] = warm_against(
+                work, env, args.baseline_src, args.split, has_vectors, args
+            )
             result["load_end"] = load()
             print(json.dumps(result, indent=1))
             return 0
