@@ -20,8 +20,9 @@ PACKAGES = {
     "hooks": ROOT / "packages" / "hooks" / "src" / "cuecard" / "hooks",
     "wp_projection": ROOT / "packages" / "wp-projection" / "src" / "cuecard" / "wp_projection",
 }
-LAYER = {"core/base/_confined.py", "core/base/_fsio.py"}
-"""The layer itself, and the crash-consistent primitives it builds on."""
+LAYER = {"core/base/_confined.py", "core/base/_database.py", "core/base/_fsio.py"}
+"""The layer itself (SQLite databases opened through it included), and the crash-consistent
+primitives it builds on."""
 
 OS_CALLS = frozenset(
     {"open", "replace", "rename", "unlink", "remove", "rmdir", "removedirs", "makedirs",
@@ -45,7 +46,9 @@ HOME = (
 # reads, the maintenance stamp and session roll-up, export's rule files and migrate's .dd
 # folder are on the layer; so are the folder vault (notes, inbox and processed moves,
 # the lock, init, archive, forget, transfer), the recall indexes' databases and the files they
-# index, and the database vault's mirror in this machine's cache.
+# index, and the database vault's mirror in this machine's cache. SQLite databases (telemetry,
+# the recall indexes and vectors, the projection's queue, the DSH adapter's topic lookup) are
+# opened through the layer's connect_database, never by a path string.
 ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # the engine: descriptors the layer or _evidence opened, and the plain-path primitives
     "core/engine/_append.py": ("append_record, fs's plain-path append (O_NOFOLLOW|O_NONBLOCK)",

@@ -14,7 +14,6 @@ candidate revises, and one without path triggers (its opportunities cannot be se
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -166,10 +165,6 @@ def maintain(
     tree = store.tree  # .cuecard/local reached by descriptor, no link followed
     tree.mkdirs(".cuecard/local")
     config = store.config()
-    # SQLite opens the database by path: make sure it is a regular file in plain folders first
-    # (a link or a FIFO there is refused with UnsafePath, and the command names it)
-    tree.create(".cuecard/local/telemetry.sqlite")
-    os.close(tree.open_read(".cuecard/local/telemetry.sqlite"))
     with (
         tree.locked(".cuecard/local/maintain.lock", timeout=60),
         Telemetry(local / "telemetry.sqlite") as db,
