@@ -90,8 +90,9 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
                               frozenset({"os.makedirs"})),
     # the folder vault: its root is the folder the person names (made if missing); its vault
     # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
-    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
-                                   frozenset({"mkdir"})),
+    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names, and the "
+                                   "backup folder made beside it (exclusively: the copy goes "
+                                   "through the layer)", frozenset({"mkdir", "os.mkdir"})),
     # harness configuration files: a project's go through the layer (the installers' writes,
     # backups under .git/ and removals; doctor's and status's reads); what remains by path is
     # the person's own home configuration, as the person keeps it
