@@ -636,9 +636,11 @@ class Tree:
 
     def remove_marked(self, rel: str, marker: str = MARKER) -> bool:
         """Delete folder ``rel`` and what it holds, only when it is a plain folder holding the
-        regular file ``marker`` (cuecard made it); ``False`` when it was left alone. Walks by
-        descriptor: a link inside is removed as a link, never followed; the marker goes last,
-        so an interrupted deletion is finished by the next one."""
+        regular file ``marker`` (cuecard made it); ``False`` when it was left alone (no marker,
+        or not a folder); ``UnsafePath`` when it belongs to another user, as for a folder on the
+        way (nothing deleted). Walks by descriptor: a link inside is removed as a link, never
+        followed; the marker goes last, so an interrupted deletion is finished by the next
+        one."""
         try:
             with self._parent(rel) as (parent, name):
                 try:
@@ -646,8 +648,9 @@ class Tree:
                 except OSError:
                     return False
                 try:
-                    if _owner_problem(os.fstat(fd)) is not None:
-                        return False
+                    problem = _owner_problem(os.fstat(fd))
+                    if problem is not None:
+                        raise UnsafePath(self.path(rel), problem)
                     st = self._lstat_in(fd, marker)
                     if st is None or not stat.S_ISREG(st.st_mode):
                         return False

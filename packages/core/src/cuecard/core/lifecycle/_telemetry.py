@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cuecard.core.base._confined import Tree, settled
+from cuecard.core.base._database import connect_database
 from cuecard.core.base._fsio import crash_point
 
 __all__ = [
@@ -197,20 +198,18 @@ class Telemetry:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         self.tree, self.local = _local(path.parent)
-        if readonly:
-            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        else:
-            self.tree.mkdirs(self.local)
-            self.conn = sqlite3.connect(path, timeout=30)
+        rel = f"{self.local}/{path.name}"
+        # opened through the layer: no link at any depth, and the file SQLite opens is the one
+        # the layer proved
+        self.conn = connect_database(self.tree, rel, readonly=readonly, timeout=30)
+        if not readonly:
             try:
                 self.conn.executescript(_SCHEMA)
             except sqlite3.DatabaseError:
                 # A damaged database is set aside (kept, never deleted) and a new one begun.
                 self.conn.close()
-                rel = f"{self.local}/{path.name}"
                 self.tree.move(rel, f"{rel}.damaged-{uuid.uuid4().hex[:8]}")
-                self.tree.create(rel)  # a regular file in plain folders before SQLite opens it
-                self.conn = sqlite3.connect(path, timeout=30)
+                self.conn = connect_database(self.tree, rel, timeout=30)
                 self.conn.executescript(_SCHEMA)
 
     def close(self) -> None:

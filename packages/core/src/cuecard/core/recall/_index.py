@@ -24,12 +24,12 @@ import contextlib
 import math
 import os
 import sqlite3
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.base._confined import Tree, UnsafePath, describe
+from cuecard.core.base._confined import Tree
+from cuecard.core.base._database import connect_database
 from cuecard.core.recall._dates import date_terms
 from cuecard.core.recall._order import pool_size, settle
 from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
@@ -231,14 +231,9 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        tree, rel = self._db_place()
-        folder = rel.rpartition("/")[0]
-        tree.mkdirs(folder)
-        st = tree.lstat(rel)
-        if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-            # a link, FIFO or device is never opened (a folder SQLite cannot open: healed)
-            raise UnsafePath(self.db_path, f"is {describe(st.st_mode)}, not a regular file")
-        conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
+        # through the layer: a link, FIFO or device is never opened, at any depth (a folder
+        # SQLite cannot open: healed)
+        conn = connect_database(*self._db_place(), timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             with contextlib.suppress(sqlite3.OperationalError):
@@ -494,12 +489,15 @@ class RecallIndex:
     def check(self) -> str | None:
         """Why the index file cannot be read, or ``None`` (also when there is none yet);
         read-only: it changes nothing."""
-        if not os.path.isfile(self.db_path):
+        if not os.path.lexists(self.db_path):
             return None
-        from urllib.parse import quote
-
         try:
-            conn = sqlite3.connect(f"file:{quote(self.db_path)}?mode=ro", uri=True, timeout=5.0)
+            conn = connect_database(*self._db_place(), readonly=True, timeout=5.0)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, FIFO or device in its place (or on its path)
+            return str(exc)
+        try:
             try:
                 row = conn.execute("PRAGMA quick_check").fetchone()
             finally:

@@ -125,18 +125,12 @@ DIM = 384
 def _store(index_path: str) -> sqlite3.Connection:
     """The vector store beside the recall index: a link, FIFO or device in its place is refused
     (``UnsafePath``), and a damaged store is removed through the confined layer."""
-    import stat
+    from cuecard.core.base._confined import Tree
+    from cuecard.core.base._database import connect_database
 
-    from cuecard.core.base._confined import Tree, UnsafePath, describe
-
-    folder = os.path.dirname(index_path) or "."
-    path = os.path.join(folder, "vectors.sqlite3")
-    tree = Tree(folder)
-    st = tree.lstat("vectors.sqlite3")
-    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise UnsafePath(path, f"is {describe(st.st_mode)}, not a regular file")
+    tree = Tree(os.path.dirname(index_path) or ".")
     for attempt in (1, 2):
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+        conn = connect_database(tree, "vectors.sqlite3", timeout=30.0, isolation_level=None)
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute(
