@@ -20,8 +20,9 @@ PACKAGES = {
     "hooks": ROOT / "packages" / "hooks" / "src" / "cuecard" / "hooks",
     "wp_projection": ROOT / "packages" / "wp-projection" / "src" / "cuecard" / "wp_projection",
 }
-LAYER = {"core/base/_confined.py", "core/base/_fsio.py"}
-"""The layer itself, and the crash-consistent primitives it builds on."""
+LAYER = {"core/base/_confined.py", "core/base/_database.py", "core/base/_fsio.py"}
+"""The layer itself (SQLite databases opened through it included), and the crash-consistent
+primitives it builds on."""
 
 OS_CALLS = frozenset(
     {"open", "replace", "rename", "unlink", "remove", "rmdir", "removedirs", "makedirs",
@@ -45,7 +46,9 @@ HOME = (
 # reads, the maintenance stamp and session roll-up, export's rule files and migrate's .dd
 # folder are on the layer; so are the folder vault (notes, inbox and processed moves,
 # the lock, init, archive, forget, transfer), the recall indexes' databases and the files they
-# index, and the database vault's mirror in this machine's cache.
+# index, and the database vault's mirror in this machine's cache. SQLite databases (telemetry,
+# the recall indexes and vectors, the projection's queue, the DSH adapter's topic lookup) are
+# opened through the layer's connect_database, never by a path string.
 ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     # the engine: descriptors the layer or _evidence opened, and the plain-path primitives
     "core/engine/_append.py": ("append_record, fs's plain-path append (O_NOFOLLOW|O_NONBLOCK)",
@@ -62,7 +65,9 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
     "core/doctor/_doctor.py": (OWN_FILES + ": the search for nested stores",
                                frozenset({"os.walk"})),
     "core/lifecycle/_dryrun.py": (OWN_FILES, frozenset({"open", "os.scandir"})),
-    "core/lifecycle/_import.py": (OWN_FILES, frozenset({"os.walk", "read_bytes", "rglob"})),
+    "core/lifecycle/_import.py": (OWN_FILES + ": walked without following a link, each rule "
+                                  "opened with O_NOFOLLOW|O_NONBLOCK", frozenset(
+                                      {"os.open", "os.walk"})),
     "core/lifecycle/_proposal_evidence.py": (OWN_FILES, frozenset({"os.walk"})),
     "core/cli/_output.py": ("stdout's own descriptor", frozenset({"os.open"})),
     "core/cli/_export.py": (OWN_FILES + ": the export's target", frozenset({"mkdir"})),
@@ -85,8 +90,9 @@ ALLOWED: dict[str, tuple[str, frozenset[str]]] = {
                               frozenset({"os.makedirs"})),
     # the folder vault: its root is the folder the person names (made if missing); its vault
     # cache folder is cuecard's own, under the user's cache home (``cache_tree`` makes it)
-    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names",
-                                   frozenset({"mkdir"})),
+    "core/vault/folder/_init.py": (OWN_FILES + ": the vault folder the person names, and the "
+                                   "backup folder made beside it (exclusively: the copy goes "
+                                   "through the layer)", frozenset({"mkdir", "os.mkdir"})),
     # harness configuration files: a project's go through the layer (the installers' writes,
     # backups under .git/ and removals; doctor's and status's reads); what remains by path is
     # the person's own home configuration, as the person keeps it

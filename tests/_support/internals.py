@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from cuecard.core.engine._text import strip_invisibles as strip_invisibles
     from cuecard.core.lifecycle._maintain import maintain as maintain
     from cuecard.core.lifecycle._repofiles import GlobSet as GlobSet
+    from cuecard.core.recall._order import pool_size as pool_size
+    from cuecard.core.recall._order import settle as settle
     from cuecard.core.recall._values import NEIGHBOUR_SHARE as NEIGHBOUR_SHARE
     from cuecard.core.store._globs import expand_braces as expand_braces
     from cuecard.core.store._proposal import MemoryProposal as MemoryProposal
@@ -63,6 +65,10 @@ _PRIVATE: dict[str, tuple[str, str | None]] = {
     "RequestProposal": ("cuecard.core.store._proposal", "RequestProposal"),
     # The ranking's constants, shared by recall and the vault backends the tests compare.
     "NEIGHBOUR_SHARE": ("cuecard.core.recall._values", "NEIGHBOUR_SHARE"),
+    # The ranking's last steps (exact forms first, or the length prior), which recall and the
+    # PostgreSQL vault's ranking in SQL share: the tests hand them a reference's pool.
+    "pool_size": ("cuecard.core.recall._order", "pool_size"),
+    "settle": ("cuecard.core.recall._order", "settle"),
     "DEFAULT_WEIGHTS": ("cuecard.core.vault._settings", "DEFAULT_WEIGHTS"),
     "RRF_K": ("cuecard.core.vault._settings", "RRF_K"),
     # A folder vault's review written with a chosen command line, for seeded pending lists.

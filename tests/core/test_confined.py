@@ -170,3 +170,77 @@ def test_unsafe_entries_names_each_link_and_special_file(tree: Tree, outside: Pa
     assert unsafe_entries(tree, "", skip=frozenset({"a/b"})) == [
         (str(base / "a" / "link"), "is a symbolic link")
     ]
+
+
+SESSIONS = ".cuecard/local/sessions"
+
+
+def test_session_folders_share_one_marker_file_and_a_planted_one_is_never_linked(
+    tree: Tree, outside: Path
+) -> None:
+    """Each session folder the layer makes holds cuecard's marker, a hard link to the one
+    ``.cuecard-made.source`` beside them (a new name, where a new file costs the disk an inode);
+    a link or a FIFO planted in the source's place is never linked through: the marker is then a
+    file of its own, and the outside stays as it was."""
+    base = Path(tree.base)
+    tree.create(f"{SESSIONS}/s1/e0/_/m1")
+    tree.create(f"{SESSIONS}/s2/e0/_/m1")
+    source = base / SESSIONS / ".cuecard-made.source"
+    first, second = base / SESSIONS / "s1" / MARKER, base / SESSIONS / "s2" / MARKER
+    assert source.is_file()
+    assert not source.is_symlink()
+    assert first.is_file()
+    assert not first.is_symlink()
+    assert os.path.samefile(first, second)
+    assert os.path.samefile(first, source)
+    assert os.stat(source).st_nlink == 3
+    assert tree.remove_marked(f"{SESSIONS}/s1")
+    assert not (base / SESSIONS / "s1").exists()
+    assert second.is_file()
+    assert os.stat(source).st_nlink == 2
+    before = listing(outside)
+    source.unlink()
+    source.symlink_to(outside / "own.txt")
+    tree.create(f"{SESSIONS}/s3/e0/_/m1")
+    third = base / SESSIONS / "s3" / MARKER
+    assert third.is_file()
+    assert not third.is_symlink()
+    assert os.stat(third).st_nlink == 1
+    source.unlink()
+    os.mkfifo(source)
+    tree.create(f"{SESSIONS}/s4/e0/_/m1")
+    fourth = base / SESSIONS / "s4" / MARKER
+    assert fourth.is_file()
+    assert os.stat(fourth).st_nlink == 1
+    assert listing(outside) == before
+    assert (outside / "own.txt").read_text(encoding="utf-8") == "mine\n"
+    assert tree.remove_marked(f"{SESSIONS}/s3")
+    assert tree.remove_marked(f"{SESSIONS}/s4")
+
+
+def test_create_like_makes_a_new_name_of_a_regular_file_and_never_links_a_planted_one(
+    tree: Tree, outside: Path
+) -> None:
+    """``create(rel, data, like=...)`` gives ``rel`` as a new name of the regular file ``like``
+    (no inode of its own), exclusively; when ``like`` is missing, a link or a FIFO, ``rel`` is a
+    file of its own holding ``data``, and nothing outside changes."""
+    base = Path(tree.base)
+    tree.create("src/one", b"shared\n")
+    assert tree.create("a/b/c", b"own\n", like="src/one")
+    assert os.path.samefile(base / "a/b/c", base / "src/one")
+    assert not tree.create("a/b/c", b"own\n", like="src/one")  # taken: exclusive, as a file
+    assert not tree.create("a/b/c", b"own\n")
+    assert os.stat(base / "src/one").st_nlink == 2
+    assert tree.create("a/b/d", b"own\n", like="src/missing")
+    assert (base / "a/b/d").read_bytes() == b"own\n"
+    before = listing(outside)
+    (base / "src/link").symlink_to(outside / "own.txt")
+    os.mkfifo(base / "src/fifo")
+    for planted in ("link", "fifo"):
+        assert tree.create(f"a/b/{planted}", b"own\n", like=f"src/{planted}")
+        made = base / "a/b" / planted
+        assert not made.is_symlink()
+        assert made.read_bytes() == b"own\n"
+        assert os.stat(made).st_nlink == 1
+    assert listing(outside) == before
+    assert (outside / "own.txt").read_text(encoding="utf-8") == "mine\n"

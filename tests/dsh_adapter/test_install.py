@@ -97,13 +97,13 @@ def test_the_wheel_ships_both_plugins(tmp_path: Path) -> None:
     assert not any(n == "cuecard/__init__.py" for n in names)
 
 
-@pytest.mark.parametrize("change", ["differs", "missing", "stale rules"])
+@pytest.mark.parametrize("change", ["differs", "link as text", "link", "missing", "stale rules"])
 def test_the_build_refuses_a_plugin_whose_runner_is_not_the_shared_one(
     change: str, tmp_path: Path
 ) -> None:
-    """The wheel's build hook: a plugin's ``lib/runner.js`` is the shared source (a link in the
-    repository, a copy in an sdist) or the build stops, naming the file; in a checkout, so does
-    a ``secrets.js`` that core's rules no longer give."""
+    """The wheel's build hook: a plugin's ``lib/runner.js`` is a regular copy of the shared
+    source or the build stops, naming the file (a link too, and the text file a Windows checkout
+    makes of one); in a checkout, so does a ``secrets.js`` that core's rules no longer give."""
     import shutil
     import subprocess
     import sys
@@ -115,7 +115,8 @@ def test_the_build_refuses_a_plugin_whose_runner_is_not_the_shared_one(
     generator = JS.parents[2] / "tools" / "secrets" / "js_rules.py"
     shutil.copy(generator, tmp_path / "tools" / "secrets")
     runner = package / "js" / "cuecard-dsh-discipline" / "lib" / "runner.js"
-    assert runner.is_symlink()
+    assert runner.is_file()
+    assert not runner.is_symlink()
     if change == "stale rules":
         runner = package / "js" / "shared" / "secrets.js"
         runner.write_text(runner.read_text().replace('"private key"', '"a private key"'))
@@ -123,6 +124,10 @@ def test_the_build_refuses_a_plugin_whose_runner_is_not_the_shared_one(
         runner.unlink()
     if change == "differs":
         runner.write_text((JS / "shared" / "runner.js").read_text() + "// one more line\n")
+    elif change == "link as text":
+        runner.write_text("../../shared/runner.js")
+    elif change == "link":
+        runner.symlink_to(Path("..", "..", "shared", "runner.js"))
     build = (
         "import sys\n"
         "from hatchling.builders.wheel import WheelBuilder\n"
@@ -134,7 +139,8 @@ def test_the_build_refuses_a_plugin_whose_runner_is_not_the_shared_one(
     assert "cuecard-dsh-adapter build:" in done.stderr + done.stdout
     assert str(runner) in done.stderr + done.stdout
     assert not list((tmp_path / "out").glob("*.whl"))
-    # a copy equal to the shared source (as an sdist may hold) builds
+    # a copy equal to the shared source builds
+    runner.unlink(missing_ok=True)
     runner.write_bytes((JS / "shared" / runner.name).read_bytes())
     again = subprocess.run([sys.executable, "-c", build, str(package), str(tmp_path / "out")],
                            capture_output=True, text=True, timeout=120)  # fmt: skip

@@ -193,3 +193,24 @@ def test_the_hot_path_imports_nothing_heavy(repo: Path) -> None:
     out = result.stdout.decode()
     assert TRAP in out, result.stderr.decode()
     assert out.rstrip().endswith("|")
+
+
+GC_PROBE = """
+import gc, sys
+from cuecard.hooks._hook import main, respond
+respond("claude", "PreToolUse", sys.stdin.buffer.read())
+main(["claude", "PreToolUse"])
+print("|collector on" if gc.isenabled() else "|collector off")
+"""
+
+
+def test_a_library_call_leaves_the_garbage_collector_alone(repo: Path) -> None:
+    """The command pauses Python's cyclic collector for its one short process; a process that
+    calls the hook (the DSH plugins' worker, a test) keeps its collector running."""
+    result = subprocess.run(
+        [sys.executable, "-c", GC_PROBE],
+        input=json.dumps(edit(repo, "gc")).encode(),
+        capture_output=True,
+        cwd=repo,
+    )
+    assert result.stdout.decode().rstrip().endswith("|collector on"), result.stderr.decode()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -143,6 +144,45 @@ def test_tool_call_never_raises(name: Any, args: Any) -> None:  # fmt: skip
         call = tool_call(tool, args)
         if call is not None and call.tool in ("edit", "multiedit", "write", "patch"):
             after_edit(call, "text", call.raw_paths[0] if call.raw_paths else "")
+
+
+# The words an edit or a search names, as a regular expression finds them (the hook finds them
+# without compiling one): an ASCII letter, `_` or `$`, then 2 to 63 more of those or digits.
+IDENT = r"[A-Za-z_$][A-Za-z0-9_$]{2,63}"
+WORDISH = st.text(
+    st.sampled_from("abcXYZ_$0189 .-(\u00e9\u4e2d\ud800\n") | st.characters(), max_size=300
+)
+
+
+def symbols_by_pattern(*texts: str) -> tuple[str, ...]:
+    seen = dict.fromkeys(w for t in texts for w in re.findall(IDENT, t[:20_000]))
+    return tuple(seen)[:48]
+
+
+@given(WORDISH, WORDISH)
+def test_an_edit_names_the_words_a_pattern_finds(old: str, new: str) -> None:
+    call = tool_call("Edit", {"file_path": "a.py", "old_string": old, "new_string": new})
+    assert call is not None
+    assert call.symbols == symbols_by_pattern(old, new)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def charge_customer(amount)",
+        "9lives x1 ab abc $el _p 12345abc",
+        "a" * 64 + "1bc" + "b" * 70,  # a run longer than a word: cut every 64 characters
+        "a" * 130,
+        "caf\u00e9_total \u4e2d\u6587abc \ud800xyz",  # not ASCII: a separator
+        " ".join(f"w{i:03d}" for i in range(60)),  # at most 48 words
+        "x" * 19_998 + " tail_word",  # only the first 20,000 characters are read
+    ],
+    ids=["code", "digits", "long-run", "two-cuts", "unicode", "many", "past-the-limit"],
+)
+def test_a_search_names_the_words_a_pattern_finds(text: str) -> None:
+    call = tool_call("Grep", {"pattern": text})
+    assert call is not None
+    assert call.symbols == symbols_by_pattern(text)
 
 
 @given(st.text())

@@ -8,27 +8,24 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 
+import cuecard.core.cli.vault
+from cuecard.core import Store
 from cuecard.core.cli import BUILTINS, Command, build_parser
 from cuecard.core.cli.vault import SUBCOMMANDS as VAULT
 from cuecard.dsh_adapter.cli import SUBCOMMANDS as DSH
 from cuecard.hooks.cli import COMMANDS as HOOKS
 from cuecard.ui.cli import register as ui_command
+from cuecard.wp_projection import status_report
 from cuecard.wp_projection.cli import SUBCOMMANDS as WP
 from tests._support.cli import run_cli
 
-# The modules each satellite's cuecard.commands entry points name.
-ENTRY_MODULES = {
-    "dsh": "cuecard.dsh_adapter.cli",
-    "wp": "cuecard.wp_projection.cli",
-    "ui": "cuecard.ui.cli",
-    "install": "cuecard.hooks.cli",
-    "uninstall": "cuecard.hooks.cli",
-    "demo": "cuecard.hooks.cli",
-}
+# The modules each satellite's cuecard.commands entry points name, as installed.
+ENTRY_MODULES = {e.name: e.module for e in entry_points(group="cuecard.commands")}
 DISTRIBUTIONS = ("cuecard.hooks", "cuecard.dsh_adapter", "cuecard.wp_projection", "cuecard.ui")
 
 
@@ -38,7 +35,7 @@ def _table() -> dict[tuple[str, ...], list[str]]:
     for name, command in BUILTINS.items():
         paths[(name,)] = [command.module]
     for name, command in VAULT.items():
-        paths[("vault", name)] = ["cuecard.core.cli.vault", command.module]
+        paths[("vault", name)] = [cuecard.core.cli.vault.__name__, command.module]
     for group, table in (("dsh", DSH), ("wp", WP)):
         paths[(group,)] = [ENTRY_MODULES[group]]
         for name, command in table.items():
@@ -156,14 +153,11 @@ def test_running_a_cold_command_imports_no_other_command(project: Path) -> None:
     root.mkdir()
     argvs = [["list", "--json"], ["wp", "status", "--root", str(root), "--json"]]
     listed, status = _probe(argvs, project)
-    assert listed & COMMAND_MODULES == {"cuecard.core.cli._list"}
-    assert "cuecard.core.store._store" in listed  # it ran
+    assert listed & COMMAND_MODULES == {BUILTINS["list"].module}
+    assert Store.__module__ in listed  # it ran
     assert not {m for m in listed if m.startswith(DISTRIBUTIONS)}
-    assert status & COMMAND_MODULES == {
-        "cuecard.wp_projection.cli",
-        "cuecard.wp_projection.cli._status",
-    }
-    assert "cuecard.wp_projection._status" in status  # it ran
+    assert status & COMMAND_MODULES == {ENTRY_MODULES["wp"], WP["status"].module}
+    assert status_report.__module__ in status  # it ran
     assert not {m for m in status if m.startswith(DISTRIBUTIONS[:2] + DISTRIBUTIONS[3:])}
 
 
@@ -178,7 +172,7 @@ def test_a_command_registers_into_a_plain_argparse_group_at_once() -> None:
     assert "list memories" in parser.format_help()
     args = parser.parse_args(["list", "--status", "active"])
     assert args.status == "active"
-    assert args.run.__module__ == "cuecard.core.cli._list"
+    assert args.run.__module__ == BUILTINS["list"].module
 
 
 def test_version_names_every_installed_distribution(tmp_path: Path) -> None:

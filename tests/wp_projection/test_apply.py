@@ -324,3 +324,40 @@ def test_the_queue_database_and_its_side_files_are_never_opened_through_a_link_o
         queue_counts(safe.existing_database(QUEUE_NAME))
     assert victim.read_bytes() == b"keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runtime", "victim.sqlite"]
+
+
+@pytest.mark.parametrize("planted", ["database", "folder"])
+def test_a_queue_swapped_for_a_link_after_its_check_is_never_opened(
+    root, tmp_path, planted
+) -> None:
+    """``SafeRoot.database`` checks the queue; SQLite opens it later (the receiver's committer
+    thread, `cuecard wp status`): a link swapped in between, as the database or as the managed
+    folder, is refused when SQLite opens it, not followed."""
+    import sqlite3
+
+    from cuecard.wp_projection._queue import QUEUE_NAME, DurableQueue, queue_counts
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    with sqlite3.connect(outside / QUEUE_NAME) as conn:
+        conn.execute("CREATE TABLE events (applied_at)")
+        conn.execute("INSERT INTO events VALUES (NULL)")
+    conn.close()
+    victim = (outside / QUEUE_NAME).read_bytes()
+    safe = SafeRoot(root)
+    checked = safe.database(QUEUE_NAME)
+    DurableQueue(checked).close()
+    assert queue_counts(checked) == {"waiting": 0, "applied": 0}
+    managed = root / ".dm-memory"
+    if planted == "database":
+        (managed / QUEUE_NAME).rename(managed / "kept.sqlite")
+        (managed / QUEUE_NAME).symlink_to(outside / QUEUE_NAME)
+    else:
+        managed.rename(root / "kept")
+        managed.symlink_to(outside)
+    with pytest.raises(PathRefused, match="symbolic link"):
+        queue_counts(checked)
+    with pytest.raises(PathRefused, match="symbolic link"):
+        DurableQueue(checked)
+    assert (outside / QUEUE_NAME).read_bytes() == victim
+    assert sorted(p.name for p in outside.iterdir()) == [QUEUE_NAME]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
@@ -164,16 +165,40 @@ def memory(rng: random.Random, index: int, now: str) -> dict[str, Any]:
     }
 
 
-def build_project(root: Path, count: int, seed: int = 7) -> Path:
-    """A git repository opted in to cuecard with ``count`` active memories."""
+def file_evidence(rng: random.Random, record: dict[str, Any], now: str) -> list[dict[str, Any]]:
+    """One or two hashed files as ``cuecard import`` and ``ingest`` record them: the files the
+    memory was learned from, each with the sha256 of its content then."""
+    folder = record["topic"].rsplit("/", 1)[0]
+    out = []
+    for n in range(rng.choice((1, 1, 1, 2))):
+        ref = f"src/{folder}/{rng.choice(WORDS).replace(' ', '_')}_{n}.{rng.choice(EXTS)}"
+        out.append(
+            {
+                "kind": "file",
+                "ref": ref,
+                "sha256": hashlib.sha256(f"{record['id']}:{ref}".encode()).hexdigest(),
+                "summary": "the file the fix changed",
+                "recorded_at": now,
+                "verified": True,
+            }
+        )
+    return out
+
+
+def build_project(root: Path, count: int, seed: int = 7, evidence: float = 0.0) -> Path:
+    """A git repository opted in to cuecard with ``count`` active memories; the share
+    ``evidence`` of them carry file evidence (the same memories otherwise, for a seed)."""
     root.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     from cuecard.core import Store
 
     store, _ = Store.init(root)
     rng = random.Random(seed)
+    which = random.Random(seed + 1)  # apart, so that the memories are the same at any share
     now = "2026-01-01T00:00:00+00:00"
     for i in range(count):
         record = memory(rng, i, now)
+        if which.random() < evidence:
+            record["evidence"] = file_evidence(which, record, now)
         (store.memories_dir / f"{record['id']}.json").write_text(json.dumps(record, indent=2))
     return root

@@ -14,7 +14,12 @@ request on one server; the option writes each made; the same with the file-backe
 Needs php-cli with mysqli (Debian: php-mysql) and MariaDB's server binaries (Debian:
 mariadb-server); not part of the tests.
 
-Usage: python tools/bench/bridge_db.py [--writes 200] [--json]
+With ``--runs N`` the whole run (a fresh server each) is made N times: each figure is then the
+median of the runs' p50s, and ``figures`` gives its median, spread and runs (each case's own
+request times are in ``cases``, ``ms``), with ``load_start``, ``load_end``, ``run_loads``,
+``machine`` and ``condition`` (wheels or editable, revision).
+
+Usage: python tools/bench/bridge_db.py [--writes 200] [--runs 1] [--json]
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from cuecard.wp_projection import render_settings, write_bridge
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 HARNESS = Path(__file__).resolve().parents[2] / "tests" / "wp_projection" / "php" / "harness.php"
 SECRET = "bench-secret-0123456789abcdef"
@@ -160,6 +169,7 @@ class _Case:
         return {
             "ms_p50": round(statistics.median(times), 3),
             "ms_p95": round(times[int(len(times) * 0.95)], 3),
+            "ms": figure(times),
             "option_writes_per_request": self.writes_made,
         }
 
@@ -211,9 +221,26 @@ def run(writes: int) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=200, help="requests per case")
+    parser.add_argument("--runs", type=int, default=1, help="whole runs, a fresh server each")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    result = run(args.writes)
+    started_load = load()
+    runs = [run(args.writes) for _ in range(args.runs)]
+    result = dict(runs[-1])
+    p50s = {name: [one["cases"][name]["ms_p50"] for one in runs] for name in result["cases"]}
+    adds = [key for key in result if key.startswith("bridge_adds_")]
+    for key in adds:
+        result[key] = round(statistics.median(one[key] for one in runs), 3)
+    result["runs"] = args.runs
+    result["run_loads"] = [one["load_avg_1m"] for one in runs]
+    result["figures"] = {
+        **{f"{name} ms_p50": figure(values) for name, values in p50s.items()},
+        **{key: figure([one[key] for one in runs]) for key in adds},
+    }
+    result["load_start"] = started_load
+    result["load_end"] = load()
+    result["machine"] = machine()
+    result["condition"] = condition()
     if args.json:
         print(json.dumps(result))
     else:

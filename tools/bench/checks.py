@@ -6,7 +6,9 @@ check costs at most one linear pass over 256 KB for ``violates`` and, for ``intr
 pass per line of the file before and after the change. This runs the patterns that make
 backtracking engines explode, and the longest allowed pattern (500 characters of alternatives),
 over 256 KB of text shaped to hurt them (one long line, or many short lines), and over a 4 MB
-file (cut to 256 KB). Figures are the slowest of ``--repeat`` runs, in milliseconds.
+file (cut to 256 KB). Figures are the slowest of ``--repeat`` runs, in milliseconds (the
+bound a check must hold); ``figures`` gives each case's median, spread and runs, with the load
+at start and end, the machine and the condition (wheels or editable, revision).
 Usage: python tools/bench/checks.py [--repeat N] [--json]
 """
 
@@ -14,7 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 _WORDS = [f"word{i:03d}" for i in range(60)]
 PATTERNS = {
@@ -39,14 +47,18 @@ def texts() -> dict[str, tuple[str, str]]:
     }
 
 
-def slowest(fn: object, repeat: int) -> float:
+# Every run's milliseconds, by the name ``slowest`` was given: what ``figures`` reports.
+RUNS: dict[str, list[float]] = {}
+
+
+def slowest(fn: object, repeat: int, name: str) -> float:
     assert callable(fn)
-    worst = 0.0
+    times = RUNS.setdefault(name, [])
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
-        worst = max(worst, time.perf_counter() - started)
-    return worst * 1000
+        times.append((time.perf_counter() - started) * 1000)
+    return max(times)
 
 
 def _check_ms(case: dict[str, object]) -> float:
@@ -61,6 +73,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started_load = load()
     from cuecard.core.engine._checks import JUDGED_BYTES, introduced, pattern_problem, violates
 
     cases = []
@@ -73,12 +86,18 @@ def main() -> int:
                     "pattern": name,
                     "text": label,
                     "violates_ms": round(
-                        slowest(lambda p=pattern, a=after: violates(p, None, a), args.repeat), 2
+                        slowest(
+                            lambda p=pattern, a=after: violates(p, None, a),
+                            args.repeat,
+                            f"{name} / {label} / violates_ms",
+                        ),
+                        2,
                     ),
                     "introduced_ms": round(
                         slowest(
                             lambda p=pattern, b=before, a=after: introduced(p, None, b, a),
                             args.repeat,
+                            f"{name} / {label} / introduced_ms",
                         ),
                         2,
                     ),
@@ -90,7 +109,12 @@ def main() -> int:
         {
             "chars": size,
             "introduced_ms": round(
-                slowest(lambda n=size: introduced(pattern, None, "", "a" * n), args.repeat), 2
+                slowest(
+                    lambda n=size: introduced(pattern, None, "", "a" * n),
+                    args.repeat,
+                    f"scaling / {size} / introduced_ms",
+                ),
+                2,
             ),
         }
         for size in (64 * 1024, 128 * 1024, 256 * 1024, 1024 * 1024)
@@ -102,6 +126,11 @@ def main() -> int:
         "scaling": scaling,
         "worst": worst,
         "worst_check_ms": round(_check_ms(worst), 2),
+        "figures": {name: figure(times, 2) for name, times in RUNS.items()},
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(),
     }
     if args.json:
         print(json.dumps(result))

@@ -11,7 +11,9 @@ one machine at one load.
 
 With ``--json`` it prints one JSON object: runs, python_json_ms, commands (each argv, ms,
 cpu_ms, modules: how many cuecard modules it imported; with --compare also
-before_ms, before_cpu_ms, before_modules).
+before_ms, before_cpu_ms, before_modules), load (at the end); ``figures`` gives each median's
+spread and runs (keyed by the command line, ``before:`` for --compare's), with ``load_start``,
+``load_end``, ``machine`` and ``condition`` (wheels or editable, revision; ``before_condition``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 BIN = Path(sys.executable).parent
 COMMANDS = (
@@ -80,6 +86,7 @@ def main() -> int:
     parser.add_argument("--compare", type=Path, help="the bin folder of another environment")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started_load = load()
     bins = {"after": BIN, **({"before": args.compare} if args.compare else {})}
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "project"
@@ -100,6 +107,9 @@ def main() -> int:
                     run = timed([str(bin_dir / "cuecard"), *argv], project, env)
                     times.setdefault((name, i), []).append(run)
         rows = []
+        figures: dict[str, object] = {
+            "python_json_ms": figure([r[0] for r in baseline], 1),
+        }
         for i, argv in enumerate(COMMANDS):
             row: dict[str, object] = {"argv": argv}
             for name, bin_dir in bins.items():
@@ -108,12 +118,21 @@ def main() -> int:
                 row[prefix + "ms"] = round(statistics.median(r[0] for r in runs), 1)
                 row[prefix + "cpu_ms"] = round(statistics.median(r[1] for r in runs), 1)
                 row[prefix + "modules"] = modules(bin_dir, argv, project, env)
+                label = ("" if name == "after" else "before: ") + " ".join(argv)
+                figures[label + " ms"] = figure([r[0] for r in runs], 1)
+                figures[label + " cpu_ms"] = figure([r[1] for r in runs], 1)
             rows.append(row)
     result = {
         "runs": args.runs,
         "load": [round(x, 2) for x in os.getloadavg()],
         "python_json_ms": round(statistics.median(r[0] for r in baseline), 1),
         "commands": rows,
+        "figures": figures,
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(str(BIN / "python")),
+        **({"before_condition": condition(str(args.compare / "python"))} if args.compare else {}),
     }
     if args.json:
         print(json.dumps(result))

@@ -15,8 +15,9 @@ its index with one search, then measures cold processes, median over R runs each
   unrelated turn costs in auto mode; it starts no process) and open (`plugin_recall_open_ms`).
 
 Each figure is a median wall time (`*_ms`) and CPU time, user + system (`*_cpu_ms`): on a shared
-machine under load the CPU times are the steadier ones. Bytecode is cached, as in an installed
-wheel (the checkout's PYTHONDONTWRITEBYTECODE is dropped).
+machine under load the CPU times are the steadier ones. `figures` gives each one's median, spread
+and runs, with the load at start and end, the machine and the condition (wheels or editable).
+Bytecode is cached, as in an installed wheel (the checkout's PYTHONDONTWRITEBYTECODE is dropped).
 
 With `--host`, also inside the real DSH host (packages/dsh-adapter/js/.dsh-host, installed by
 scripts/deps/dsh-node.sh): both plugins installed in a headless profile, a scripted DeepSeek
@@ -42,14 +43,20 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
+
 REPO = Path(__file__).resolve().parents[1].parent
 JS = REPO / "packages" / "dsh-adapter" / "js"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 NODE_LOOP = """
 import { acquireWorker, callTool, recallText } from './cuecard-dsh-memory/lib/runner.js'
 const runs = Number(process.argv[1])
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b), m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
 async function time(fn) {
   const t = performance.now()
   const r = await fn()
@@ -72,7 +79,8 @@ for (let i = 0; i < runs; i++) {
   open.push(await time(() => recall(worker, 'Which thread lock timeout does the server use?')))
 }
 held.release()
-const out = { cold: median(cold), warm: median(warm), shut: median(shut), open: median(open) }
+const out = { cold: median(cold), warm: median(warm), shut: median(shut), open: median(open),
+  runs: { cold, warm, shut, open } }
 console.log(JSON.stringify(out))
 """
 
@@ -173,11 +181,17 @@ def host_bench(work: Path, env: dict[str, str], runs: int) -> dict[str, float | 
             name, at = started.pop(call, ("", 0))
             if name in spans:
                 spans[name].append(event["time"] - at)
+    FIGURES["host_memory_search_ms"] = figure(spans["memory_search"], 1)
+    FIGURES["host_glob_ms"] = figure(spans["glob"], 1)
     return {
         "host_memory_search_ms": statistics.median(spans["memory_search"]),
         "host_glob_ms": statistics.median(spans["glob"]),
         "host_calls": len(spans["memory_search"]),
     }
+
+
+# Each figure's median, spread and runs, as the benchmark's parts time them.
+FIGURES: dict[str, object] = {}
 
 
 def log(message: str) -> None:
@@ -207,6 +221,7 @@ def main() -> int:
     parser.add_argument("--host", action="store_true", help="also time calls in the real DSH host")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    started_load = load()
 
     from recall import stdlib_lines, write_notes
 
@@ -261,6 +276,8 @@ def main() -> int:
             result[name.replace("_ms", "_cpu_ms")] = round(
                 statistics.median(v[1] for v in values), 1
             )
+            FIGURES[name] = figure([v[0] for v in values], 1)
+            FIGURES[name.replace("_ms", "_cpu_ms")] = figure([v[1] for v in values], 1)
         node = shutil.which("node")
         plugin = ("plugin_search_cold_ms", "plugin_search_ms", "plugin_recall_shut_ms",
                   "plugin_recall_open_ms")  # fmt: skip
@@ -276,6 +293,7 @@ def main() -> int:
             medians = json.loads(done.stdout)
             for key, name in zip(("cold", "warm", "shut", "open"), plugin, strict=True):
                 result[name] = round(float(medians[key]), 1)
+                FIGURES[name] = figure(medians["runs"][key], 1)
         else:
             result.update(dict.fromkeys(plugin))
         base = float(result["python_ms"] or 1.0)
@@ -289,12 +307,20 @@ def main() -> int:
             result.update(host_bench(work, env, args.runs))
         result["lines"] = args.lines
         result["runs"] = args.runs
+        report: dict[str, object] = {
+            **result,
+            "figures": FIGURES,
+            "load_start": started_load,
+            "load_end": load(),
+            "machine": machine(),
+            "condition": condition(env=env),
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(report))
     else:
-        for key, value in result.items():
+        for key, value in report.items():
             print(f"{key:18} {value}")
     return 0
 

@@ -14,7 +14,9 @@ With ``--json`` it prints one JSON object: rounds, load (the 1-minute load avera
 after), with_s and without_s (every run's wall time, in order), with_median_s,
 without_median_s, ratio (with / without, of the medians; the budget is 1.2), hook_ms (the
 bridge's own ``durationMs`` per hook point, median over the runs with hooks, and its total per
-turn).
+turn); ``figures`` gives the median, spread and runs of each side's turn, of each round's ratio
+(its two turns with over its two without) and of each hook point, with ``load_start``,
+``load_end``, ``machine`` and ``condition`` (wheels or editable, revision).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine  # noqa: E402
 
 from tests._support.dsh_host import DSH, hmr_patch, host_env, session_events  # noqa: E402
 from tests.e2e._support import ModelServer, Reply, ToolCall  # noqa: E402
@@ -111,6 +116,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
+    started_load = load()
     with tempfile.TemporaryDirectory(prefix="cuecard-dsh-turn-") as tmp:
         base = Path(tmp)
         root, home, env = _setup(base)
@@ -140,6 +146,21 @@ def main() -> int:
         "without_median_s": round(statistics.median(without_s), 3),
         "ratio": round(statistics.median(with_s) / statistics.median(without_s), 3),
         "hook_ms": hook_ms,
+        "figures": {
+            "with_s": figure(with_s),
+            "without_s": figure(without_s),
+            "ratio": figure(
+                [
+                    (with_s[2 * n] + with_s[2 * n + 1]) / (without_s[2 * n] + without_s[2 * n + 1])
+                    for n in range(args.rounds)
+                ]
+            ),
+            **{f"hook_ms {p}": figure(v, 1) for p, v in sorted(points.items())},
+        },
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(str(VENV_BIN / "python")),
     }
     if args.json:
         print(json.dumps(report))

@@ -23,9 +23,22 @@ vacuums and analyses it (as autovacuum would soon after), then measures on both:
   latency and MRR@10 / recall@10. Embedding is slow on a small machine: use it with a smaller
   ``--facts``.
 
+<<<<<<< HEAD
+``figures`` gives the median, spread and runs of each search's per-query times, of the ratio to
+the folder vault query by query and of the searches after a change, with ``load_start``,
+``load_end``, ``machine`` and ``condition`` (wheels or editable, revision). The import, the first
+sync, the first search and the submission rates are one measurement each in a run.
+=======
+With ``--conversations SPLIT``, instead: the two rankings of a PostgreSQL vault on the same
+facts, for tools/bench/recall_conversation_set.json's questions (one vault per conversation,
+its session notes as the vault's notes, loaded into the database in turn): search on this
+machine's mirror and the database's own ranking (a machine whose cache folder cannot be
+written), R@10 / MRR@10 of each per question kind, and how often they put the same fact first.
+>>>>>>> recallpg
+
 The database must be empty or migrated-and-empty; the password comes from PGPASSWORD or a pgpass
 file. Usage: python tools/bench/fleet.py --url postgresql://user@host:port/db [--facts N]
-[--submitters 16] [--per-submitter 20] [--hybrid] [--json]
+[--submitters 16] [--per-submitter 20] [--hybrid] [--conversations dev|heldout|all] [--json]
 """
 
 from __future__ import annotations
@@ -42,6 +55,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.resolve()))
+
+from _figures import condition, figure, load, machine  # noqa: E402
+
 NOTES = ("index", "prefs", "env", "rules", "tools", "ui", "coord", "other")
 
 
@@ -141,7 +158,51 @@ def hybrid(url: str, rows: list[tuple[str, list[str]]], cache: Path) -> dict[str
         "p95": round(percentile(times, 0.95), 2),
     }
     found["ranking"] = quality(ranks)
+    found["figures"] = {"search_ms": figure(times, 2)}
     return found
+
+
+def conversations(url: str, split: str, cache: Path) -> dict[str, object]:
+    """The mirror's ranking and the database's on the conversational set (see the module
+    docstring)."""
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from cuecard.core.vault.postgres._search import rank
+    from cuecard.core.vault.postgres._vault import PgVault
+
+    data = json.loads((HERE / "recall_conversation_set.json").read_text(encoding="utf-8"))
+    ranks: dict[str, list[tuple[str, int | None]]] = {"mirror": [], "database": []}
+    first = 0
+    with PgVault(url) as pg:
+        pg.migrate()
+        pg.conn.autocommit = False
+        for conv in data["conversations"]:
+            if split not in ("all", conv["split"]):
+                continue
+            with pg.conn.transaction():
+                pg.conn.execute("DELETE FROM cuecard_facts")
+                pg.conn.execute("DELETE FROM cuecard_notes")
+            for note, (_, text) in zip(NOTES, sorted(conv["notes"].items()), strict=False):
+                pg.add_note_text(note, text)
+            for item in conv["questions"]:
+                evidence = {f"- {e}" for e in item["evidence"]}
+                found = {
+                    "mirror": pg.search(item["q"], 10),
+                    "database": rank(pg, item["q"], 10),
+                }
+                for name, hits in found.items():
+                    at = next((i for i, h in enumerate(hits, 1) if h.text in evidence), None)
+                    ranks[name].append((str(item["kind"]), at))
+                mirror, database = found["mirror"], found["database"]
+                first += bool(mirror and database and mirror[0].key == database[0].key)
+        assert pg.mirror() is not None, "the cache folder cannot be written"
+    out: dict[str, object] = {"split": split, "questions": len(ranks["mirror"])}
+    for name, got in ranks.items():
+        out[name] = {
+            kind: quality([r for k, r in got if kind in ("all", k)])
+            for kind in ("all", "single", "multi", "time", "open")
+        }
+    out["top1_agreement"] = round(first / max(len(ranks["mirror"]), 1), 4)
+    return out
 
 
 def main() -> int:
@@ -151,8 +212,18 @@ def main() -> int:
     parser.add_argument("--submitters", type=int, default=16)
     parser.add_argument("--per-submitter", type=int, default=20)
     parser.add_argument("--hybrid", action="store_true", help="measure hybrid search too")
+    parser.add_argument(
+        "--conversations",
+        choices=("dev", "heldout", "all"),
+        help="only the mirror's ranking against the database's on the conversational set",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.conversations:
+        with tempfile.TemporaryDirectory() as tmp:
+            compared = conversations(args.url, args.conversations, Path(tmp) / "cache")
+        print(json.dumps(compared, indent=None if args.json else 2))
+        return 0
 
     from cuecard.core.recall._index import Hit
     from cuecard.core.vault import DEFAULT
@@ -167,7 +238,7 @@ def main() -> int:
     lines = corpus(args.facts, [f for f, _ in rows])
     log(f"{len(lines)} facts")
     out: dict[str, object] = {"facts": len(lines), "queries": sum(len(q) for _, q in rows)}
-    out["load_start"] = [round(x, 2) for x in os.getloadavg()]
+    out["load_start"] = load()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
         vault, _ = init_vault(root, DEFAULT)
@@ -247,6 +318,16 @@ def main() -> int:
                 pg.search("where does the build cache live", 10)
                 after.append(round((time.perf_counter() - start) * 1000, 1))
         out["pg_search_after_one_change_ms"] = after
+        out["figures"] = {
+            **{f"search_ms {name}": figure(values, 2) for name, values in times.items()},
+            **{
+                f"ratio_to_folder {name}": figure(
+                    [a / b for a, b in zip(times[name], times["folder_bm25"], strict=True)]
+                )
+                for name in ("postgresql", "pg_database")
+            },
+            "pg_search_after_one_change_ms": figure(after, 1),
+        }
         ranking: dict[str, object] = {name: quality(r) for name, r in ranks.items()}
         ranking["top1_agreement"] = round(agree / len(times["folder_bm25"]), 4)
         out["ranking"] = ranking
@@ -268,7 +349,9 @@ def main() -> int:
             "postgresql": submit_rate(pg_submitter, args.submitters, args.per_submitter),
             "threads": args.submitters,
         }
-    out["load_end"] = [round(x, 2) for x in os.getloadavg()]
+    out["load_end"] = load()
+    out["machine"] = machine()
+    out["condition"] = condition()
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -12,7 +12,10 @@ Needs the harnesses ``scripts/deps/harnesses.sh`` installs.
 
 With ``--json`` it prints one JSON object: rounds, load (the 1-minute load average before and
 after), and per harness run (claude, codex, opencode, grok): version, source (how the time was
-taken), hook_ms ({event: median ms}), session_s (median wall time of one scripted session).
+taken), hook_ms ({event: median ms}), session_s (median wall time of one scripted session);
+``figures`` gives, per harness, each of those medians with its spread and runs, and
+``load_start``, ``load_end``, ``machine`` and ``condition`` (wheels or editable, revision) the
+conditions.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine  # noqa: E402
 
 from tests.e2e._support import ModelServer, Reply, ToolCall  # noqa: E402
 from tests.e2e._support._harnesses import (  # noqa: E402
@@ -148,6 +154,8 @@ def main() -> None:
     chosen = args.harness or list(SESSIONS)
     found = versions()
     loads = [os.getloadavg()[0]]
+    started_load = load()
+    figures: dict[str, object] = {}
     report: dict[str, object] = {"rounds": args.rounds, "load": loads}
     wrapper = "the logging cuecard-hook"
     sources = {"claude": "Claude Code's debug log", "codex": wrapper, "opencode": wrapper,
@@ -165,7 +173,18 @@ def main() -> None:
             "hook_ms": {e: round(statistics.median(v)) for e, v in sorted(times.items())},
             "session_s": round(statistics.median(walls), 2),
         }
+        figures[harness] = {
+            "hook_ms": {e: figure(v, 1) for e, v in sorted(times.items())},
+            "session_s": figure(walls, 2),
+        }
     loads.append(os.getloadavg()[0])
+    report |= {
+        "figures": figures,
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(),
+    }
     if args.json:
         print(json.dumps(report))
         return

@@ -16,8 +16,13 @@ child: hook_cpu_ms, python_json_cpu_ms, node_cpu_ms, ratio_cpu), which a loaded 
 less. Bytecode is cached (PYTHONPYCACHEPREFIX in a temporary folder), as in an installed wheel.
 ``figures`` gives each timing's and each ratio's median, spread and number of runs (the ratios
 run by run: the hook over the ``import json`` process of the same run), ``load_start`` and
-``load_end`` the load averages, ``installed`` whether cuecard ran from wheels or editable, and
-``machine`` the cores and Python.
+``load_end`` the load averages, ``installed`` whether cuecard ran from wheels or editable
+(``condition``: that and the revision), and ``machine`` the cores and Python.
+
+With ``--against BIN`` (another installation's bin folder, from ``scripts/wheel-venv``), that
+installation's ``cuecard-hook`` runs in the same loop, on the same project and index, in sessions
+of its own: ``against`` gives its CPU per call, its ratio to ``import json`` and this hook's CPU
+over its, each run by run (the run stops if either hook rebuilt the other's index).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "cuecard-hook")
@@ -168,22 +173,16 @@ def p90(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.9) - 1)]
 
 
-def installed() -> str:
-    """``wheels`` when the hook's interpreter has cuecard in site-packages, else ``editable``."""
-    done = subprocess.run(
-        [sys.executable, "-c", "import cuecard.hooks; print(cuecard.hooks.__file__)"],
-        capture_output=True,
-        text=True,
-    )
-    return "wheels" if "site-packages" in done.stdout else "editable"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=25)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--against", metavar="BIN", help="another installation's bin folder, timed alongside"
+    )
     args = parser.parse_args()
+    other = str(Path(args.against) / "cuecard-hook") if args.against else None
     node = shutil.which("node")
     base = Path(tempfile.mkdtemp(prefix="cuecard-bench-hook-"))
     # As installed from a wheel, cuecard's modules have their bytecode cached; the editable
@@ -192,12 +191,18 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
     started_load = load()
+    where = condition(env=env)
     try:
         root = base / "repo"
         compile_s = build(root, args.memories)
+        generation = (root / ".cuecard/local/index/CURRENT").read_bytes()
         for warmup in range(3):  # writes the bytecode caches
             _, warm = timed([HOOK, "claude", "PreToolUse"], payload(root, f"w{warmup}"), root, env)
             timed([sys.executable, "-c", "import json"], b"", root, env)
+            if other:
+                timed([other, "claude", "PreToolUse"], payload(root, f"ow{warmup}"), root, env)
+        if (root / ".cuecard/local/index/CURRENT").read_bytes() != generation:
+            sys.exit(f"{args.against}: its cuecard-hook rebuilt the index (another format)")
         delivered = json.loads(warm)["hookSpecificOutput"]["additionalContext"].count("(memory ")
         assert delivered == 4, f"expected 4 memories to match, got {delivered}"
         hook_ms, python_ms, node_ms, par_ms, par_delivered = [], [], [], [], []
@@ -206,7 +211,7 @@ def main() -> int:
             # always ran right after node (whose memory evicts the interpreter's from the CPU's
             # caches) or right after a Python process would be timed slower or faster than the
             # others.
-            for step in _rotated(["python", "node", "hook"], run):
+            for step in _rotated(["python", "node", "hook"] + (["against"] if other else []), run):
                 if step == "python":
                     argv = [sys.executable, "-c", "import json"]
                     python_ms.append(timed(argv, b"", root, env, "python")[0])
@@ -217,6 +222,10 @@ def main() -> int:
                     ms, out = timed([HOOK, "claude", "PreToolUse"], data, root, env, "hook")
                     assert out.count(b"(memory ") == 4
                     hook_ms.append(ms)
+                elif step == "against" and other:
+                    data = payload(root, f"against{run}")
+                    _, out = timed([other, "claude", "PreToolUse"], data, root, env, "against")
+                    assert out.count(b"(memory ") == 4
         for run in range(max(5, args.runs // 4)):
             ms, count = parallel(root, f"par{run}", env)
             par_ms.append(ms)
@@ -260,9 +269,19 @@ def main() -> int:
             },
             "load_start": started_load,
             "load_end": load(),
-            "installed": installed(),
+            "installed": where["installed"],
             "machine": machine(),
+            "condition": where,
         }
+        if args.against:
+            theirs, ours, python = CPU["against"], CPU["hook"], CPU["python"]
+            figures["against"] = {
+                "bin": args.against,
+                "condition": condition(str(Path(args.against) / "python"), env),
+                "hook_cpu_ms": figure(theirs, 2),
+                "ratio_cpu": figure([a / p for a, p in zip(theirs, python, strict=True)]),
+                "hook_over_against_cpu": figure([h / a for h, a in zip(ours, theirs, strict=True)]),
+            }
     finally:
         shutil.rmtree(base, ignore_errors=True)
     if args.json:

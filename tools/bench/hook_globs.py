@@ -9,7 +9,7 @@ event with a path reads. Each project is sent a Read of a 4,096-character path (
 combinations in turn and the order rotated from run to run. The figure is the median time of
 the worst project over that of the ordinary one, per path (the budget is 10). ``figures`` gives
 each timing's and the run-by-run ratio's median, spread and runs; ``load_start`` and
-``load_end`` the load averages.
+``load_end`` the load averages, ``machine`` and ``condition`` (wheels or editable, revision).
 
     python tools/bench/hook_globs.py [--memories 10000] [--runs 7] [--json]
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 from hook import CUECARD, HOOK, memory, timed, triggers_for
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -144,6 +144,7 @@ def main() -> int:
             "load_start": started_load,
             "load_end": load(),
             "machine": machine(),
+            "condition": condition(env=env),
         }
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -4,8 +4,10 @@ Builds a git repository with N active memories (the shared corpus, made model-in
 retirement must judge each), F repository files, S recorded sessions of T tool calls each with a
 ledger line for a share of them, then times `health_report` (the review UI calls it per page
 load), a first `maintain` (rolls every session up, prunes the old half, retires) and a second
-`maintain` (nothing new to roll up). Prints one JSON object with --json.
-Usage: python tools/bench/lifecycle.py [--memories N] [--files F] [--sessions S] [--json]
+`maintain` (nothing new to roll up); each figure is the median of ``--runs`` projects built
+afresh (``figures``: median, spread and runs; with the load, machine and condition). Prints one
+JSON object with --json.
+Usage: python tools/bench/lifecycle.py [--memories N] [--files F] [--sessions S] [--runs N] [--json]
 """
 
 from __future__ import annotations
@@ -14,16 +16,19 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import AREAS, EXTS, SUBS, build_project
+from _figures import condition, figure, load, machine
 
 DAY = 24 * 3600
 
@@ -80,14 +85,20 @@ def _sessions(root: Path, files: list[str], count: int, calls: int, rng: random.
         os.utime(folder, (end, end))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--memories", type=int, default=1_000)
-    parser.add_argument("--files", type=int, default=5_000)
-    parser.add_argument("--sessions", type=int, default=300)
-    parser.add_argument("--calls", type=int, default=40)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+TIMES = (
+    "health_seconds_live_files",
+    "health_cpu_seconds_live_files",
+    "health_seconds_after_rollup",
+    "health_cpu_seconds_after_rollup",
+    "maintain_first_seconds",
+    "maintain_first_cpu_seconds",
+    "maintain_second_seconds",
+    "maintain_second_cpu_seconds",
+)
+
+
+def one_run(args: argparse.Namespace) -> dict[str, Any]:
+    """One project built afresh and timed: each figure of ``TIMES``, and what the run found."""
     from cuecard.core import Store
     from cuecard.core.lifecycle._health import health_report
     from cuecard.core.lifecycle._maintain import maintain
@@ -117,26 +128,54 @@ def main() -> int:
         health_report(store)
         health_rolled = time.perf_counter() - started
         health_rolled_cpu = time.process_time() - cpu
-        result = {
-            "memories": args.memories,
+        return {
             "files": len(files),
-            "sessions": args.sessions,
-            "calls_per_session": args.calls,
-            "health_seconds_live_files": round(health_live, 3),
-            "health_cpu_seconds_live_files": round(health_live_cpu, 3),
-            "health_seconds_after_rollup": round(health_rolled, 3),
-            "health_cpu_seconds_after_rollup": round(health_rolled_cpu, 3),
+            "health_seconds_live_files": health_live,
+            "health_cpu_seconds_live_files": health_live_cpu,
+            "health_seconds_after_rollup": health_rolled,
+            "health_cpu_seconds_after_rollup": health_rolled_cpu,
             "maintain_first_seconds": first.seconds,
-            "maintain_first_cpu_seconds": round(first_cpu, 3),
+            "maintain_first_cpu_seconds": first_cpu,
             "maintain_second_seconds": second.seconds,
-            "maintain_second_cpu_seconds": round(second_cpu, 3),
+            "maintain_second_cpu_seconds": second_cpu,
             "sessions_pruned": first.sessions_pruned,
             "retired": len(first.retired),
             "dead_triggers": len(report["dead_triggers"]),
             "hubs": len(report["hubs"]),
-            "cpus": os.cpu_count(),
-            "load": round(os.getloadavg()[0], 1),
         }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=1_000)
+    parser.add_argument("--files", type=int, default=5_000)
+    parser.add_argument("--sessions", type=int, default=300)
+    parser.add_argument("--calls", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=3, help="projects built and timed")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    started_load = load()
+    runs = [one_run(args) for _ in range(args.runs)]
+    last = runs[-1]
+    result = {
+        "memories": args.memories,
+        "files": last["files"],
+        "sessions": args.sessions,
+        "calls_per_session": args.calls,
+        **{key: round(statistics.median(run[key] for run in runs), 3) for key in TIMES},
+        "sessions_pruned": last["sessions_pruned"],
+        "retired": last["retired"],
+        "dead_triggers": last["dead_triggers"],
+        "hubs": last["hubs"],
+        "cpus": os.cpu_count(),
+        "load": round(os.getloadavg()[0], 1),
+        "runs": args.runs,
+        "figures": {key: figure([run[key] for run in runs]) for key in TIMES},
+        "load_start": started_load,
+        "load_end": load(),
+        "machine": machine(),
+        "condition": condition(),
+    }
     if args.json:
         print(json.dumps(result))
     else:

@@ -2,7 +2,8 @@
 
 Each iteration opens the index afresh (as a cold hook process does) and matches one event from a
 realistic mix (edits, commands, prompts, searches); the figures are medians in microseconds
-(``figures``: with their spread and count; ``load``: the load averages).
+(``figures``: with their spread and count; ``load``, ``load_start``, ``load_end``: the load
+averages; ``machine``; ``condition``: wheels or editable, and the revision).
 Usage: python tools/bench/match.py [--memories N] [--events N] [--json]
 """
 
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import AREAS, EXTS, PROGRAMS, SUBS, WORDS, build_project
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 
 if TYPE_CHECKING:
     from cuecard.core.engine._event import Event
@@ -54,6 +55,7 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=400)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    started_load = load()
     from cuecard.core import Store
     from cuecard.core.engine._index import Index
     from cuecard.core.store._compiler import compile_index
@@ -84,7 +86,10 @@ def main() -> int:
         "mean_matches": round(statistics.mean(hits), 2),
         "figures": {"load_index_us": figure(load_us, 1), "match_us": figure(match_us, 1)},
         "load": load(),
+        "load_start": started_load,
+        "load_end": load(),
         "machine": machine(),
+        "condition": condition(),
     }
     if args.json:
         print(json.dumps(figures))

@@ -7,7 +7,12 @@ its event applied, so the figure counts only durable files. Budget (docs/archite
 >= 500 events/s for 1,000 events. The receiver's CPU time (user + system, from /proc) is reported
 too: on a loaded machine the wall-clock rate says more about the neighbours than the receiver.
 
-Usage: python tools/bench/projection.py [--events 1000] [--concurrency 32] [--json]
+Each figure is the median of ``--runs`` runs (a fresh receiver each; the bridge's cases, PHP
+requests with a median of their own, run once after them); ``figures`` gives each one's median,
+spread and runs, with ``load_start``, ``load_end``, ``machine`` and ``condition`` (wheels or
+editable, revision).
+
+Usage: python tools/bench/projection.py [--events 1000] [--concurrency 32] [--runs 3] [--json]
 """
 
 from __future__ import annotations
@@ -32,6 +37,10 @@ from typing import Any
 import httpx
 
 from cuecard.wp_projection import render_settings, signed_headers, write_bridge
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 SECRET = "bench-secret-0123456789abcdef"
 HOME = "https://bench.example"
@@ -187,6 +196,7 @@ def _bridge_case(
     result: dict[str, Any] = {
         "ms_p50": round(statistics.median(times), 3),
         "ms_p95": round(times[int(len(times) * 0.95)], 3),
+        "ms": figure(times),
     }
     result["option_writes_per_request"] = out["request_option_writes"]
     if endpoint is not None:
@@ -300,6 +310,24 @@ def run(events: int, concurrency: int, bridge_writes: int = 0) -> dict[str, obje
     }
 
 
+# The figures of a run that --runs takes the median of.
+MEDIANS = (
+    "seconds",
+    "events_per_s",
+    "acked_per_s",
+    "ack_latency_ms_p50",
+    "ack_latency_ms_p95",
+    "receiver_cpu_s",
+    "receiver_cpu_ms_per_event",
+)
+
+
+def _number(report: dict[str, object], key: str) -> float:
+    value = report[key]
+    assert isinstance(value, int | float)
+    return float(value)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000)
@@ -310,9 +338,23 @@ def main() -> int:
         default=40,
         help="requests per bridge case (0: skip the bridge; it also needs php-cli)",
     )
+    parser.add_argument("--runs", type=int, default=3, help="runs, each with a fresh receiver")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    result = run(args.events, args.concurrency, args.bridge_writes)
+    started_load = load()
+    runs = [run(args.events, args.concurrency, 0) for _ in range(args.runs - 1)]
+    runs.append(run(args.events, args.concurrency, args.bridge_writes))
+    result = dict(runs[-1])
+    for key in MEDIANS:
+        result[key] = round(statistics.median(_number(one, key) for one in runs), 3)
+    result["within_budget"] = _number(result, "events_per_s") >= BUDGET
+    result["runs"] = args.runs
+    result["run_loads"] = [one["load_avg_1m"] for one in runs]
+    result["figures"] = {key: figure([_number(one, key) for one in runs]) for key in MEDIANS}
+    result["load_start"] = started_load
+    result["load_end"] = load()
+    result["machine"] = machine()
+    result["condition"] = condition()
     if args.json:
         print(json.dumps(result))
     else:

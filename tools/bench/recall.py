@@ -30,7 +30,9 @@ time (user + system of the process; ``*_cold_cpu_ms``, ``cold_cpu_ratio``).
 rounds: the index build's wall and CPU ratios to the peer round by round (``build_cpu_ratio``:
 our build's CPU over the peer's of the same round; with a baseline, ``baseline_build_cpu_ratio``
 too), the builds' seconds and the cold searches'; ``build_loads`` the load average at each
-build round, and ``machine`` the cores and Python.
+build round, ``load_start`` and ``load_end`` the load averages, ``machine`` the cores and Python,
+``condition`` how the cuecard timed is installed (wheels, and the revision scripts/wheel-venv
+recorded) and ``baseline_condition`` the baseline's.
 
 Usage: python tools/bench/recall.py [--lines N] [--queries Q] [--builds B] [--venv DIR]
        [--baseline-src DIR | --baseline-venv DIR] [--cold-only] [--json]
@@ -55,7 +57,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _figures import figure, load, machine
+from _figures import condition, figure, load, machine
 
 REPO = Path(__file__).resolve().parents[2]
 PEER_PACKAGE = "dsh-unified-agent-memory@0.5.2"
@@ -428,7 +430,7 @@ def main() -> int:
 
     rng = random.Random(20261130)
     work = Path(tempfile.mkdtemp(prefix="cuecard-recall-bench-"))
-    started_load = [round(x, 2) for x in os.getloadavg()]
+    started_load = load()
     try:
         bin_dir = Path(args.venv).resolve() / "bin" if args.venv else wheel_venv(work / "venv")
         python = str(bin_dir / "python")
@@ -588,7 +590,13 @@ def main() -> int:
             "quality_queries": len(quality),
             "figures": round_figures(builds, cpu, ours_ms, peer_ms, baseline_ms),
             "build_loads": build_loads,
+            "load_start": started_load,
+            "load_end": load(),
             "machine": machine(),
+            "condition": condition(python, base_env),
+            "baseline_condition": (
+                condition(base_python, base_cmd_env) if base_cmd_env is not None else None
+            ),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

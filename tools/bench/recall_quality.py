@@ -30,9 +30,16 @@ Usage: python tools/bench/recall_quality.py [--set paraphrases|conversations|bot
        [--split dev|heldout|all] [--cold Q] [--fresh-venv] [--json] [--fit]
        [--baseline-src DIR]
 
+The quality figures are exact (the same set ranks the same every run); the timings are medians,
+and ``figures`` gives each one's median, spread and runs (``warm_ms``, ``cold_ms``, the
+conversations' ``warm_ms``), with ``load_start``, ``load_end`` (``load_average`` is the end's),
+``machine`` and ``condition`` (wheels or editable, revision).
+
 ``--fit`` grid-searches the fusion's weights and RRF constant on ``--split`` (fit on dev).
 ``--baseline-src DIR`` (another revision's ``packages/core/src``) times warm queries (CPU, default
-search and hybrid without vectors, every question of ``--split``) of both revisions, alternating.
+search, hybrid without vectors and, with the extra, hybrid with vectors; every question of
+``--split``, or with ``--set paraphrases`` the paraphrase set among ``--distractors`` facts) of
+both revisions, alternating, and gives each mode's MRR@10 in both.
 """
 
 from __future__ import annotations
@@ -49,6 +56,10 @@ import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 if TYPE_CHECKING:
     from cuecard.core.recall._index import Ranking, RecallIndex
@@ -217,6 +228,7 @@ def conversation_quality(
             for k in kinds
         },
         "warm_ms": {name: round(statistics.median(v), 2) for name, v in times.items()},
+        "figures": {f"warm_ms {name}": figure(v, 2) for name, v in times.items()},
         "first_embedding_ms_per_fact": round(embed_s * 1000 / facts, 1) if has_vectors else None,
     }
     for name, value in quality.items():
@@ -351,38 +363,63 @@ from cuecard.core.vault.folder import Vault
 from cuecard.core.vault._settings import Settings
 from cuecard.core.vault.folder._hybrid import hybrid_results
 job = json.load(sys.stdin)
-settings = Settings()
-settings.weights["vectors"] = 0.0
-cpu = {"default": [], "hybrid_no_vectors": []}
-for root, questions in job:
+plain = Settings()
+plain.weights["vectors"] = 0.0
+modes = {
+    "default": lambda index, q: index.search(q, 10),
+    "hybrid_no_vectors": lambda index, q: hybrid_results(index, q, 10, plain, vectors=False)[0],
+}
+if job["vectors"]:
+    with_vectors = Settings()
+    modes["hybrid"] = lambda index, q: hybrid_results(index, q, 10, with_vectors, vectors=True)[0]
+cpu = {mode: [] for mode in modes}
+ranks = {mode: [] for mode in modes}
+for root, questions in job["vaults"]:
     vault = Vault.open(root)
     vault.index.sync()
-    for q in questions[:3]:
-        vault.index.search(q, 10)
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-    for q in questions:
-        c = time.process_time()
-        vault.index.search(q, 10)
-        cpu["default"].append((time.process_time() - c) * 1000)
-        c = time.process_time()
-        hybrid_results(vault.index, q, 10, settings, vectors=False)
-        cpu["hybrid_no_vectors"].append((time.process_time() - c) * 1000)
+    for q, _ in questions[:3]:
+        for run in modes.values():
+            run(vault.index, q)
+    for q, evidence in questions:
+        for mode, run in modes.items():
+            c = time.process_time()
+            found = run(vault.index, q)
+            cpu[mode].append((time.process_time() - c) * 1000)
+            texts = [h.text for h in found]
+            ranks[mode].append(next((i for i, t in enumerate(texts, 1) if t in evidence), None))
 print(json.dumps({k: statistics.median(v) for k, v in cpu.items()}
+                 | {"mrr10": {m: sum(1 / r for r in v if r) / len(v) for m, v in ranks.items()}}
                  | {"core": os.path.dirname(cuecard.core.__file__)}))
 """
 
 
 def warm_against(
-    work: Path, env: dict[str, str], baseline_src: str, split: str
+    work: Path,
+    env: dict[str, str],
+    baseline_src: str,
+    split: str,
+    has_vectors: bool,
+    args: argparse.Namespace,
 ) -> dict[str, object]:
-    """Warm query CPU (median over every question of the split; default search and hybrid
-    without vectors) of this checkout and of another revision's ``packages/core/src``, in
-    processes of their own (their own cache folders), alternating over three rounds."""
+    """Warm query CPU (median over every question; default search, hybrid without vectors and,
+    with the extra, hybrid with vectors) and MRR@10 of each mode, of this checkout and of
+    another revision's ``packages/core/src``, in processes of their own (their own cache
+    folders: each embeds its vaults once, in the first round), alternating over three rounds.
+    The questions: every conversation of ``split`` (``--set conversations``), or the paraphrase
+    set among ``--distractors`` facts in one vault (``--set paraphrases``)."""
     data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))
-    job = []
+    vaults = []
     cuecard = str(Path(sys.executable).with_name("cuecard"))
+    if args.set == "paraphrases":
+        labelled = load_set()
+        lines = [f for f, _ in labelled]
+        lines += [x for x in distractors(args.distractors) if x not in set(lines)]
+        random.Random(args.seed).shuffle(lines)
+        build_vault(work / "warm-paraphrases", lines, env)
+        asked = [(q, [f"- {fact}"]) for fact, qs in labelled for q in qs]
+        vaults.append((str(work / "warm-paraphrases"), asked))
     for conv in data["conversations"]:
-        if split not in ("all", conv.get("split", "dev")):
+        if args.set == "paraphrases" or split not in ("all", conv.get("split", "dev")):
             continue
         root = work / f"warm-{conv['id']}"
         subprocess.run(
@@ -393,7 +430,9 @@ def warm_against(
         )
         for name, body in conv["notes"].items():
             (root / "notes" / name).write_text(body, encoding="utf-8")
-        job.append((str(root), [str(q["q"]) for q in conv["questions"]]))
+        questions = [(str(q["q"]), [f"- {e}" for e in q["evidence"]]) for q in conv["questions"]]
+        vaults.append((str(root), questions))
+    job = {"vaults": vaults, "vectors": has_vectors}
     envs = {
         "ours": env | {"XDG_CACHE_HOME": str(work / "warm-cache-ours")},
         "baseline": env
@@ -402,7 +441,9 @@ def warm_against(
             "PYTHONPATH": str(Path(baseline_src).resolve()),
         },
     }
+    modes = ["default", "hybrid_no_vectors", *(["hybrid"] if has_vectors else [])]
     runs: dict[str, list[dict[str, object]]] = {"ours": [], "baseline": []}
+    loads = [round(os.getloadavg()[0], 2)]
     for round_ in range(3):
         order = ["ours", "baseline"] if round_ % 2 == 0 else ["baseline", "ours"]
         for name in order:
@@ -416,12 +457,27 @@ def warm_against(
             if done.returncode != 0:
                 raise SystemExit(f"warm run failed: {done.stderr[-500:]}")
             runs[name].append(json.loads(done.stdout))
-    out: dict[str, object] = {"split": split, "rounds": 3}
+            loads.append(round(os.getloadavg()[0], 2))
+    out: dict[str, object] = {
+        "questions": args.set if args.set == "paraphrases" else split,
+        "facts": None if args.set != "paraphrases" else len(lines),
+        "rounds": 3,
+        "load": loads,
+    }
     for name, got in runs.items():
         out[name] = {
-            mode: round(statistics.median(float(str(r[mode])) for r in got), 3)
-            for mode in ("default", "hybrid_no_vectors")
-        } | {"core": got[0]["core"]}
+            mode: round(statistics.median(float(str(r[mode])) for r in got), 3) for mode in modes
+        } | {
+            "per_round": [{mode: round(float(str(r[mode])), 3) for mode in modes} for r in got],
+            "mrr10": got[-1]["mrr10"],
+            "core": got[0]["core"],
+        }
+    # each round's median of the questions, per revision and mode
+    out["figures"] = {
+        f"{name} {mode}": figure([float(str(r[mode])) for r in got])
+        for name, got in runs.items()
+        for mode in modes
+    }
     log(f"warm CPU (ms): {out}")
     return out
 
@@ -536,6 +592,7 @@ def paraphrases(
         embed_s = time.perf_counter() - t0
     quality: dict[str, dict[str, float]] = {}
     warm: dict[str, float] = {}
+    timings: dict[str, object] = {}
     by_language: dict[str, dict[str, dict[str, float]]] = {"en": {}, "zh": {}}
     for name, (ranking, settings) in variants.items():
         ranks: list[int | None] = []
@@ -547,6 +604,7 @@ def paraphrases(
             ranks.append(rank_of(texts, fact))
         quality[name] = figures(ranks)
         warm[name] = round(statistics.median(times), 2)
+        timings[f"warm_ms {name}"] = figure(times, 2)
         for lang in ("en", "zh"):
             picked = [
                 r
@@ -566,6 +624,7 @@ def paraphrases(
         "warm_ms": warm,
         "index_sync_s": round(sync_s, 2),
         "first_embedding_s": None if embed_s is None else round(embed_s, 1),
+        "figures": timings,
     }
     if args.no_cold:
         return result
@@ -596,6 +655,7 @@ def paraphrases(
     cold_ms = {name: round(statistics.median(v), 1) for name, v in samples.items()}
     log(f"cold medians (ms): {cold_ms}")
     result["cold_ms"] = cold_ms
+    timings.update({f"cold_ms {name}": figure(v, 1) for name, v in samples.items()})
     result["cold_ratio_hybrid_no_vectors_vs_bm25"] = round(
         cold_ms["hybrid_no_vectors"] / cold_ms["bm25"], 3
     )
@@ -700,6 +760,7 @@ def main() -> int:
         "--ablation", action="store_true", help="also each ranking change on its own"
     )
     args = parser.parse_args()
+    started_load = load()
 
     work = Path(tempfile.mkdtemp(prefix="cuecard-hybrid-"))
     try:
@@ -717,12 +778,21 @@ def main() -> int:
         has_vectors = unavailable() is None and not args.no_vectors
         rankings, variants = plan(has_vectors, args.ablation)
         result: dict[str, object] = {"vectors_installed": unavailable() is None}
+        result |= {
+            "load_start": started_load,
+            "machine": machine(),
+            "condition": condition(env=env),
+        }
         if args.baseline_src:
-            result["warm_cpu"] = warm_against(work, env, args.baseline_src, args.split)
+            result["warm_cpu"] = warm_against(
+                work, env, args.baseline_src, args.split, has_vectors, args
+            )
+            result["load_end"] = load()
             print(json.dumps(result, indent=1))
             return 0
         if args.fit:
             result["fit"] = fit(work, env, has_vectors, args.split)
+            result["load_end"] = load()
             print(json.dumps(result, indent=1))
             return 0
         if args.set in ("paraphrases", "both"):
@@ -733,6 +803,7 @@ def main() -> int:
                 work, env, variants, rankings, has_vectors, args.split
             )
         result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        result["load_end"] = result["load_average"]
         if args.fresh_venv:
             log("installing packages/core[vectors] into a fresh virtual environment")
             result["fresh_venv"] = fresh_venv(work)

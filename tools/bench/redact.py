@@ -6,7 +6,10 @@ command: loading the credential rules and compiling what they need included. Com
 nothing to redact, a git command with a commit id, one with an environment reference and one with
 a bearer token. ``--against DIR`` times another checkout's core (``DIR/packages/core/src``) in the
 same loop, the two alternating run by run, and prints the ratio. Bytecode is cached
-(``PYTHONPYCACHEPREFIX`` in a temporary folder), as in an installed wheel.
+(``PYTHONPYCACHEPREFIX`` in a temporary folder), as in an installed wheel. Besides each
+command's medians, ``figures`` gives each one's median, spread and runs (``<command> / this``,
+``/ against``, ``/ ratio`` run by run), with the load at start and end, the machine and the
+condition (the source trees timed and their revisions).
 
     python tools/bench/redact.py [--runs 15] [--against ../main] [--json]
 """
@@ -21,6 +24,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import figure, load, machine, revision
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {
@@ -59,7 +66,9 @@ def main() -> int:
     if args.against is not None:
         trees["against"] = args.against.resolve() / "packages/core/src"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    result: dict[str, dict[str, float]] = {}
+    started_load = load()
+    result: dict[str, object] = {}
+    figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as cache:
         env["PYTHONPYCACHEPREFIX"] = cache
         for name, command in COMMANDS.items():
@@ -74,11 +83,25 @@ def main() -> int:
             if "against" in times:
                 row["ratio"] = round(row["this_cpu_ms"] / row["against_cpu_ms"], 2)
             result[name] = row
+            for tree, values in times.items():
+                figures[f"{name} / {tree}"] = figure(values, 2)
+            if "against" in times:
+                pairs = zip(times["this"], times["against"], strict=True)
+                figures[f"{name} / ratio"] = figure([a / b for a, b in pairs])
+    commands = dict(result)
+    result["figures"] = figures
+    result["load_start"] = started_load
+    result["load_end"] = load()
+    result["machine"] = machine()
+    result["condition"] = {  # each source tree runs with PYTHONPATH set to it: editable
+        tree: {"installed": "editable", "revision": revision(src)} for tree, src in trees.items()
+    }
     if args.json:
         print(json.dumps(result))
     else:
-        for name, row in result.items():
-            print(f"{name:10} " + "  ".join(f"{k} {v}" for k, v in row.items()))
+        for name, medians in commands.items():
+            assert isinstance(medians, dict)
+            print(f"{name:10} " + "  ".join(f"{k} {v}" for k, v in medians.items()))
     return 0
 
 

@@ -8,7 +8,9 @@ that changed 3 files it does not name, and the timed cold ``Stop`` process.
 
     python tools/bench/turn_changes.py [--files 50000] [--rounds 9] [--glob GLOB] [--json]
 
-Prints the medians (wall and CPU of the child), the ratios with / without, and the load.
+Prints the medians (wall and CPU of the child), the ratios with / without, and the load;
+``figures`` gives each timing's and each round's ratio's median, spread and runs, with the load
+at start and end, the machine and the condition (wheels or editable, revision).
 Bytecode is cached (PYTHONPYCACHEPREFIX in a temporary folder), as in an installed wheel.
 """
 
@@ -25,6 +27,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _figures import condition, figure, load, machine
 
 BIN = Path(sys.executable).parent
 HOOK = str(BIN / "cuecard-hook")
@@ -66,8 +72,15 @@ def build(root: Path, files: int, status: str, glob: str) -> None:
     memory = root / ".cuecard/memories/aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa.json"
     memory.write_text(json.dumps(_memory(status, glob)))
     subprocess.run([str(BIN / "cuecard"), "compile"], cwd=root, check=True, capture_output=True)
-    for i in range(20):  # the person's own changes, before the turn
+    for i in range(min(20, files // 500)):  # the person's own changes, before the turn
         (root / f"pkg{i}" / f"m{i * 500}.py").write_text("x = 1\n")
+
+
+def _turn_folders(files: int) -> list[int]:
+    """The three full folders of 500 files the turn changes a file in: pkg4, pkg44 and pkg84
+    with 50,000 files, closer together in a smaller project (pkg4 is always one of them)."""
+    step = min(40, (files // 500 - 5) // 2)
+    return [4 + i * step for i in range(3)]
 
 
 def timed(
@@ -87,7 +100,9 @@ def timed(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--files", type=int, default=50_000)
+    parser.add_argument(
+        "--files", type=int, default=50_000, help="committed files, at least 3,500 (default 50,000)"
+    )
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument(
         "--glob",
@@ -97,11 +112,15 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.files < 3_500:
+        parser.error("--files: at least 3,500 (seven folders of 500 files)")
+    started_load = load()
     work = Path(tempfile.mkdtemp(prefix="cuecard-bench-turn-"))
     try:
         env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}
         env.pop("CUECARD_PROJECT_DIR", None)
         with_check, without = work / "with", work / "without"
+        targets = _turn_folders(args.files)
         build(with_check, args.files, "active", args.glob)
         build(without, args.files, "archived", args.glob)
         series: dict[str, list[tuple[float, float]]] = {"stop_with": [], "stop_without": []}
@@ -110,8 +129,8 @@ def main() -> int:
                 root = with_check if snap else without
                 session = f"s{n}-{int(snap)}"
                 timed(root, "UserPromptSubmit", session, env, prompt="switch it on")
-                for i in range(3):
-                    target = root / f"pkg{4 + i * 40}" / f"m{(4 + i * 40) * 500 + n % 500 + 1}.py"
+                for folder in targets:
+                    target = root / f"pkg{folder}" / f"m{folder * 500 + n % 500 + 1}.py"
                     target.write_text(f"DEBUG = True  # {n}\n")
                 timed(root, "PostToolUse", session, env, tool_name="Bash",
                       tool_input={"command": "./gen.sh"},
@@ -120,7 +139,7 @@ def main() -> int:
                 series[f"stop_{key}"].append(timed(root, "Stop", session, env,
                                                    stop_hook_active=False))  # fmt: skip
                 subprocess.run([*GIT, "checkout", "-q", "--", "."], cwd=root, check=True)
-                for i in range(20):
+                for i in range(min(20, args.files // 500)):
                     (root / f"pkg{i}" / f"m{i * 500}.py").write_text("x = 1\n")
         out: dict[str, object] = {"files": args.files, "rounds": args.rounds, "glob": args.glob,
                                   "load": round(os.getloadavg()[0], 2)}  # fmt: skip
@@ -131,6 +150,20 @@ def main() -> int:
             with_ms = statistics.median(v[at] for v in series["stop_with"])
             without_ms = statistics.median(v[at] for v in series["stop_without"])
             out[f"stop_ratio{unit}"] = round(with_ms / without_ms, 2)
+        pairs = list(zip(series["stop_with"], series["stop_without"], strict=True))
+        out["figures"] = {
+            **{f"{name}_ms": figure([v[0] for v in values], 1) for name, values in series.items()},
+            **{
+                f"{name}_cpu_ms": figure([v[1] for v in values], 1)
+                for name, values in series.items()
+            },
+            "stop_ratio": figure([a[0] / b[0] for a, b in pairs]),
+            "stop_ratio_cpu": figure([a[1] / b[1] for a, b in pairs]),
+        }
+        out["load_start"] = started_load
+        out["load_end"] = load()
+        out["machine"] = machine()
+        out["condition"] = condition(env=env)
         if args.json:
             print(json.dumps(out))
         else:

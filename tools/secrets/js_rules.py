@@ -1,7 +1,7 @@
 """Write the DSH plugins' credential rules (``packages/dsh-adapter/js/shared/secrets.js``) from
 core's one detector, ``cuecard.core.engine._secrets``.
 
-    python tools/secrets/js_rules.py            # rewrite the module
+    python tools/secrets/js_rules.py            # rewrite the module and each plugin's copy
     python tools/secrets/js_rules.py --check    # exit 1 if it is out of date
 
 The plugins redact what they show a second time (a worker's standard error, a line that is not
@@ -20,12 +20,14 @@ from a checkout, so the module cannot drift from core's rules unnoticed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "packages/dsh-adapter/js/shared/secrets.js"
+COPIES = "tools/dsh/plugin_copies.py"
 
 __all__ = ["TARGET", "render", "to_js"]
 
@@ -146,7 +148,13 @@ def main() -> int:
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")
-    return 0
+    # each plugin's copy of it (lib/secrets.js), by the one command that refreshes the copies
+    spec = importlib.util.spec_from_file_location("plugin_copies", ROOT / COPIES)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{COPIES} cannot be loaded")
+    copies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copies)
+    return int(copies.main([TARGET.name]))
 
 
 if __name__ == "__main__":

@@ -213,6 +213,23 @@ def test_a_memory_file_rewritten_in_place_is_never_delivered_stale(store) -> Non
     assert "Run the old migration script." not in text
 
 
+def test_a_delivery_claims_each_memory_with_a_new_name_of_one_file(store) -> None:
+    """A claim is a hard link to the session folders' one marker file (the disk allocates no
+    inode per delivered memory), made exclusively: a second claim of it in the epoch fails."""
+    import os
+
+    m = add(store, triggers=[{"on": ["edit"], "paths": ["c/**"]}])
+    assert handle(str(store.root), Event("edit", paths=("c/x.py",), session="s1")).delivered
+    sessions = store.local_dir / "sessions"
+    claim = sessions / "s1" / "e0" / "_" / m
+    assert os.path.samefile(claim, sessions / ".cuecard-made.source")
+    assert os.path.samefile(claim, sessions / "s1" / ".cuecard-made")
+    ledger = Ledger(str(store.local_dir), "s1")
+    assert ledger.claimed(m)
+    assert not ledger.claim(m, {"kind": "edit"})
+    assert not handle(str(store.root), Event("edit", paths=("c/x.py",), session="s1")).delivered
+
+
 def test_parallel_claims_deliver_once(store) -> None:
     add(store, triggers=[{"on": ["edit"], "paths": ["p/**"]}])
     run_cli("compile", cwd=store.root)

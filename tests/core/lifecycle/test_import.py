@@ -338,7 +338,9 @@ def test_rule_folders_reached_through_symbolic_links_are_neither_read_nor_writte
     (store.root / ".windsurf").rename(tmp_path / "windsurf-moved")
     (store.root / ".windsurf").symlink_to(outside)
     report = import_rules(store, reviewer="Ana", dry_run=True)
-    assert not any("windsurf" in i["file"] for i in report.imported + report.skipped)
+    assert not any("windsurf" in i["file"] for i in report.imported)
+    assert {"file": ".windsurf/rules", "reason": "the folder is reached through a symbolic "
+            "link: not followed"} in report.skipped  # fmt: skip
     add(store, topic="billing/retries", triggers=[{"on": ["edit"], "paths": ["src/**"]}])
     (store.root / ".cursor" / "rules" / "cuecard").symlink_to(outside / "rules")
     result = export_rules(store.memories(), "cursor", store.root)
@@ -391,3 +393,46 @@ def test_export_skips_fifos_and_links_in_its_place_without_hanging(
     ]
     assert sorted(p.name for p in outside.rglob("*")) == ["rules"]
     assert sorted(p.name for p in folder.iterdir()) == ["billing--retries.md", "old.md"]
+
+
+def test_linked_rule_folders_and_fifos_are_skipped_and_named_without_hanging(
+    store: Store, tmp_path: Path
+) -> None:
+    """`cuecard import` walks the rule folders without following a link (a linked folder inside
+    `.claude/rules` was followed, and the rule outside imported) and opens each rule without
+    waiting on it (a FIFO named like a rule hung the command); each is named as skipped."""
+    import os
+    import subprocess
+
+    from tests._support.cli import BIN
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "leak.md").write_text(_text(".claude/rules/python.md"))
+    rules = store.root / ".claude" / "rules"
+    (rules / "shared").symlink_to(outside)
+    os.mkfifo(rules / "pipe.md")
+    os.mkfifo(store.root / "src" / "CLAUDE.md")
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "import", "--json"],
+        cwd=store.root,
+        capture_output=True,
+        text=True,
+        timeout=120,  # a liveness bound: the FIFOs must not block it
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert not any("leak" in i["file"] or "shared" in i["file"] for i in report["imported"])
+    skipped = {i["file"]: i["reason"] for i in report["skipped"]}
+    assert skipped[".claude/rules/shared"] == "it is a symbolic link"
+    assert skipped[".claude/rules/pipe.md"] == "it is a FIFO, not a regular file"
+    assert skipped["src/CLAUDE.md"] == "it is a FIFO, not a regular file"
+    assert report["imported"]  # the other rules still are
+    text = subprocess.run(
+        [str(BIN / "cuecard"), "import", "--dry-run"],
+        cwd=store.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "skipped .claude/rules/shared: it is a symbolic link" in text

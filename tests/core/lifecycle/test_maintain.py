@@ -464,3 +464,35 @@ def test_a_marked_session_folder_whose_deletion_fails_is_reported_as_such(store:
     )
     data = json.loads(out.stdout)
     assert (data["sessions_left"], [f["folder"] for f in data["sessions_failed"]]) == ([], ["deep"])
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a folder away needs root"
+)
+def test_an_idle_session_folder_of_another_user_is_kept_and_named_as_such(store: Store) -> None:
+    """A session folder another user owns is never deleted, even with cuecard's marker in it,
+    and `cuecard maintain` says why (it said "no .cuecard-made in them")."""
+    record_session(store, "theirs", at=NOW - 10 * DAY, calls=[("edit", "src/a.py")])
+    folder = store.local_dir / "sessions" / "theirs"
+    assert (folder / MARKER).is_file()
+    os.chown(folder, 65534, 65534)
+    os.utime(folder, (NOW - 10 * DAY,) * 2)
+    out = subprocess.run(
+        [str(BIN / "cuecard"), "maintain", "--json"],
+        cwd=store.root,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["sessions_pruned"], data["sessions_left"], data["sessions_failed"]) == (0, [], [])
+    assert data["sessions_foreign"] == [
+        {"folder": "theirs", "reason": "belongs to another user (uid 65534)"}
+    ]
+    assert (folder / MARKER).is_file()
+    done = subprocess.run(
+        [str(BIN / "cuecard"), "maintain"], cwd=store.root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "in place: theirs (belongs to another user (uid 65534))" in done.stderr
+    assert "cannot prove it made" not in done.stderr

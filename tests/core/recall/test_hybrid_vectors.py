@@ -205,3 +205,80 @@ def test_a_query_naming_a_date_trusts_the_vectors_less(cc: Run, tmp_path: Path) 
                 weights[name] / (RRF_K + r) for name, r in ranks.items() if isinstance(r, int)
             )
             assert float(str(row["score"])) == pytest.approx(expected, abs=1e-6), query
+
+
+def nearest(index: object, query: str, limit: int) -> list[tuple[str, str, float]]:
+    """The vector stream's answer computed from scratch: every entry and its stored vector
+    read, one cosine scan (what a query did before vectors were held between queries)."""
+    import numpy as np
+
+    from cuecard.core.recall._vectors import embed
+
+    entries, have, _ = refresh(index)  # type: ignore[arg-type]
+    matrix = np.stack([np.frombuffer(have[e[3]], dtype="<f4") for e in entries])
+    scores = matrix @ embed([query], query=True)[0]
+    order = sorted(range(len(entries)), key=lambda i: (-scores[i], i))[:limit]
+    return [(entries[i][1], entries[i][2], round(float(scores[i]), 5)) for i in order]
+
+
+def test_a_process_holds_the_vectors_until_the_index_or_the_store_changes(
+    cc: Run, tmp_path: Path
+) -> None:
+    """Warm queries read no entry but their results, and answer as a scan from scratch does;
+    a change of the index (by this connection or another) or of the store is seen at once."""
+    from cuecard.core.recall._vectors import vector_search
+
+    root = make_vault(cc, tmp_path / "v")
+    layout = detect_layout(str(root))
+    assert layout is not None
+    index = notes_index(str(root), layout)
+    index.sync()
+
+    def found(query: str) -> list[tuple[str, str, float]]:
+        return [(h.key, h.text, round(h.score, 5)) for h in vector_search(index, query, 3)]
+
+    statements: list[str] = []
+    index._connect().set_trace_callback(statements.append)
+    for query, _ in PARAPHRASES:
+        assert found(query) == nearest(index, query, 3), query
+    statements.clear()
+    assert found(PARAPHRASES[0][0])[0][1] == f"- {FACTS[0]}"
+    # held: one check of the index's generation, and the three results' texts
+    assert [s.split(" FROM ")[0] for s in statements] == [
+        "SELECT value",
+        "SELECT id, path, key, text",
+    ]
+    # a server opens an index object of its own for each request: the matrix is still held
+    again = notes_index(str(root), layout)
+    again.sync()
+    expected = [key for key, _, _ in nearest(index, PARAPHRASES[1][0], 3)]
+    again._connect().set_trace_callback(statements.append)
+    statements.clear()
+    assert [h.key for h in vector_search(again, PARAPHRASES[1][0], 3)] == expected
+    assert [s.split(" FROM ")[0] for s in statements] == [
+        "SELECT value",
+        "SELECT id, path, key, text",
+    ]
+    again.close()
+    # this connection changes the index: the new fact is embedded and found
+    path = Vault.open(root).note_file("tools")
+    path.write_text(path.read_text(encoding="utf-8") + "- The staging host is called owl.\n")
+    index.sync()
+    assert found("what is the name of the staging machine")[0][1] == (
+        "- The staging host is called owl."
+    )
+    # another connection changes it
+    other = notes_index(str(root), layout)
+    path.write_text(path.read_text(encoding="utf-8").replace("owl", "lark"), encoding="utf-8")
+    other.sync()
+    other.close()
+    assert found("what is the name of the staging machine")[0][1] == (
+        "- The staging host is called lark."
+    )
+    # the store is damaged behind the process's back: it is rebuilt, the answer unchanged
+    store = Path(index.db_path).parent / "vectors.sqlite3"
+    store.write_bytes(b"not a database at all" * 100)
+    assert found(PARAPHRASES[0][0]) == nearest(index, PARAPHRASES[0][0], 3)
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == len(FACTS) + 1
+    index.close()

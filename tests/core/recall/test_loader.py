@@ -131,7 +131,8 @@ def _tables(index: RecallIndex) -> tuple[object, ...]:
             postings += [(term, *where[d], tf, n) for d, tf, n in zip(docs, tfs, lens, strict=True)]
         postings.sort()
         terms = sorted(conn.execute("SELECT term, df FROM terms WHERE df > 0").fetchall())
-        meta = sorted(conn.execute("SELECT key, value FROM meta").fetchall())
+        # (the generation is a fresh random token per change of the entries)
+        meta = sorted(conn.execute("SELECT key, value FROM meta WHERE key <> 'generation'"))
         ids = conn.execute("SELECT count(DISTINCT id), count(*) FROM entries").fetchone()
     finally:
         conn.close()

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from cuecard.core import ValidationError, find_secret, redact, validate_memory
 from cuecard.core.store._globs import expand_braces, glob_problem
+from tests._support.credentials import CREDENTIALS
 from tests._support.internals import strip_invisibles
 
 MID = "7f3a9c2e-1b4d-4e8f-9a6b-2c3d4e5f6a7b"
@@ -218,7 +219,12 @@ def test_random_text_is_accepted_cleanly_or_refused_cleanly(text: str, field: st
     st.text(max_size=200),
     st.sampled_from(["title", "body", "not_derivable"]),
     st.booleans(),
-    st.sampled_from(["", "password=", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "://u:"]),
+    st.sampled_from(
+        [
+            *("", "password=", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "://u:"),
+            *('{"password": "', "Bearer\t", '{"auth": "', "token:\\\t"),
+        ]
+    ),
 )
 def test_the_file_fast_path_agrees_with_the_field_path(
     text: str, field: str, ascii_only: bool, prefix: str
@@ -236,6 +242,32 @@ def test_the_file_fast_path_agrees_with_the_field_path(
     except ValidationError as exc:
         got = sorted(exc.refusals)
     assert got == expected
+
+
+# Credentials a rule reads through a quote, a tab or a backslash, which the file's JSON text
+# holds escaped (``\\"``, ``\\t``, ``\\\\``).
+ESCAPED = {
+    "json-password": 'Note: {"password": "hunter22x"}',
+    "json-token": '{"api_key": "9f8e7d6c5b4a39281706"}',
+    "docker-auth": next(c.text for c in CREDENTIALS if c.family == "Docker config"),
+    "tab-bearer": "Authorization: Bearer\tabcdef1234567890abcdef1234",
+    "backslash-then-quote": 'C:\\tmp\\ "password": "hunter22x"',
+}
+
+
+@pytest.mark.parametrize("text", ESCAPED.values(), ids=ESCAPED.keys())
+@pytest.mark.parametrize("ascii_only", [False, True], ids=["utf8", "ascii"])
+def test_the_file_path_reads_each_string_as_decoded(text: str, ascii_only: bool) -> None:
+    """A credential the file's JSON text holds escaped is refused by the file's path as by
+    the field path (a JSON-quoted password in a memory file's body was compiled)."""
+    from cuecard.core.store._validate import validate_memory_text
+
+    raw = record(body=text)
+    expected = refusals(raw)
+    assert any("body holds a credential-shaped value" in m for m in expected)
+    with pytest.raises(ValidationError) as caught:
+        validate_memory_text(json.dumps(raw, indent=2, ensure_ascii=ascii_only))
+    assert caught.value.refusals == expected
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,10 +1,10 @@
-"""The vault's import graph, read from its sources: no module cycle, and neither backend reaches
-the other.
+"""The vault's import graph, read from its sources: neither backend reaches the other, the
+interface names no backend, and only the factory opens one.
 
-Every import counts, wherever it is written (module top, inside a function, under
-``TYPE_CHECKING``): a lazy import is still a dependency, and a cycle of them is still a tangle.
-import-linter checks the two backends' independence on the real import graph too; this test
-adds cycles, which it cannot express.
+The graph is the one ``tests/core/test_import_graph.py`` holds every distribution to no cycle
+with (``tests/_support/import_graph.py``): every import counts, wherever it is written (module
+top, inside a function, under ``TYPE_CHECKING``). import-linter checks the two backends'
+independence on the real import graph too.
 """
 
 from __future__ import annotations
@@ -14,100 +14,17 @@ from pathlib import Path
 
 import pytest
 
-VAULT = Path(__file__).resolve().parents[3] / "packages/core/src/cuecard/core/vault"
-PACKAGE = "cuecard.core.vault"
+import cuecard.core.vault
+from tests._support.import_graph import import_graph
 
-
-def modules() -> dict[str, Path]:
-    """Every module of the vault package, by dotted name."""
-    found = {}
-    for source in sorted(VAULT.rglob("*.py")):
-        parts = list(source.relative_to(VAULT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join([PACKAGE, *parts])] = source
-    return found
-
-
-def imports_of(source: Path, known: set[str]) -> set[str]:
-    """The vault modules ``source`` imports (``from pkg import _mod`` names the module)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name in known)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            named = {f"{node.module}.{a.name}" for a in node.names} & known
-            if named:
-                found.update(named)
-            elif node.module in known:
-                found.add(node.module)
-    return found
+SOURCE = Path(__file__).resolve().parents[3] / "packages/core/src"
+PACKAGE = cuecard.core.vault.__name__
+VAULT = SOURCE.joinpath(*PACKAGE.split("."))
 
 
 def graph() -> dict[str, set[str]]:
-    found = modules()
-    known = set(found)
-    # The package itself re-exports lazily (names as strings): importing it imports nothing.
-    return {name: imports_of(path, known) - {name, PACKAGE} for name, path in found.items()}
-
-
-def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for other in sorted(edges.get(node, ())):
-            if other not in index:
-                visit(other)
-                low[node] = min(low[node], low[other])
-            elif other in stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return found
-
-
-def test_the_cycle_finder_finds_a_cycle() -> None:
-    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
-    assert cycles(edges) == [["a", "b", "c"]]
-    assert cycles({"a": {"b"}, "b": set()}) == []
-
-
-def test_the_graph_reads_lazy_and_type_only_imports(tmp_path: Path) -> None:
-    source = tmp_path / "m.py"
-    source.write_text(
-        "TYPE_CHECKING = False\n"
-        "if TYPE_CHECKING:\n"
-        "    from cuecard.core.vault.folder._vault import Vault\n"
-        "def f():\n"
-        "    from cuecard.core.vault.postgres import _schema\n",
-        encoding="utf-8",
-    )
-    known = set(modules())
-    assert imports_of(source, known) == {
-        "cuecard.core.vault.folder._vault",
-        "cuecard.core.vault.postgres._schema",
-    }
-
-
-def test_the_vault_has_no_import_cycle() -> None:
-    assert cycles(graph()) == []
+    """``module -> modules of the vault it imports`` for every module of the vault."""
+    return {name: set(targets) for name, targets in import_graph(SOURCE, PACKAGE).items()}
 
 
 @pytest.mark.parametrize(("backend", "other"), [("folder", "postgres"), ("postgres", "folder")])

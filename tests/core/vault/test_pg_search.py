@@ -90,7 +90,7 @@ def old_database(url: str, version: int) -> None:
     """A database at schema ``version`` holding one note with headings, a CJK fact and a
     superseded fact, as that version's cuecard left it."""
     from cuecard.core.vault.postgres import _schema as _pg_schema
-    from cuecard.core.vault.postgres._notes import store_note
+    from cuecard.core.vault.postgres._notes import derive_facts
 
     with PgVault(url) as vault:
         vault.conn.autocommit = True
@@ -102,13 +102,16 @@ def old_database(url: str, version: int) -> None:
                     "NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
                 )
             vault.conn.execute("INSERT INTO cuecard_schema VALUES (%s, %s)", (number, summary))
-        vault.conn.autocommit = False
-        with vault.conn.transaction():
-            store_note(
-                vault,
-                "other",
-                "# Uncategorised\n\n## Session 2: 17 June 2023\n\n- Melanie adopted a beagle\n"
-                "- 部署前先运行数据库迁移脚本\n\n## Superseded\n\n- Melanie adopted a cat\n",
+        text = (
+            "# Uncategorised\n\n## Session 2: 17 June 2023\n\n- Melanie adopted a beagle\n"
+            "- 部署前先运行数据库迁移脚本\n\n## Superseded\n\n- Melanie adopted a cat\n"
+        )
+        vault.conn.execute("UPDATE cuecard_notes SET text = %s WHERE note = 'other'", (text,))
+        for ident, row in derive_facts(text).items():  # the row as that version wrote it
+            vault.conn.execute(
+                "INSERT INTO cuecard_facts (note, id, position, line, text, shown, status, "
+                "source, written, context) VALUES ('other', %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (ident, *row[:8]),
             )
 
 
@@ -119,8 +122,15 @@ def test_a_version_5_database_is_upgraded_with_its_facts(cc: Run, pg_url: str) -
     assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0, err
-    assert json.loads(out)["applied"] == [6, 7], err
+    assert json.loads(out)["applied"] == [6, 7, 8], err
     assert postings_out_of_line(pg_url) == {}
+    with PgVault(pg_url) as vault:  # schema 8: each fact's dates, from its headings here
+        dated = vault.conn.execute("SELECT text, dates FROM cuecard_facts ORDER BY text").fetchall()
+    assert dated == [
+        ("Melanie adopted a beagle", "20230617 202306 0617"),
+        ("Melanie adopted a cat", ""),  # superseded: under no dated heading
+        ("部署前先运行数据库迁移脚本", "20230617 202306 0617"),
+    ]
     assert found(cc, pg_url, "June", "beagle")[0] == "- Melanie adopted a beagle"
     assert found(cc, pg_url, "迁移")[0] == "- 部署前先运行数据库迁移脚本"
     assert found(cc, pg_url, "cat") == []  # superseded: not in the postings
@@ -133,7 +143,7 @@ def test_a_version_6_database_is_upgraded_and_its_notes_fetched_once(cc: Run, pg
     assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0, err
-    assert json.loads(out)["applied"] == [7], err
+    assert json.loads(out)["applied"] == [7, 8], err
     with PgVault(pg_url) as vault:
         held = vault.conn.execute("SELECT note FROM cuecard_note_generations").fetchall()
         options = vault.conn.execute(
@@ -176,10 +186,20 @@ def _gram_key(gram: str) -> Callable[[list[str], str], bool]:
     return lambda lex, body: gram in body
 
 
-def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
+class Reference:
+    """BM25 over every active fact, computed in Python: the best facts (id, score), the number
+    of query keys each fact holds, and whether every key some fact holds is common."""
+
+    def __init__(self, best: list[tuple[str, float]], held: dict[str, int], common: bool) -> None:
+        self.best = best
+        self.held = held
+        self.common = common
+
+
+def reference(url: str, query: str, limit: int) -> Reference:
     """BM25 as the module docstring states it, computed over every active fact in Python: the
-    weight of each query key a fact holds (word by prefix or exactly, CJK gram as a substring),
-    normalised by the fact's length, plus a neighbour's share."""
+    weight of each query key a fact holds (word by prefix or exactly, date term exactly, CJK
+    gram as a substring), normalised by the fact's length, plus a neighbour's share."""
     import psycopg
 
     from cuecard.core.vault.postgres import _search as s
@@ -205,8 +225,10 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
     avgdl = max(sum(r[4] for r in rows) / docs, 1.0)
     weights = [max(math.log((docs - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
     own = {}
+    held = {}
     for note, ident, position, lex, length, body in rows:
         total = sum(w for w, key in zip(weights, keys, strict=True) if key(lex, body))
+        held[ident] = sum(1 for key in keys if key(lex, body))
         norm = (s.K1 + 1) / (1 + s.K1 * (1 - s.B + s.B * length / avgdl))
         own[(note, position)] = (ident, total * norm)
     scored = []
@@ -214,7 +236,8 @@ def reference(url: str, query: str, limit: int) -> list[tuple[str, float]]:
         near = [own.get((note, position + d), ("", 0.0))[1] for d in (-1, 1)]
         scored.append((ident, score + NEIGHBOUR_SHARE * max(near), note, position))
     best = sorted((x for x in scored if x[1] > 0), key=lambda x: (-x[1], x[2], x[3]))
-    return [(ident, score) for ident, score, _, _ in best[:limit]]
+    common = max((w for w, n in zip(weights, counts, strict=True) if n > 0), default=0) <= 1e-6
+    return Reference([(ident, score) for ident, score, _, _ in best[:limit]], held, common)
 
 
 QUERIES = [
@@ -224,27 +247,51 @@ QUERIES = [
     "omega lambda kappa sigma",
     "数据库",
     "部署 delta",
+    "what happened on 8 May 2023",
+    "alpha in May 2023",
 ]
 
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_database_ranking_is_bm25_over_every_fact(db: str, query: str) -> None:
-    """``_search.rank``: the ranking of a machine that cannot keep a mirror."""
-    from cuecard.core.vault.postgres._search import rank
+    """``_search.rank``: the ranking of a machine that cannot keep a mirror. Its pool is BM25
+    with the neighbours' share over every active fact (dates as terms), and it is ordered
+    from there as the folder vault's index orders its pool (exact forms first, or the prior)."""
+    from cuecard.core.recall import Ranking
+    from cuecard.core.vault.postgres._search import pool, rank
+    from tests._support.internals import pool_size, settle
 
+    notes = corpus(300)
+    notes["tools"] = notes["tools"].replace("# N\n\n", "# N\n\n## Session 3: 8 May 2023\n\n", 1)
+    notes["env"] += "- on 2023-05-08 the alpha build moved\n"
     with PgVault(db) as vault:
-        for note, text in corpus(300).items():
+        for note, text in notes.items():
             vault.add_note_text(note, text)
+        pooled = pool(vault, query, pool_size(10, Ranking()))
         hits = rank(vault, query, 10)
     expected = reference(db, query, 10)
-    assert hits, query
-    assert [round(h.score, 6) for h in hits] == [round(s, 6) for _, s in expected]
+    top = pooled.rows[:10]
+    assert top, query
+    assert [round(r[3], 6) for r in top] == [round(s, 6) for _, s in expected.best]
     # Equal scores may come in another order; each score's facts are the same set.
     by_score: dict[float, set[str]] = {}
-    for ident, score in expected:
+    for ident, score in expected.best:
         by_score.setdefault(round(score, 6), set()).add(ident)
-    for hit in hits:
-        assert hit.key in by_score[round(hit.score, 6)]
+    for row in top:
+        assert row[1] in by_score[round(row[3], 6)]
+    assert pooled.common == expected.common
+    assert [r[4] for r in pooled.rows] == [expected.held[r[1]] for r in pooled.rows]
+    rows = pooled.rows
+    order = settle(
+        [(n, r[3]) for n, r in enumerate(rows)],
+        10,
+        query,
+        Ranking(),
+        lambda ns: {
+            n: (rows[n][2], expected.held[rows[n][1]] if expected.common else 0) for n in ns
+        },
+    )
+    assert [(h.key, h.score) for h in hits] == [(rows[n][1], s) for n, s in order]
 
 
 def test_search_ranks_as_the_folder_vault_over_the_same_notes(db: str, tmp_path: Path) -> None:
@@ -418,3 +465,91 @@ def test_a_change_fetches_only_the_notes_it_touched(db: str) -> None:
             vault.conn.execute("TRUNCATE cuecard_facts")
         assert vault.search("quokka", 10) == []
     assert sorted(p.name for p in env.parent.iterdir()) == []
+
+
+# -- the same answers with and without a cache folder ----------------------------------------------
+
+CONVERSATION = """# Melanie and Caroline
+
+## Session 1: 8 May 2023
+
+- Melanie: Hi Caroline!
+- Caroline: Hey Melanie, how was your week?
+- Melanie: I ran my first half marathon along the river last weekend and finished it in \
+just under two hours.
+- Caroline: That's so cool!
+
+## Session 2: 17 June 2023
+
+- Melanie: Guess what, we finally adopted a shy little beagle from the animal shelter down \
+the road, and the kids named her Biscuit after the biscuits she keeps stealing.
+- Caroline: Wow!
+- Melanie: Thanks!
+- Caroline: The buildkite pipeline at work broke again on Friday.
+
+## Session 3: 2 July 2023
+
+- Caroline: Hi Melanie!
+- Melanie: Hey, good to see you.
+- Caroline: My sister is visiting from Lisbon next week and we are going hiking in the hills.
+- Melanie: Have fun!
+
+## Session 4: 30 August 2023
+
+- Melanie: Hello again!
+- Caroline: I started a pottery class on Tuesday evenings and made a wobbly bowl.
+- Melanie: That sounds lovely.
+- Caroline: Bye for now!
+"""
+
+# question -> the fact both rankings put first
+ANSWERS = {
+    # a date in another form than the heading's: reached only through the date terms
+    "Which sport did Melanie take up on 2023-05-08?": "Melanie: I ran my first half marathon",
+    # only the name in common (in every fact's headings): the prior prefers the long turn
+    "Does Melanie have a pet?": "Melanie: Guess what, we finally adopted",
+    "Is Caroline impressed by Melanie?": "Melanie: Guess what, we finally adopted",
+    # a known item: the exact words first
+    "first half marathon along the river": "Melanie: I ran my first half marathon",
+    "What happened in June 2023?": "Melanie: Guess what, we finally adopted",
+}
+
+
+def test_search_answers_alike_with_and_without_a_writable_cache_folder(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database's ranking (a machine whose cache folder cannot be written) searches the
+    dates a question names and weighs the length prior as the mirror's ranking does, so both
+    put the same fact first. What still differs is stated in the module docstring of
+    ``_search`` and shown by the next test."""
+    with PgVault(db) as vault:
+        vault.add_note_text("other", CONVERSATION)
+        mirrored = {q: vault.search(q, 5) for q in ANSWERS}
+        assert vault.mirror() is not None
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    with PgVault(db) as vault:
+        ranked = {q: vault.search(q, 5) for q in ANSWERS}
+        assert vault.mirror() is None
+    for question, answer in ANSWERS.items():
+        assert mirrored[question][0].text.startswith(f"- {answer}"), question
+        assert ranked[question][0].text == mirrored[question][0].text, question
+
+
+def test_where_the_two_rankings_differ(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database's BM25 matches a word's stem of four letters or more as a prefix (its
+    postings hold ``simple`` lexemes, not the folder vault's tokens): "build" finds
+    "buildkite", which the mirror's ranking does not."""
+    with PgVault(db) as vault:
+        vault.add_note_text("other", CONVERSATION)
+        mirrored = [h.text for h in vault.search("build", 5)]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    with PgVault(db) as vault:
+        ranked = [h.text for h in vault.search("build", 5)]
+    assert mirrored == []
+    assert ranked[0] == "- Caroline: The buildkite pipeline at work broke again on Friday."

@@ -431,7 +431,7 @@ def test_a_version_2_database_migrates_its_facts_into_notes(
         )
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0, err
-    assert json.loads(out)["applied"] == [3, 4, 5, 6, 7], err
+    assert json.loads(out)["applied"] == [3, 4, 5, 6, 7, 8], err
     shown = json.loads(ok(cc, "vault", "show", "env", "--vault", pg_url, "--json"))["text"]
     assert shown == (
         "# Paths and environment\n\n> Machines, paths, ports, versions, accounts (never "
@@ -493,7 +493,7 @@ def test_a_version_4_database_gains_its_facts_headings(cc: Run, pg_url: str) -> 
     assert "migrate-db" in err
     code, out, err = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0, err
-    assert json.loads(out)["applied"] == [5, 6, 7], err
+    assert json.loads(out)["applied"] == [5, 6, 7, 8], err
 
     def found(*query: str) -> list[str]:
         out = ok(cc, "vault", "search", *query, "--vault", pg_url, "--json")

@@ -76,7 +76,7 @@ def test_migrate_db_is_safe_to_run_twice_and_commands_wait_for_it(cc: Run, pg_ur
     assert "migrate-db" in err
     code, out, _ = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0
-    assert json.loads(out) == {"vault": pg_url, "applied": [1, 2, 3, 4, 5, 6, 7], "version": 7}
+    assert json.loads(out) == {"vault": pg_url, "applied": [1, 2, 3, 4, 5, 6, 7, 8], "version": 8}
     code, out, _ = cc("vault", "migrate-db", "--vault", pg_url, "--json")
     assert code == 0
     assert json.loads(out)["applied"] == []
@@ -100,8 +100,8 @@ def test_concurrent_migrations_apply_each_step_once(pg_url: str) -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(migrate, range(4)))
     applied = [v for r in results for v in r["applied"]]
-    assert sorted(applied) == [1, 2, 3, 4, 5, 6, 7]
-    assert {r["version"] for r in results} >= {7}
+    assert sorted(applied) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert {r["version"] for r in results} >= {8}
 
 
 def test_migrate_db_on_a_folder_vault_is_a_usage_error(cc: Run, tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -365,11 +365,4 @@ test('the status route shows the last failure, and the startup check logs set-up
   // and recorded where `cuecard doctor` reads it
   const recorded = JSON.parse(readFileSync(join(fake.config, 'cuecard', 'dsh-status.json'), 'utf8'))
   assert.deepEqual(recorded.last_failure, failed.last_failure)
-})
-
-test('both plugins load the one shared runner.js', () => {
-  const shared = realpathSync(join(JS_ROOT, 'shared/runner.js'))
-  for (const name of ['cuecard-dsh-memory', 'cuecard-dsh-discipline']) {
-    assert.equal(realpathSync(join(JS_ROOT, name, 'lib/runner.js')), shared, name)
-  }
 })

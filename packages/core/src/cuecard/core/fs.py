@@ -1,7 +1,8 @@
 """Crash-consistent file primitives (atomic replace, exclusive create, advisory locks, appends)
 and the confined layer every file operation under a folder cuecard does not own goes through
 (``Tree``: walks by directory descriptor, follows no link at any depth, refuses FIFOs, devices
-and sockets, deletes only folders it marked; ``UnsafePath`` when it refuses).
+and sockets, deletes only folders it marked; ``UnsafePath`` when it refuses), and SQLite
+databases opened through it (``connect_database``).
 
 Standard library only. ``crash_point(name)`` kills the process for real when the environment
 variable ``CUECARD_CRASH_AT`` names it: crash tests use it. Re-exported lazily.
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from cuecard.core.base._confined import describe as describe
     from cuecard.core.base._confined import held_folders as held_folders
     from cuecard.core.base._confined import unsafe_entries as unsafe_entries
+    from cuecard.core.base._database import connect_database as connect_database
     from cuecard.core.base._fsio import atomic_write as atomic_write
     from cuecard.core.base._fsio import crash_point as crash_point
     from cuecard.core.base._fsio import exclusive_create as exclusive_create
@@ -35,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "describe": "cuecard.core.base._confined",
     "held_folders": "cuecard.core.base._confined",
     "unsafe_entries": "cuecard.core.base._confined",
+    "connect_database": "cuecard.core.base._database",
     "append_record": "cuecard.core.engine._append",
     "atomic_write": "cuecard.core.base._fsio",
     "crash_point": "cuecard.core.base._fsio",

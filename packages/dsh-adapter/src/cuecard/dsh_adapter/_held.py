@@ -14,7 +14,6 @@ still apply).
 from __future__ import annotations
 
 import os
-import sqlite3
 
 __all__ = ["MAX_SHARE", "candidate_words", "held_topics"]
 
@@ -70,11 +69,14 @@ def held_topics(text: str, vault: str | None) -> list[str]:
         return []
     try:
         path = _index_path(vault)
-        if path is None or not os.path.isfile(path):
+        if path is None:
             return []
-        from urllib.parse import quote
+        from cuecard.core.fs import Tree, connect_database
 
-        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+        # through the confined layer: a link in the index's place is refused, and the file
+        # SQLite opened is the one the layer proved
+        folder, name = os.path.split(path)
+        conn = connect_database(Tree(folder), name, readonly=True)
         try:
             docs = int(conn.execute("SELECT value FROM meta WHERE key = 'docs'").fetchone()[0])
             marks = ",".join("?" * len(words))

@@ -12,13 +12,14 @@ Hot path: this module imports only the standard library and core's stdlib-only e
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
 
 from cuecard.core.engine import Event, locate_root
 from cuecard.hooks._context import Context, build_event, context_output, first_string, tool_input
-from cuecard.hooks._harness import HARNESSES, event_name, normalise
+from cuecard.hooks._harness import HARNESSES, Harness, event_name, normalise
 from cuecard.hooks._tools import tool_call
 
 TYPE_CHECKING = False  # importing typing costs a hook process more than its work
@@ -154,15 +155,19 @@ def respond(harness_name: str, event: str, data: bytes) -> str:
         harness = HARNESSES["grok"]  # Grok Build runs Claude Code's hook files too
     payload = normalise(harness.name, payload)
     cwd = payload.get("cwd")
-    root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
-    if root is None:
-        return ""
-    key = f"{harness.name} {name}"
     from cuecard.core.engine import held_folders
 
+    with held_folders():  # each folder of the store walked (and checked) once in this event
+        root = locate_root(cwd if isinstance(cwd, str) and cwd else None)
+        return _answer(harness, name, payload, root) if root is not None else ""
+
+
+def _answer(harness: Harness, name: str, payload: dict[str, Any], root: str) -> str:
+    """``respond``'s answer for a project found at ``root``: a failure is recorded for the
+    person, the record cleared once the same call works again."""
+    key = f"{harness.name} {name}"
     try:
-        with held_folders():  # (each folder of the store walked once in this event)
-            answer = _HANDLERS[name](Context(harness, name, payload, root))
+        answer = _HANDLERS[name](Context(harness, name, payload, root))
     except Exception as exc:  # recorded for the person (doctor, SessionStart), then silent
         from cuecard.core.fs import UnsafePath
 
@@ -185,8 +190,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``cuecard-hook``. Always exits 0.
 
     Run as the command (``argv`` None), the process ends as soon as the answer is written
-    (``_exit_now``); called with ``argv`` it returns, as a library call must.
+    (``_exit_now``) and runs without Python's cyclic garbage collector; called with ``argv`` it
+    returns, as a library call must, and leaves the collector alone.
     """
+    if argv is None:
+        # One short process that frees its memory by ending: the collector's passes over the
+        # engine's modules as they load would cost it more than the cycles they could free.
+        gc.disable()
     code = _serve(list(sys.argv[1:] if argv is None else argv))
     if argv is None:
         _exit_now(code)

@@ -15,10 +15,13 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from cuecard.core.fs import crash_point
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cuecard.wp_projection._safefs import Database
 
 __all__ = [
     "QUEUE_NAME",
@@ -97,11 +100,11 @@ class Retry:
     """What the envelope named, for the refusal record."""
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A connection to the queue at ``path``, which ``SafeRoot.database`` gave: it made the
-    file owner-only (event bodies may hold private layers) and proved it and SQLite's side files
-    regular files in plain folders."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+def _connect(database: Database) -> sqlite3.Connection:
+    """A connection to the queue ``SafeRoot.database`` gave: it made the file owner-only (event
+    bodies may hold private layers); the connection is made through the confined layer (no
+    link followed at any depth, the file SQLite opened proved the one checked)."""
+    conn = database.connect(timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     return conn
@@ -111,10 +114,11 @@ class DurableQueue:
     """The queue file ``<managed>/.queue.sqlite`` (``SafeRoot.database``) and its committer
     thread."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.path = database.path
         self._clock = time.time
-        self._conn = _connect(path)
+        self._conn = _connect(database)
         self._conn.executescript(_SCHEMA)
         _add_retry_columns(self._conn)
         self._read_lock = threading.Lock()
@@ -156,7 +160,7 @@ class DurableQueue:
     def _commit_loop(self) -> None:
         # One connection writes everything (inserts and applied marks), so writers never wait
         # on SQLite's busy handler; what arrived meanwhile shares one commit and one fsync.
-        conn = _connect(self.path)
+        conn = _connect(self.database)
         try:
             while True:
                 first = self._inbox.get()
@@ -306,12 +310,12 @@ class DurableQueue:
             self._conn.close()
 
 
-def queue_counts(path: Path | None) -> dict[str, int]:
+def queue_counts(database: Database | None) -> dict[str, int]:
     """Read-only counts for ``cuecard wp status`` (zero when there is no queue yet) of the
-    queue at ``path`` (``SafeRoot.existing_database``)."""
-    if path is None:
+    queue ``database`` (``SafeRoot.existing_database``)."""
+    if database is None:
         return {"waiting": 0, "applied": 0}
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    conn = database.connect(readonly=True, timeout=10)
     try:
         waiting, applied = conn.execute(
             "SELECT COUNT(*) - COUNT(applied_at), COUNT(applied_at) FROM events"
@@ -344,13 +348,13 @@ def _retrying_rows(rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _read_only(path: Path | None, query: str, limit: int) -> list[Any]:
-    """The rows of ``query`` over the queue at ``path`` (``SafeRoot.existing_database``), opened
-    read-only; none when there is no queue, or when it is from a version that did not keep
-    that table."""
-    if path is None:
+def _read_only(database: Database | None, query: str, limit: int) -> list[Any]:
+    """The rows of ``query`` over the queue ``database`` (``SafeRoot.existing_database``),
+    opened read-only; none when there is no queue, or when it is from a version that did not
+    keep that table."""
+    if database is None:
         return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    conn = database.connect(readonly=True, timeout=10)
     try:
         return conn.execute(query, (limit,)).fetchall()
     except sqlite3.OperationalError:
@@ -359,9 +363,9 @@ def _read_only(path: Path | None, query: str, limit: int) -> list[Any]:
         conn.close()
 
 
-def retrying_events(path: Path | None, limit: int = 20) -> list[dict[str, Any]]:
+def retrying_events(database: Database | None, limit: int = 20) -> list[dict[str, Any]]:
     """Events waiting for another attempt (read-only; none when there is no queue)."""
-    return _retrying_rows(_read_only(path, _RETRYING, limit))
+    return _retrying_rows(_read_only(database, _RETRYING, limit))
 
 
 def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
@@ -372,6 +376,6 @@ def _refusal_rows(rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def recent_refusals(path: Path | None, limit: int = 20) -> list[dict[str, Any]]:
+def recent_refusals(database: Database | None, limit: int = 20) -> list[dict[str, Any]]:
     """The newest refused requests, oldest first (read-only; none when there is no queue)."""
-    return _refusal_rows(_read_only(path, _RECENT, limit))
+    return _refusal_rows(_read_only(database, _RECENT, limit))

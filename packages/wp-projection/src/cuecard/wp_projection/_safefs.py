@@ -14,19 +14,40 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from cuecard.core import StoreBusy
-from cuecard.core.fs import Tree, UnsafePath
+from cuecard.core.fs import Tree, UnsafePath, connect_database
 from cuecard.wp_projection._errors import PathRefused, RootBusy, RootNotWritable
 from cuecard.wp_projection._paths import is_config_name, is_git_metadata, normalise_relative
 
-__all__ = ["SafeRoot"]
+__all__ = ["Database", "SafeRoot"]
 
 DATABASE_SIDES = ("", "-wal", "-shm", "-journal")
 """The files SQLite keeps for a database ``NAME``: ``NAME``, ``NAME-wal``…"""
+
+
+class Database:
+    """A SQLite database in a ``SafeRoot``'s managed folder (``SafeRoot.database``)."""
+
+    __slots__ = ("name", "root")
+
+    def __init__(self, root: SafeRoot, name: str) -> None:
+        self.root = root
+        self.name = name
+
+    @property
+    def path(self) -> Path:
+        """Where it is, for messages."""
+        return self.root.managed_path / self.name
+
+    def connect(self, *, readonly: bool = False, **options: Any) -> sqlite3.Connection:
+        """``SafeRoot.connect`` of this database."""
+        return self.root.connect(self.name, readonly=readonly, **options)
 
 
 class SafeRoot:
@@ -154,11 +175,12 @@ class SafeRoot:
         with self._confined():
             return self.tree.remove_empty(f"{self.managed}/{rel_dir}")
 
-    def database(self, name: str) -> Path:
-        """The path of the SQLite database ``name`` in the managed folder, for SQLite (which opens
-        files by path): made empty and owner-only when missing, after the layer proved that
-        the folders on the way are plain folders of this user and that the database and its
-        ``-wal``, ``-shm`` and ``-journal`` files are regular files or absent."""
+    def database(self, name: str) -> Database:
+        """The SQLite database ``name`` in the managed folder: made empty and owner-only when
+        missing, after the layer proved that the folders on the way are plain folders of this
+        user and that the database and its ``-wal``, ``-shm`` and ``-journal`` files are
+        regular files or absent. Connections to it are made through the layer too
+        (``Database.connect``)."""
         path = self._rel(name)
         with self._confined():
             self.tree.create(path, mode=0o600)
@@ -166,13 +188,22 @@ class SafeRoot:
                 found = self.tree.lstat(path + side)
                 if found is not None and not stat.S_ISREG(found.st_mode):
                     raise UnsafePath(self.tree.path(path + side), "is not a regular file")
-        return self.managed_path / name
+        return Database(self, name)
 
-    def existing_database(self, name: str) -> Path | None:
+    def existing_database(self, name: str) -> Database | None:
         """``database`` for a reader: ``None`` when there is none (nothing is made)."""
         with self._confined():
             found = self.tree.lstat(self._rel(name))
         return None if found is None else self.database(name)
+
+    def connect(self, name: str, *, readonly: bool = False, **options: Any) -> sqlite3.Connection:
+        """A connection to the SQLite database ``name`` in the managed folder, opened through
+        core's confined layer (``connect_database``: no link at any depth, and the file SQLite
+        opened is the one the layer proved); ``PathRefused`` otherwise."""
+        with self._confined():
+            return connect_database(
+                self.tree, self._rel(name), readonly=readonly, mode=0o600, **options
+            )
 
     # -- availability --------------------------------------------------------------------------
 

@@ -67,7 +67,15 @@ _IGNORE_ALL = b"# made by cuecard: this machine's derived state, never committed
 
 MARKED_IN = ("local", "sessions")
 """The folder (its last two components) where each folder the layer makes (a session's folder)
-gets cuecard's ``MARKER`` at once, so maintenance may delete it later, and nothing else there."""
+gets cuecard's ``MARKER`` at once, so maintenance may delete it later, and nothing else there.
+Each marker there is a hard link to ``MARK_SOURCE`` in that folder, made once: a new name costs
+the file system a directory entry where a new file costs an inode, which a busy ext4 disk can
+take a millisecond of CPU to find (the hook makes a session's folder at its first delivery)."""
+
+MARK_SOURCE = ".cuecard-made.source"
+"""The one regular file in a ``MARKED_IN`` folder whose hard links are its folders' markers (it
+marks no folder itself: a marker is named ``MARKER``)."""
+_SESSION_MARK = b"made by cuecard: a session's folder\n"
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -250,7 +258,7 @@ class Tree:
             if made and depth and tuple(parts[depth - 1 : depth + 1]) == SELF_IGNORING:
                 _ignore_all(child)
             elif made and depth > 1 and tuple(parts[depth - 2 : depth]) == MARKED_IN:
-                _ignore_all(child, MARKER, b"made by cuecard: a session's folder\n")
+                _mark(fd, child)
         except OSError:
             raise self._refuse(fd, part, shown) from None
         try:
@@ -489,13 +497,27 @@ class Tree:
                 _fsync_quietly(fd)
 
     def create(
-        self, rel: str, data: str | bytes = b"", *, atomic: bool = False, mode: int = 0o644
+        self,
+        rel: str,
+        data: str | bytes = b"",
+        *,
+        atomic: bool = False,
+        mode: int = 0o644,
+        like: str | None = None,
     ) -> bool:
         """Create ``rel`` holding ``data`` (permission ``mode``) only if no entry of that name
         exists (a link included); ``False`` when one did. ``atomic``: readers never see it
-        partly written (written to a temporary file, then linked into place, durably)."""
+        partly written (written to a temporary file, then linked into place, durably).
+        ``like``: a regular file of this user in the tree (a relative path), of which ``rel``
+        is made a new name instead (a hard link: the disk allocates no inode for it, and what
+        ``rel`` holds is that file's content); when ``like`` is not such a file or cannot be
+        linked, ``rel`` is created with ``data``."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
         with self._parent(rel, create=True) as (fd, name):
+            if like is not None and not atomic:
+                linked = self._link_like(like, fd, name)
+                if linked is not None:
+                    return linked
             if not atomic:
                 try:
                     handle = os.open(name, _CREATE_FLAGS, mode, dir_fd=fd)
@@ -522,6 +544,25 @@ class Tree:
                 _unlink_quietly(temp, fd)
             _fsync_quietly(fd)
             return True
+
+    def _link_like(self, like: str, fd: int, name: str) -> bool | None:
+        """``create``'s ``like``: whether ``name`` in folder ``fd`` was made a new name of the
+        regular file ``like`` (``False``: an entry of that name exists), or ``None`` when it
+        could not be (``like`` missing, not a regular file of this user, or not linkable)."""
+        if not _BY_FD:  # (no dir_fd to link with: a file of its own)
+            return None
+        try:
+            with self._parent(like) as (source_fd, source):
+                st = os.stat(source, dir_fd=source_fd, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) or _owner_problem(st) is not None:
+                    return None
+                # (an entry swapped in since the stat is linked as itself, never followed)
+                os.link(source, name, src_dir_fd=source_fd, dst_dir_fd=fd, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        except OSError:
+            return None
+        return True
 
     def move(self, rel: str, to: str) -> bool:
         """Move the regular file ``rel`` to ``to`` (missing folders made) without replacing an
@@ -595,9 +636,11 @@ class Tree:
 
     def remove_marked(self, rel: str, marker: str = MARKER) -> bool:
         """Delete folder ``rel`` and what it holds, only when it is a plain folder holding the
-        regular file ``marker`` (cuecard made it); ``False`` when it was left alone. Walks by
-        descriptor: a link inside is removed as a link, never followed; the marker goes last,
-        so an interrupted deletion is finished by the next one."""
+        regular file ``marker`` (cuecard made it); ``False`` when it was left alone (no marker,
+        or not a folder); ``UnsafePath`` when it belongs to another user, as for a folder on the
+        way (nothing deleted). Walks by descriptor: a link inside is removed as a link, never
+        followed; the marker goes last, so an interrupted deletion is finished by the next
+        one."""
         try:
             with self._parent(rel) as (parent, name):
                 try:
@@ -605,8 +648,9 @@ class Tree:
                 except OSError:
                     return False
                 try:
-                    if _owner_problem(os.fstat(fd)) is not None:
-                        return False
+                    problem = _owner_problem(os.fstat(fd))
+                    if problem is not None:
+                        raise UnsafePath(self.path(rel), problem)
                     st = self._lstat_in(fd, marker)
                     if st is None or not stat.S_ISREG(st.st_mode):
                         return False
@@ -732,6 +776,34 @@ def _ignore_all(folder_fd: int, name: str = ".gitignore", data: bytes = _IGNORE_
         pass
     finally:
         os.close(handle)
+
+
+def _mark(parent: int, folder: int) -> None:
+    """Put ``MARKER`` in ``folder``, just made in ``parent`` (a ``MARKED_IN`` folder): a hard link
+    to ``parent``'s ``MARK_SOURCE`` (made first when missing), no link followed. When that is not
+    a regular file of this user, or cannot be linked (a file system without hard links, or at
+    its link limit), the marker is created in ``folder`` as a file of its own."""
+    try:
+        st = os.stat(MARK_SOURCE, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        _ignore_all(parent, MARK_SOURCE, _SESSION_MARK)
+        try:
+            st = os.stat(MARK_SOURCE, dir_fd=parent, follow_symlinks=False)
+        except OSError:
+            st = None
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and _owner_problem(st) is None:
+        try:
+            # (an entry swapped in since the stat is linked as itself, never followed: a marker
+            # that is not a regular file proves nothing, and its folder is left in place)
+            os.link(
+                MARK_SOURCE, MARKER, src_dir_fd=parent, dst_dir_fd=folder, follow_symlinks=False
+            )
+            return
+        except OSError:
+            pass
+    _ignore_all(folder, MARKER, _SESSION_MARK)
 
 
 def _ignore_all_at(folder: str) -> None:  # pragma: no cover - where dir_fd is missing

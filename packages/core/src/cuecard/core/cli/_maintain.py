@@ -11,7 +11,8 @@ _KEYS = (
     "ran (false, alone, when --if-due found the last run less than a day old), "
     "ran_at (Unix seconds), sessions_rolled, sessions_pruned, sessions_left (idle session "
     "folders without cuecard's marker, kept), sessions_failed (list of {folder, error}: "
-    "idle folders cuecard marked whose deletion failed partway), deliveries_rolled, "
+    "idle folders cuecard marked whose deletion failed partway), sessions_foreign (list of "
+    "{folder, reason}: idle folders another user owns, kept), deliveries_rolled, "
     "ingestions_rolled, retired (list of {id, title, sessions}), similarity (live memories "
     "indexed), compiled (whether the trigger index was rebuilt), seconds"
 )
@@ -104,6 +105,15 @@ def run(args: argparse.Namespace) -> int:
             f"{store.local_dir / 'sessions'} that cuecard made: {named}"
             f"{' …' if len(failed) > 5 else ''}; their summaries are kept in telemetry.sqlite "
             "and the next maintenance tries again (or delete them by hand)",
+            file=sys.stderr,
+        )
+    if report.sessions_foreign:
+        foreign = report.sessions_foreign
+        named = "; ".join(f"{item['folder']} ({item['reason']})" for item in foreign[:5])
+        print(
+            f"left {len(foreign)} idle session folders under {store.local_dir / 'sessions'} "
+            f"in place: {named}{' …' if len(foreign) > 5 else ''}; cuecard deletes nothing of "
+            "another user's (their owner, or root, can)",
             file=sys.stderr,
         )
     for item in report.retired:

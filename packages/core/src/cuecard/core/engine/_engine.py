@@ -52,10 +52,6 @@ def _marks(root: str, record: dict[str, Any]) -> list[str]:
     return marks
 
 
-class _Changed(Exception):
-    """A matched memory's file changed since the index was compiled."""
-
-
 def _memory_blocks(
     root: str,
     index: Index,
@@ -64,18 +60,22 @@ def _memory_blocks(
     budget: Budget,
     *,
     sources: bool = True,
-) -> list[Block]:
-    """The matched memories' blocks, by rank; ``_Changed`` when ``sources`` and a matched
-    memory's file changed since the index was compiled."""
+) -> list[Block] | None:
+    """The matched memories' blocks, by rank; ``None`` when ``sources`` and a matched memory's
+    file changed since the index was compiled (no exception class: a class costs the hook
+    process more to create than this check)."""
     ranked: list[tuple[int, Block]] = []
+    epoch: int | None = None  # read once, at the first match (``_deliver`` reads it again)
     for match in index.match(event, budget):
-        if ledger is not None and ledger.claimed(match.memory):
-            continue
+        if ledger is not None:
+            epoch = ledger.epoch() if epoch is None else epoch
+            if ledger.claimed(match.memory, epoch):
+                continue
         record = index.memory(match.memory)
         if record is None:
             continue
         if sources and source_changed(root, record):
-            raise _Changed(match.memory)
+            return None
         text = render_memory(match.memory, record, match.dimension, _marks(root, record))
         block = Block(match.memory, str(record.get("title", "")), text, match.dimension)
         ranked.append((int(record.get("rank", 9)), block))
@@ -233,14 +233,13 @@ def handle(
     from cuecard.core.engine._budget import Budget
 
     budget = Budget()  # what matching this event may cost, whatever the memories and paths
-    try:
-        found = _memory_blocks(root, index, event, ledger, budget)
-    except _Changed:  # never deliver what a person has since rewritten: rebuild, match again
+    found = _memory_blocks(root, index, event, ledger, budget)
+    if found is None:  # never deliver what a person has since rewritten: rebuild, match again
         index = load_index(root, rebuild=True)
         if index is None:
             return Delivery()
         cap = index.delivery_limit if limit is None else min(limit, index.delivery_limit)
-        found = _memory_blocks(root, index, event, ledger, Budget(), sources=False)
+        found = _memory_blocks(root, index, event, ledger, Budget(), sources=False) or []
     blocks = _check_blocks(index, event, budget) + found
     _note_unmatched(ledger, event, budget)
     held: list[Block] = []

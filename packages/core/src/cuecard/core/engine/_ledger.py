@@ -1,9 +1,10 @@
 """The delivery ledger in ``.cuecard/local/``: who received what, once per epoch. Stdlib only.
 
-A claim is a file created with ``O_EXCL`` under
-``sessions/<session>/e<epoch>/<agent>/<memory>``, so parallel hook processes agree on exactly one
-deliverer without a lock. A compaction or a clear starts a new epoch. Every delivery also appends
-one line (event, counts, size, ids — never content) to ``ledger.jsonl``.
+A claim is a name made exclusively under ``sessions/<session>/e<epoch>/<agent>/<memory>`` (a
+hard link to the session folders' marker file, else a file created with ``O_EXCL``), so parallel
+hook processes agree on exactly one deliverer without a lock. A compaction or a clear starts a
+new epoch. Every delivery also appends one line (event, counts, size, ids — never content) to
+``ledger.jsonl``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import re
 import time
 
-from cuecard.core.base._confined import UnsafePath
+from cuecard.core.base._confined import MARK_SOURCE, UnsafePath
 from cuecard.core.engine._paths import local_tree
 
 TYPE_CHECKING = False
@@ -95,10 +96,17 @@ class Ledger:
         return self.tree.lstat(_join(folder, safe_name(name))) is not None
 
     def claim(self, name: str, details: dict[str, Any], epoch: int | None = None) -> bool:
-        """Claim ``name`` (a memory id, or a check key) for this epoch; ``False`` if taken."""
+        """Claim ``name`` (a memory id, or a check key) for this epoch; ``False`` if taken.
+
+        The claim is a new name of the session folders' marker file (``MARK_SOURCE``), made
+        exclusively as a file would be: a new file would cost the disk an inode per delivered
+        memory. ``details`` (with the time) are what a claim holds when it cannot be a link
+        (a store without that file, a file system without hard links); the ledger line of the
+        delivery records the same."""
         folder = self._claim_dir(self.epoch() if epoch is None else epoch)
         data = json.dumps({**details, "t": round(self.clock(), 3)}).encode("utf-8")
-        return self.tree.create(_join(folder, safe_name(name)), data)
+        like = _join(self.local_rel, "sessions", MARK_SOURCE)
+        return self.tree.create(_join(folder, safe_name(name)), data, like=like)
 
     def claim_nth(self, name: str, limit: int, details: dict[str, Any]) -> bool:
         """Claim one of ``limit`` slots for ``name`` (a check reported at most ``limit`` times)."""

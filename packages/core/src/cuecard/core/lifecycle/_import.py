@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cuecard.core.base._confined import describe
 from cuecard.core.base._errors import ValidationError
 from cuecard.core.lifecycle._repofiles import GlobSet, repository_files
 from cuecard.core.lifecycle._rules import FORMATS, NESTED, RuleFormat, parse_rule, rule_topic
@@ -77,18 +79,68 @@ def _nested(base: Path) -> list[tuple[RuleFormat, str]]:
 
 
 def discover_rules(base: Path) -> list[tuple[RuleFormat, str]]:
-    """Rule files under ``base``: ``(format, path relative to the format's folder)``."""
+    """Rule files under ``base``: ``(format, path relative to the format's folder)``. No link
+    is followed: a rule folder reached through one is listed as ``(format, "")``, and a link or
+    a FIFO among the rules is listed as it is (the import names it as skipped, unread)."""
     found: list[tuple[RuleFormat, str]] = _nested(base)
     real_base = base.resolve()
     for fmt in FORMATS:
         folder = base / fmt.folder
-        if not folder.is_dir() or not folder.resolve().is_relative_to(real_base / fmt.folder):
-            continue  # a rules folder reached through a symbolic link is not read
-        for path in sorted(folder.rglob(f"*{fmt.suffix}")):
-            rel = path.relative_to(folder).as_posix()
-            if not path.name.startswith("."):
-                found.append((fmt, rel))
+        if not folder.is_dir():
+            continue
+        if not folder.resolve().is_relative_to(real_base / fmt.folder):
+            found.append((fmt, ""))  # a rules folder reached through a symbolic link: not read
+            continue
+        listed: list[str] = []
+        for walked, (here, dirs, files) in enumerate(os.walk(folder)):  # follows no link
+            if walked > MAX_FOLDERS:
+                break
+            rel = Path(here).relative_to(folder).as_posix()
+            at = "" if rel == "." else f"{rel}/"
+            dirs.sort()
+            listed += [f"{at}{d}" for d in dirs if os.path.islink(os.path.join(here, d))]
+            listed += [f"{at}{f}" for f in files if f.endswith(fmt.suffix)]
+        found += [(fmt, rel) for rel in sorted(listed) if rel.rpartition("/")[2][:1] != "."]
     return found
+
+
+_READ = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _read_rule(path: Path) -> bytes | str:
+    """The bytes of the rule file ``path``, or why it is skipped unread: a link (never
+    followed), a FIFO, device or socket (never waited on), a file over ``MAX_RULE_BYTES``."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError as exc:
+        if os.path.islink(path):
+            return "it is a symbolic link"
+        return f"cannot be read ({exc.strerror})"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return f"it is {describe(st.st_mode)}, not a regular file"
+        chunks, left = [], MAX_RULE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_RULE_BYTES:
+        return f"larger than {MAX_RULE_BYTES} bytes"
+    return data
 
 
 def _person(root: Path) -> str:
@@ -138,16 +190,13 @@ def import_rules(
         shown = path.relative_to(root).as_posix() if inside else str(path)
         ref = shown if inside else within
         entry: dict[str, Any] = {"file": shown}
-        if path.is_symlink():
-            report.skipped.append({**entry, "reason": "it is a symbolic link"})
+        if not rel:
+            reason = "the folder is reached through a symbolic link: not followed"
+            report.skipped.append({**entry, "reason": reason})
             continue
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            report.skipped.append({**entry, "reason": f"cannot be read ({exc.strerror})"})
-            continue
-        if len(data) > MAX_RULE_BYTES:
-            report.skipped.append({**entry, "reason": f"larger than {MAX_RULE_BYTES} bytes"})
+        data = _read_rule(path)
+        if isinstance(data, str):
+            report.skipped.append({**entry, "reason": data})
             continue
         rule = parse_rule(fmt, within, data, shown)
         if rule.skip:

@@ -14,10 +14,10 @@ candidate revises, and one without path triggers (its opportunities cannot be se
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 
+from cuecard.core.base._confined import UnsafePath
 from cuecard.core.engine._schedule import STAMP
 
 TYPE_CHECKING = False
@@ -49,6 +49,9 @@ class MaintainReport:
     sessions_failed: list[dict[str, str]] = field(default_factory=list)
     """Idle session folders cuecard marked whose deletion failed partway: ``folder`` and
     ``error``. The marker goes last, so the next run tries again."""
+    sessions_foreign: list[dict[str, str]] = field(default_factory=list)
+    """Idle session folders left in place because they belong to another user (whatever they
+    hold, cuecard deletes nothing of another user's): ``folder`` and ``reason``."""
     deliveries_rolled: int = 0
     """Ledger lines moved into the database."""
     ingestions_rolled: int = 0
@@ -166,10 +169,6 @@ def maintain(
     tree = store.tree  # .cuecard/local reached by descriptor, no link followed
     tree.mkdirs(".cuecard/local")
     config = store.config()
-    # SQLite opens the database by path: make sure it is a regular file in plain folders first
-    # (a link or a FIFO there is refused with UnsafePath, and the command names it)
-    tree.create(".cuecard/local/telemetry.sqlite")
-    os.close(tree.open_read(".cuecard/local/telemetry.sqlite"))
     with (
         tree.locked(".cuecard/local/maintain.lock", timeout=60),
         Telemetry(local / "telemetry.sqlite") as db,
@@ -188,6 +187,9 @@ def maintain(
         for folder in idle:  # only what cuecard marked, by descriptor, no link followed
             try:
                 pruned = tree.remove_marked(f".cuecard/local/sessions/{folder.name}")
+            except UnsafePath as exc:  # another user's folder: never deleted, said so
+                report.sessions_foreign.append({"folder": folder.name, "reason": exc.reason})
+                continue
             except OSError as exc:
                 report.sessions_failed.append({"folder": folder.name, "error": str(exc)})
                 continue

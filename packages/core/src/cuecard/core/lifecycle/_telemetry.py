@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cuecard.core.base._confined import Tree, settled
+from cuecard.core.base._database import connect_database
 from cuecard.core.base._fsio import crash_point
 
 __all__ = [
@@ -116,7 +118,10 @@ def session_folders(local_dir: Path) -> list[Path]:
 
 
 def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
-    """The latest modification time of the entries under folder ``rel``, by descriptor."""
+    """The latest modification time of the entries under folder ``rel``, by descriptor. A file
+    with more than one name (the marker and the claims: each a name of the one file
+    ``MARK_SOURCE``) is left aside: its time is that file's; the time of the folder it was
+    added to says when."""
     latest = 0.0
     if depth > 32:  # deeper than cuecard makes a folder
         return latest
@@ -126,7 +131,8 @@ def _last_activity(tree: Tree, rel: str, depth: int = 0) -> float:
             for name, _kind in entries:
                 with contextlib.suppress(OSError):
                     st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    latest = max(latest, st.st_mtime)
+                    if not (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+                        latest = max(latest, st.st_mtime)
     except OSError:
         return latest
     for name, kind in entries:
@@ -192,20 +198,18 @@ class Telemetry:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         self.tree, self.local = _local(path.parent)
-        if readonly:
-            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-        else:
-            self.tree.mkdirs(self.local)
-            self.conn = sqlite3.connect(path, timeout=30)
+        rel = f"{self.local}/{path.name}"
+        # opened through the layer: no link at any depth, and the file SQLite opens is the one
+        # the layer proved
+        self.conn = connect_database(self.tree, rel, readonly=readonly, timeout=30)
+        if not readonly:
             try:
                 self.conn.executescript(_SCHEMA)
             except sqlite3.DatabaseError:
                 # A damaged database is set aside (kept, never deleted) and a new one begun.
                 self.conn.close()
-                rel = f"{self.local}/{path.name}"
                 self.tree.move(rel, f"{rel}.damaged-{uuid.uuid4().hex[:8]}")
-                self.tree.create(rel)  # a regular file in plain folders before SQLite opens it
-                self.conn = sqlite3.connect(path, timeout=30)
+                self.conn = connect_database(self.tree, rel, timeout=30)
                 self.conn.executescript(_SCHEMA)
 
     def close(self) -> None:

@@ -24,15 +24,16 @@ import contextlib
 import math
 import os
 import sqlite3
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from cuecard.core.base._confined import Tree, UnsafePath, describe
+from cuecard.core.base._confined import Tree
+from cuecard.core.base._database import connect_database
 from cuecard.core.recall._dates import date_terms
-from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours, with_prior
-from cuecard.core.recall._tokens import TOKENIZER_VERSION, exact_words, has_word, query_tokens
+from cuecard.core.recall._order import pool_size, settle
+from cuecard.core.recall._scoring import K1, B, max_score, with_neighbours
+from cuecard.core.recall._tokens import TOKENIZER_VERSION, query_tokens
 from cuecard.core.recall._values import Entry, Ranking
 
 TYPE_CHECKING = False  # the cold search imports no typing
@@ -54,17 +55,8 @@ __all__ = [
 # The postings' blocks hold native integers: the byte order is part of the version.
 SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
-# The best entries whose neighbours are looked at (at least; three times the limit if more).
-POOL = 24
 # The idf of a term that half the entries or more hold (BM25's would be 0 or below).
 FLOOR = 1e-6
-# The best entries whose scores the length prior weighs (at least; see ``Ranking.prior``).
-PRIOR_POOL = 60
-# Among this many best entries, those that name every plain query word exactly as typed rank
-# first (in their order): with stemming, an entry may hold all the words' other forms and
-# outscore the one a known-item query copies (tools/bench/recall.py's known-item MRR fell below
-# plain BM25's); a fixed window, so a longer result list does not reorder its top.
-EXACT_WINDOW = 24
 # New entries written per batch while a sync loads many (bounds the memory of a first build;
 # the batches of one sync share its transaction).
 BATCH = 20_000
@@ -77,18 +69,28 @@ POSTINGS_HELD = 4_000_000
 BLOCK = 2048
 
 
-def _texts(
-    conn: sqlite3.Connection, ids: list[int], rows: dict[int, tuple[str, str, str]]
-) -> dict[int, tuple[str, str, str]]:
-    """``rows`` with the path, key and text of each of ``ids`` added."""
-    if ids:
-        for ident, path, key, text in conn.execute(
-            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
-            f"({','.join('?' * len(ids))})",
-            ids,
-        ):
-            rows[int(ident)] = (str(path), str(key), str(text))
-    return rows
+def _reader(
+    conn: sqlite3.Connection, rows: dict[int, tuple[str, str, str]], terms: list[str] | None
+) -> Callable[[list[int]], dict[int, tuple[str, int]]]:
+    """``_order.settle``'s reader: each entry's text and how many of ``terms`` (when given) it
+    holds; the path, key and text of each entry read are kept in ``rows``."""
+    wanted = set(terms or ())
+    column = "terms" if wanted else "''"
+
+    def read(ids: list[int]) -> dict[int, tuple[str, int]]:
+        out: dict[int, tuple[str, int]] = {}
+        if ids:
+            for ident, path, key, text, held in conn.execute(
+                f"SELECT id, path, key, text, {column} FROM entries WHERE id IN "  # noqa: S608
+                f"({','.join('?' * len(ids))})",
+                ids,
+            ):
+                rows[int(ident)] = (str(path), str(key), str(text))
+                matched = len(wanted.intersection(str(held).split(" "))) if wanted else 0
+                out[int(ident)] = (str(text), matched)
+        return out
+
+    return read
 
 
 class Hit:
@@ -231,14 +233,9 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
-        tree, rel = self._db_place()
-        folder = rel.rpartition("/")[0]
-        tree.mkdirs(folder)
-        st = tree.lstat(rel)
-        if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-            # a link, FIFO or device is never opened (a folder SQLite cannot open: healed)
-            raise UnsafePath(self.db_path, f"is {describe(st.st_mode)}, not a regular file")
-        conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
+        # through the layer: a link, FIFO or device is never opened, at any depth (a folder
+        # SQLite cannot open: healed)
+        conn = connect_database(*self._db_place(), timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
         conn.execute("PRAGMA cache_size = -32768")
         self._conn = conn
@@ -247,7 +244,7 @@ class RecallIndex:
         # written once (in WAL, twice: to the log, then checkpointed), and a build killed
         # midway is still rolled back (the journal restores the file as it was, empty or the
         # bare schema). ``_sync`` turns it to WAL when done, for readers beside a writer.
-        self._fresh = st is None or st.st_size == 0
+        self._fresh = conn.execute("PRAGMA page_count").fetchone()[0] == 0
         if not self._fresh:
             self._to_wal(conn)
         return conn
@@ -440,6 +437,9 @@ class RecallIndex:
             changed, added, removed = apply_changes(
                 self, w, rows, todo, stale, _signature, (BATCH, BLOCK, POSTINGS_HELD)
             )
+            if added or removed:  # (a new token: a process that holds what it read of the
+                # entries, the vector stream's matrix, compares it, whoever changed them)
+                w.execute("INSERT OR REPLACE INTO meta VALUES ('generation', hex(randomblob(8)))")
         return SyncReport(changed, len(stale), added, removed, rebuilt)
 
     # -- queries ------------------------------------------------------------------------------
@@ -485,33 +485,21 @@ class RecallIndex:
             weights[term] = max(math.log((docs - df + 0.5) / (df + 0.5)), FLOOR) * (K1 + 1)
             # No entry gets more of the term than its highest frequency in its shortest entry.
             caps[term] = weights[term] * tf / (tf + flat + slope * length)
-        share, prior = ranking.neighbours, ranking.prior
-        wide = share > 0 or prior > 0
-        pool = max(limit * 3, PRIOR_POOL if prior > 0 else POOL) if wide else limit
         order = sorted(present, key=lambda term: (found[term][0], term))
-        ranked = max_score(conn, order, weights, caps, avgdl, limit, pool)
+        ranked = max_score(conn, order, weights, caps, avgdl, limit, pool_size(limit, ranking))
         if not ranked:
             return []
-        if share > 0:
-            ranked = with_neighbours(conn, ranked, weights, avgdl, share)
-        rows = _texts(conn, [d for d, _ in ranked[: max(limit, EXACT_WINDOW)]], {})
-        words = exact_words(query, content=ranking.content) if ranking.stem else []
-        exact = {
-            d
-            for d, _ in ranked[:EXACT_WINDOW]
-            if words and d in rows and all(has_word(rows[d][2].lower(), w) for w in words)
-        }
-        if exact and ranking.exact:  # (exact forms first: among the best, an entry naming
-            # every word as typed)
-            ranked = [r for r in ranked if r[0] in exact] + [r for r in ranked if r[0] not in exact]
-        elif not exact and prior > 0:  # (no entry names the query: a question, not an item)
-            # When every query term is in half the entries or more (a person's name in their
-            # conversation, every term of a tiny vault), BM25 weighs nothing: the entries that
-            # hold more of the terms come first, the prior orders those alike.
-            common = max(weights.values()) <= FLOOR * (K1 + 1)
-            ranked = with_prior(conn, ranked, prior, present if common else None)
-            rows = _texts(conn, [d for d, _ in ranked[:limit] if d not in rows], rows)
-        return [Hit(*rows[d], float(score)) for d, score in ranked[:limit] if d in rows]
+        if ranking.neighbours > 0:
+            ranked = with_neighbours(conn, ranked, weights, avgdl, ranking.neighbours)
+        # Exact forms first, or the length prior (``_order``). When every query term is in
+        # half the entries or more (a person's name in their conversation, every term of a
+        # tiny vault), BM25 weighs nothing: the prior counts the terms an entry holds.
+        common = max(weights.values()) <= FLOOR * (K1 + 1)
+        rows: dict[int, tuple[str, str, str]] = {}
+        best = settle(
+            ranked, limit, query, ranking, _reader(conn, rows, present if common else None)
+        )
+        return [Hit(*rows[d], float(score)) for d, score in best if d in rows]
 
     def counts(self) -> dict[str, int]:
         """Files and entries held, without synchronising (read-only)."""
@@ -520,12 +508,15 @@ class RecallIndex:
     def check(self) -> str | None:
         """Why the index file cannot be read, or ``None`` (also when there is none yet);
         read-only: it changes nothing."""
-        if not os.path.isfile(self.db_path):
+        if not os.path.lexists(self.db_path):
             return None
-        from urllib.parse import quote
-
         try:
-            conn = sqlite3.connect(f"file:{quote(self.db_path)}?mode=ro", uri=True, timeout=5.0)
+            conn = connect_database(*self._db_place(), readonly=True, timeout=5.0)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, FIFO or device in its place (or on its path)
+            return str(exc)
+        try:
             try:
                 row = conn.execute("PRAGMA quick_check").fetchone()
             finally:

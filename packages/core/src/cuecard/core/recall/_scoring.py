@@ -13,8 +13,6 @@ import math
 import sqlite3
 from collections.abc import Sequence
 
-from cuecard.core.recall._tokens import _is_cjk
-
 __all__ = [
     "K1",
     "B",
@@ -23,8 +21,6 @@ __all__ = [
     "max_score",
     "term_docs",
     "with_neighbours",
-    "with_prior",
-    "words",
 ]
 
 K1 = 1.2
@@ -128,44 +124,6 @@ def with_neighbours(
         scored.append((int(ident), own[int(ident)] + share * best))
     scored.sort(key=lambda pair: (-pair[1], pair[0]))
     return scored
-
-
-def words(text: str) -> int:
-    """How many words ``text`` holds: its space-separated pieces, a Chinese, Japanese or Korean
-    character counting as one (a token count would give such text twice as many)."""
-    if text.isascii():
-        return len(text.split())
-    count = 0
-    for piece in text.split():
-        cjk = sum(1 for char in piece if _is_cjk(char))
-        count += cjk + (cjk < len(piece))
-    return count
-
-
-def with_prior(
-    conn: sqlite3.Connection,
-    ranked: list[tuple[int, float]],
-    power: float,
-    terms: list[str] | None = None,
-) -> list[tuple[int, float]]:
-    """``ranked`` rescored by a length prior: each score times the number of words of the
-    entry's text to the ``power``. With ``terms`` (the query's, when every one of them is too
-    common to weigh anything), an entry holding more of them ranks first whatever its length."""
-    wanted = set(terms or ())
-    sizes: dict[int, tuple[int, int]] = {}
-    for d, text, held in conn.execute(
-        f"SELECT id, text, terms FROM entries WHERE id IN ({','.join('?' * len(ranked))})",  # noqa: S608
-        [d for d, _ in ranked],
-    ):
-        matched = len(wanted.intersection(str(held).split(" "))) if wanted else 0
-        sizes[int(d)] = (matched, words(str(text)))
-    scored = [
-        (matched, d, s * max(size, 1) ** power)
-        for d, s in ranked
-        for matched, size in (sizes.get(d, (0, 1)),)
-    ]
-    scored.sort(key=lambda row: (-row[0], -row[2], row[1]))
-    return [(d, s) for _, d, s in scored]
 
 
 def _contributions(

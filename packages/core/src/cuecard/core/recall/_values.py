@@ -10,7 +10,7 @@ __all__ = ["NEIGHBOUR_SHARE", "PRIOR", "Entry", "Ranking"]
 # ``_scoring.NEIGHBOUR_WINDOW`` entries away, the share divided by the distance); tuned on
 # tools/bench/recall_quality.py.
 NEIGHBOUR_SHARE = 0.5
-# With ``Ranking.prior`` p > 0 and no entry of the best ``_index.EXACT_WINDOW`` naming every
+# With ``Ranking.prior`` p > 0 and no entry of the best ``_order.EXACT_WINDOW`` naming every
 # query word, each score is multiplied by the entry's number of words to the power p: BM25 then
 # no longer prefers "That's so cool!" to the turn that tells something when a question shares
 # only a name or a date with both. 0.5 on the dev split of
@@ -27,7 +27,7 @@ class Ranking:
       and queries alike.
     - ``context``: an entry's ``context`` (its note's headings) is indexed with its terms.
     - ``neighbours``: the share (0-1; 0 turns it off) of a neighbour's score an entry gains.
-    - ``exact``: with ``stem``, among the best ``EXACT_WINDOW`` entries those that name every
+    - ``exact``: with ``stem``, among the best ``_order.EXACT_WINDOW`` entries those that name every
       plain query word as typed rank first.
     - ``dates``: a date the query names ("in May 2023", "on 8 May 2023") is also searched as
       its day's and month's terms (``_dates``), which the vault's extractor gives its facts

@@ -10,6 +10,16 @@ Vectors are kept in ``vectors.sqlite3`` beside the recall index, keyed by the mo
 entry's content hash: a search embeds only the entries it has not seen (the first search of a
 vault embeds them all) and drops the vectors of entries that are gone. The search itself is an
 exact cosine scan (one matrix product over unit vectors).
+
+A process keeps the matrix of an index's vectors between its queries (the MCP server, the DSH
+worker and the review UI answer many, each through an index object of its own), by the
+index's path, and builds it again only when the index or the store changed: the index's
+generation (a random token every synchronisation that changes its entries writes in the same
+transaction, whichever process or connection writes it) or the store's identity, size and
+times (``lstat`` through the confined layer, ``cuecard.core.fs.Tree``). A query reads the
+entries' ids and hashes and the stored vectors when it builds the matrix, the texts of the
+entries it embeds, and the path, key and text of the results it returns, never every entry's
+text.
 """
 
 from __future__ import annotations
@@ -115,18 +125,12 @@ DIM = 384
 def _store(index_path: str) -> sqlite3.Connection:
     """The vector store beside the recall index: a link, FIFO or device in its place is refused
     (``UnsafePath``), and a damaged store is removed through the confined layer."""
-    import stat
+    from cuecard.core.base._confined import Tree
+    from cuecard.core.base._database import connect_database
 
-    from cuecard.core.base._confined import Tree, UnsafePath, describe
-
-    folder = os.path.dirname(index_path) or "."
-    path = os.path.join(folder, "vectors.sqlite3")
-    tree = Tree(folder)
-    st = tree.lstat("vectors.sqlite3")
-    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise UnsafePath(path, f"is {describe(st.st_mode)}, not a regular file")
+    tree = Tree(os.path.dirname(index_path) or ".")
     for attempt in (1, 2):
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+        conn = connect_database(tree, "vectors.sqlite3", timeout=30.0, isolation_level=None)
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute(
@@ -145,15 +149,23 @@ def _store(index_path: str) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def refresh(index: RecallIndex) -> tuple[list[tuple[str, str, str, str]], dict[str, bytes], int]:
-    """Every entry of the synchronised ``index`` (path, key, text, hash), the stored vector of
-    each, and how many were embedded now (the ones not seen before)."""
-    rows = [
-        (str(p), str(k), str(t), f"{MODEL_ID}:{h}")
-        for p, k, t, h in index._connect().execute(
-            "SELECT path, key, text, hash FROM entries ORDER BY id"
-        )
-    ]
+def _texts(index: RecallIndex, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+    """The path, key and text of each of the entries ``ids``."""
+    out: dict[int, tuple[str, str, str]] = {}
+    for start in range(0, len(ids), 500):  # (SQLite's bound on a statement's parameters)
+        chunk = ids[start : start + 500]
+        for ident, path, key, text in index._connect().execute(
+            "SELECT id, path, key, text FROM entries WHERE id IN "  # noqa: S608
+            f"({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            out[int(ident)] = (str(path), str(key), str(text))
+    return out
+
+
+def _stored(index: RecallIndex, entries: list[tuple[int, str]]) -> tuple[dict[str, bytes], int]:
+    """The stored vector of each of ``entries`` (id, hash), those not stored yet embedded now
+    (their texts read) and those of entries gone dropped; and how many were embedded."""
     store = _store(index.db_path)
     try:
         have = {
@@ -161,12 +173,13 @@ def refresh(index: RecallIndex) -> tuple[list[tuple[str, str, str, str]], dict[s
             for h, v in store.execute("SELECT hash, vec FROM vectors")
             if isinstance(v, bytes) and len(v) == DIM * 4
         }
-        live = {r[3] for r in rows}
-        todo = {digest: text for _, _, text, digest in rows if digest not in have}
+        live = {digest for _, digest in entries}
+        todo = {digest: ident for ident, digest in entries if digest not in have}
         stale = [(h,) for h in have if h not in live]
         if todo or stale:
             hashes = list(todo)
-            vectors = embed([todo[h] for h in hashes]) if hashes else []
+            texts = _texts(index, list(todo.values()))
+            vectors = embed([texts[todo[h]][2] for h in hashes]) if hashes else []
             fresh = {h: vectors[i].tobytes() for i, h in enumerate(hashes)}
             store.execute("BEGIN IMMEDIATE")
             store.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", fresh.items())
@@ -177,19 +190,89 @@ def refresh(index: RecallIndex) -> tuple[list[tuple[str, str, str, str]], dict[s
                 del have[digest]
     finally:
         store.close()
-    return rows, have, len(todo)
+    return have, len(todo)
+
+
+def refresh(index: RecallIndex) -> tuple[list[tuple[str, str, str, str]], dict[str, bytes], int]:
+    """Every entry of the synchronised ``index`` (path, key, text, hash), the stored vector of
+    each, and how many were embedded now (the ones not seen before)."""
+    found = [
+        (int(i), str(p), str(k), str(t), f"{MODEL_ID}:{h}")
+        for i, p, k, t, h in index._connect().execute(
+            "SELECT id, path, key, text, hash FROM entries ORDER BY id"
+        )
+    ]
+    have, embedded = _stored(index, [(row[0], row[4]) for row in found])
+    return [row[1:] for row in found], have, embedded
+
+
+class _Held:
+    """One index's vectors as a matrix (rows in entry id order, ``ids``), and what proves it
+    current: the index's generation and the store's stat."""
+
+    __slots__ = ("generation", "ids", "matrix", "store")
+
+    def __init__(self, generation: str | None, store: tuple[int, ...]) -> None:
+        self.generation = generation
+        self.store = store
+        self.ids: list[int] = []
+        self.matrix: Any = None
+
+
+# Each index's held vectors in this process, by the index's path.
+_HELD: dict[str, _Held] = {}
+
+
+def _store_stat(index_path: str) -> tuple[int, ...]:
+    """The vector store's identity, size and times, through the confined layer (no store:
+    ``()``)."""
+    from cuecard.core.base._confined import Tree
+
+    st = Tree(os.path.dirname(index_path) or ".").lstat("vectors.sqlite3")
+    if st is None:
+        return ()
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _held(index: RecallIndex) -> _Held:
+    """The vectors of every entry of the synchronised ``index``: those this process holds while
+    neither the index nor the store changed, else read (and the missing ones embedded)."""
+    import numpy as np
+
+    conn = index._connect()
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    generation = None if row is None else str(row[0])  # (none yet: never trusted)
+    held = _HELD.get(index.db_path)
+    if (
+        held is not None
+        and generation is not None
+        and held.generation == generation
+        and held.store == _store_stat(index.db_path)
+    ):
+        return held
+    entries = [
+        (int(i), f"{MODEL_ID}:{h}")
+        for i, h in conn.execute("SELECT id, hash FROM entries ORDER BY id")
+    ]
+    have, _ = _stored(index, entries)
+    held = _Held(generation, _store_stat(index.db_path))
+    held.ids = [ident for ident, _ in entries]
+    blob = b"".join(have[digest] for _, digest in entries)
+    held.matrix = np.frombuffer(blob, dtype="<f4").reshape(len(entries), DIM)
+    _HELD[index.db_path] = held
+    return held
 
 
 def vector_search(index: RecallIndex, query: str, limit: int) -> list[VectorHit]:
     """The ``limit`` entries nearest to ``query`` by cosine (exact), best first."""
     import numpy as np
 
-    rows, have, _ = refresh(index)
-    if not rows or limit < 1 or not query.strip():
+    held = _held(index)
+    if not held.ids or limit < 1 or not query.strip():
         return []
-    matrix = np.frombuffer(b"".join(have[r[3]] for r in rows), dtype="<f4").reshape(len(rows), -1)
-    scores = matrix @ embed([query], query=True)[0]
-    count = min(limit, len(rows))
+    scores = held.matrix @ embed([query], query=True)[0]
+    count = min(limit, len(held.ids))
     best = np.argpartition(-scores, count - 1)[:count]
     best = best[np.lexsort((best, -scores[best]))]
-    return [VectorHit(rows[i][0], rows[i][1], rows[i][2], float(scores[i])) for i in best]
+    rows = _texts(index, [held.ids[i] for i in best])
+    return [VectorHit(*rows[held.ids[i]], float(scores[i])) for i in best if held.ids[i] in rows]

@@ -39,8 +39,15 @@ __all__ = [
 
 MAX_MEMORY_JSON = 32_000
 _EXEMPT = re.compile(r"^evidence\[\d+\]\.sha256$")
-# JSON escapes other than these could hide a character from a scan of the file's text.
-_OPAQUE_ESCAPE = re.compile(r'\\[^n"\\tr]')
+# A JSON escape, and what the scans of a file's text read for each: as decoded, so that every
+# string stands in the text as it is (a quote a credential rule reads is a quote, a tab a space).
+# Any other escape (``\\u…``) could hide a character from them.
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_DECODED = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+# A file evidence hash as the model defines it (``Evidence.sha256``) under its key: the scans of a
+# file's text read each as ``null``, as the field path exempts its field. A record that passes the
+# schema holds a ``sha256`` key nowhere but in an evidence item; any other takes the field path.
+_EVIDENCE_HASH = re.compile(r'"sha256"[ \t\n\r]*:[ \t\n\r]*"[0-9a-f]{64}"')
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$.:#-]*$")
 _glob_problem = functools.lru_cache(maxsize=16_384)(glob_problem)
 """``glob_problem`` remembered per glob: a compile of 10,000 memories meets the same few
@@ -366,20 +373,40 @@ def validate_memory(raw: Mapping[str, Any]) -> Memory:
     return memory
 
 
+def _scanned(text: str) -> str | None:
+    """A memory file's JSON text as its scans read it: each escape of a quote, backslash, line
+    feed, tab or carriage return as the character it stands for, so that each string and key
+    stands in it whole as decoded; ``None`` when another escape could hide a character."""
+    if "\\" not in text:
+        return text
+    if not {m.group(1) for m in _ESCAPE.finditer(text)} <= _DECODED.keys():
+        return None
+    return _ESCAPE.sub(lambda m: _DECODED[m.group(1)], text)
+
+
 def validate_memory_text(text: str) -> Memory:
     """The memory a file's JSON text describes: ``validate_memory`` with a fast path.
 
     Text that no write rule could touch (one scan of the whole file) and that is within the size
     limit is parsed and validated in one step; so is text that only looks as if it could hold a
-    credential ("api key", "token") while none of its strings does. Anything else takes the path
-    that names fields.
+    credential ("api key", "token") while none of its strings does. Neither scan reads a file
+    evidence hash (64 lowercase hexadecimal digits under ``"sha256"``), whose field the path that
+    names fields exempts too: a memory is no suspect for its evidence. Anything else takes the
+    path that names fields.
     """
-    if len(text) > MAX_MEMORY_JSON or _OPAQUE_ESCAPE.search(text) or may_be_unsafe(text):
+    if len(text) > MAX_MEMORY_JSON:
         return validate_memory(json.loads(text))
-    if may_hold_secret(text):  # a word such as "token" or "key" in prose is enough
-        raw = json.loads(text)
+    seen = _EVIDENCE_HASH.sub('"sha256": null', text)
+    scanned = _scanned(seen)
+    if scanned is None or may_be_unsafe(scanned):
+        return validate_memory(json.loads(text))
+    if may_hold_secret(scanned):  # a word such as "token" or "key" in prose is enough
+        try:
+            raw = json.loads(seen)  # the record with its evidence hashes as None
+        except ValueError:
+            raw = None
         if not isinstance(raw, Mapping) or _holds_secret(flat_strings(raw)):
-            return validate_memory(raw)
+            return validate_memory(json.loads(text))
     try:
         memory = Memory.model_validate_json(text)
     except pydantic.ValidationError:

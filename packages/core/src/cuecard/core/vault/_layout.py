@@ -300,12 +300,15 @@ LAYOUTS: dict[str, Layout] = {DEFAULT.name: DEFAULT, UAM.name: UAM}
 
 
 def detect_layout(root: str | os.PathLike[str]) -> Layout | None:
-    """The layout of the vault at ``root``, or ``None`` when it is not a vault."""
-    if os.path.isdir(os.path.join(root, UAM.marker)):
+    """The layout of the vault at ``root``, or ``None`` when it is not a vault. Its folders are
+    looked at through the confined layer: a link in a marker folder's place (or on its way) is
+    not a vault's folder, and is never followed."""
+    from cuecard.core.base._confined import Tree
+
+    tree = Tree(root)
+    if tree.is_dir(UAM.marker):
         return UAM
-    if os.path.isdir(os.path.join(root, DEFAULT.notes_dir)) and os.path.isdir(
-        os.path.join(root, DEFAULT.inbox)
-    ):
+    if tree.is_dir(DEFAULT.notes_dir) and tree.is_dir(DEFAULT.inbox):
         return DEFAULT
     return None
 

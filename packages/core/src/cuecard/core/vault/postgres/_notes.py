@@ -6,9 +6,10 @@ made by the folder vault's own pure functions (``_notes``) on that text, under a
 note (``SELECT ... FOR UPDATE``), and ``cuecard_facts`` (the searchable table) is brought in
 line in the same transaction by a diff on fact id: new ids are inserted, gone ids deleted, and
 only rows whose line, position, status or headings changed are updated (``context``: the
-headings a fact sits under, searched with it as the folder vault's index does), so surviving
-facts keep their ``uses`` and ``last_used``; only new or changed lines are redacted again. A
-fact id that occurs twice in a note keeps its first line.
+headings a fact sits under, searched with it as the folder vault's index does, and ``dates``:
+the date terms of the fact and its headings), so surviving facts keep their ``uses`` and
+``last_used``; only new or changed lines are redacted again. A fact id that occurs twice in a
+note keeps its first line.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "derive_facts",
     "fact_contexts",
+    "fact_dates",
     "lock_note",
     "note_file_name",
     "note_id_of_file",
@@ -87,29 +89,40 @@ def _redacted(context: str) -> str:
     return redact(context) if context else ""
 
 
+def fact_dates(text: str, context: str) -> str:
+    """The date terms a fact is searched by (``cuecard_facts.dates``), from its redacted text
+    and headings: those of its text and of its innermost dated heading, as the folder vault's
+    index and the mirror give an entry (``recall._dates``)."""
+    from cuecard.core.recall._dates import date_terms, dated
+
+    return " ".join(dict.fromkeys((*date_terms(text), *dated(context))))
+
+
 def _columns(fact: NoteFact, context: str) -> tuple[Any, ...]:
-    """What a fact line gives its row: (line, text, shown, source, written, context)."""
+    """What a fact line gives its row: (line, text, shown, source, written, context, dates)."""
     from cuecard.core.engine._secrets import redact
     from cuecard.core.engine._text import neutralise
     from cuecard.core.vault._facts import stamp_date
 
+    text, heads = redact(fact.text), _redacted(context)
     return (
         fact.line,
-        redact(fact.text),
+        text,
         neutralise(redact(fact.line.strip())),
         stamp_source(fact.line),
         stamp_date(fact.line),
-        _redacted(context),
+        heads,
+        fact_dates(text, heads),
     )
 
 
 def derive_facts(text: str) -> dict[str, tuple[Any, ...]]:
     """Fact id -> the ``cuecard_facts`` row a note's text gives it (first line of an id wins):
-    (position, line, text, shown, status, source, written, context)."""
+    (position, line, text, shown, status, source, written, context, dates)."""
     rows: dict[str, tuple[Any, ...]] = {}
     for ident, (position, fact, status, context) in _placed(text).items():
-        line, redacted, shown, source, written, heads = _columns(fact, context)
-        rows[ident] = (position, line, redacted, shown, status, source, written, heads)
+        line, redacted, shown, source, written, heads, dates = _columns(fact, context)
+        rows[ident] = (position, line, redacted, shown, status, source, written, heads, dates)
     return rows
 
 
@@ -167,16 +180,17 @@ def store_note(vault: Connected, note: str, text: str) -> int:
         if changed:
             cur.executemany(
                 "UPDATE cuecard_facts SET position = %s, status = %s, line = %s, text = %s, "
-                "shown = %s, source = %s, written = %s, context = %s WHERE note = %s AND id = %s",
+                "shown = %s, source = %s, written = %s, context = %s, dates = %s "
+                "WHERE note = %s AND id = %s",
                 changed,
             )
     if new:  # one statement: the search postings' trigger then runs once for all of them
         columns = [list(column) for column in zip(*new, strict=True)]
         conn.execute(
             "INSERT INTO cuecard_facts (note, id, position, status, line, text, shown, "
-            "source, written, context) SELECT * FROM unnest(%s::text[], %s::text[], "
+            "source, written, context, dates) SELECT * FROM unnest(%s::text[], %s::text[], "
             "%s::int[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], "
-            "%s::date[], %s::text[])",
+            "%s::date[], %s::text[], %s::text[])",
             columns,
         )
     return len(new)

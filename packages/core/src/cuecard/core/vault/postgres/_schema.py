@@ -302,6 +302,56 @@ CREATE TRIGGER cuecard_facts_truncated_notes AFTER TRUNCATE ON cuecard_facts
     FOR EACH STATEMENT EXECUTE FUNCTION cuecard_notes_changed();
 """
 
+# Version 8 gives each fact the dates it is searched by (``dates``: the date terms of its text
+# and of its innermost dated heading, as ``recall._dates`` gives the folder vault's index and
+# the mirror; filled from Python, as the headings are: ``_fill_dates``) and makes them lexemes
+# of ``tsv``, so the postings, term counts and statistics hold them through the triggers. The
+# postings' trigger compares ``dates`` too; the generation triggers need not (dates follow from
+# the text and headings, and each mirror finds them itself).
+_DATES_V8 = """
+ALTER TABLE cuecard_facts ADD COLUMN dates text NOT NULL DEFAULT '';
+ALTER TABLE cuecard_facts DROP COLUMN tsv;
+ALTER TABLE cuecard_facts ADD COLUMN tsv tsvector GENERATED ALWAYS AS
+    (to_tsvector('simple', text || E'\\n' || context || E'\\n' || dates)) STORED;
+CREATE INDEX cuecard_facts_tsv ON cuecard_facts USING gin (tsv);
+CREATE OR REPLACE FUNCTION cuecard_postings_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    gone jsonb := '[]';
+    came jsonb := '[]';
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        came := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     n.fid, n.tsv, n.text || E'\\n' || n.context)), '[]')
+                 FROM new_rows n WHERE n.status = 'active');
+    ELSIF TG_OP = 'DELETE' THEN
+        gone := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     o.fid, o.tsv, o.text || E'\\n' || o.context)), '[]')
+                 FROM old_rows o WHERE o.status = 'active');
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- Only a change of status, text, headings or dates changes what is searched.
+        gone := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     o.fid, o.tsv, o.text || E'\\n' || o.context)), '[]')
+                 FROM old_rows o JOIN new_rows n USING (fid)
+                 WHERE o.status = 'active' AND (n.status, n.text, n.context, n.dates)
+                       IS DISTINCT FROM (o.status, o.text, o.context, o.dates));
+        came := (SELECT coalesce(jsonb_agg(jsonb_build_array(
+                     n.fid, n.tsv, n.text || E'\\n' || n.context)), '[]')
+                 FROM new_rows n JOIN old_rows o USING (fid)
+                 WHERE n.status = 'active' AND (n.status, n.text, n.context, n.dates)
+                       IS DISTINCT FROM (o.status, o.text, o.context, o.dates));
+    ELSE
+        TRUNCATE cuecard_postings, cuecard_terms;
+        UPDATE cuecard_search_stats SET docs = 0, length = 0;
+        RETURN NULL;
+    END IF;
+    IF jsonb_array_length(gone) > 0 OR jsonb_array_length(came) > 0 THEN
+        PERFORM cuecard_postings_apply(gone, came);
+    END IF;
+    RETURN NULL;
+END
+$$;
+"""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
         1,
@@ -433,6 +483,7 @@ CREATE TRIGGER cuecard_facts_changed
         "use records",
         _NOTE_GENERATIONS_V7,
     ),
+    (8, "each fact's dates searched as terms", _DATES_V8),
 )
 
 LATEST = MIGRATIONS[-1][0]
@@ -465,6 +516,28 @@ def _fill_context(conn: psycopg.Connection[tuple[object, ...]]) -> None:
                 )
 
 
+def _fill_dates(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Give every fact the dates its text and headings name (schema 8's new column)."""
+    from cuecard.core.vault.postgres._notes import fact_dates
+
+    rows = [
+        (str(note), str(ident), dates)
+        for note, ident, text, context in conn.execute(
+            "SELECT note, id, text, context FROM cuecard_facts"
+        ).fetchall()
+        for dates in (fact_dates(str(text), str(context)),)
+        if dates
+    ]
+    if rows:  # one statement: the postings' trigger then runs once for all of them
+        notes, ids, dates = (list(column) for column in zip(*rows, strict=True))
+        conn.execute(
+            "UPDATE cuecard_facts f SET dates = m.dates "
+            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS m(note, id, dates) "
+            "WHERE f.note = m.note AND f.id = m.id",
+            (notes, ids, dates),
+        )
+
+
 def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
     """Apply the migrations the database lacks, each in its own transaction; their versions."""
     applied: list[int] = []
@@ -480,6 +553,8 @@ def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
             conn.execute(sql.encode("utf-8"))
             if version == 5:
                 _fill_context(conn)
+            if version == 8:
+                _fill_dates(conn)
             conn.execute(
                 "INSERT INTO cuecard_schema (version, summary) VALUES (%s, %s)",
                 (version, summary),

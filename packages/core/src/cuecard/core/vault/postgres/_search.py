@@ -5,8 +5,12 @@ this ranking serves a machine whose cache folder cannot be written.
 A fact is searched together with its note's headings (``context``: a date, a session, a
 section), as the folder vault indexes it: their words and CJK bigrams count, and the fact's
 length includes them. A fact's terms are the lexemes of ``to_tsvector('simple', ...)`` of the
-fact and its headings, and the CJK characters and bigrams of both (``cuecard_postings``, kept
-in line by triggers in the transaction that writes the facts; schema 6). A plain English word
+fact, its headings and its dates, and the CJK characters and bigrams of the fact and its
+headings (``cuecard_postings``, kept in line by triggers in the transaction that writes the
+facts; schema 6). A fact's dates (``dates``, schema 8) are the day's and month's terms of the
+dates its text and its innermost dated heading name (``recall._dates``, as the folder vault's
+index and the mirror give an entry), and a date the query names is searched as the same terms
+("in May 2023" finds a fact under "## Session 2: 8 May 2023"). A plain English word
 is stemmed as the folder vault stems it (``cuecard.core.engine._words.stem``) and its stem of four
 letters or more matches as a prefix (``research`` finds "researching", ``migrations`` finds
 "migration"); English function words are dropped from the query, as there. Chinese, Japanese
@@ -16,8 +20,19 @@ match as substrings through the ``pg_trgm`` index. Every matched word or bigram 
 idf, the sum is scaled by BM25's length normalisation (the fact's length in distinct lexemes
 against the average), and an identifier match adds a fixed share. As in the folder vault, a
 fact then gains ``NEIGHBOUR_SHARE`` of the best score of the active facts next to it in its
-note (by position), so the reply after a question that names the topic ranks itself. Reads
-only: recording use is the caller's part.
+note (by position), so the reply after a question that names the topic ranks itself. The
+best facts and their neighbours (``recall._order.pool_size``) are then ordered as the folder
+vault's index orders its own (``recall._order.settle``, the same code): exact forms first, or,
+when none of the best names every query word, the length prior. Reads only: recording use is
+the caller's part.
+
+Where this ranking and the mirror's may still differ (the same questions over the same facts;
+tests/core/vault/test_pg_search.py shows both): each word counts once per fact (no term
+frequency), a fact's length is its distinct lexemes (stopwords too) rather than its tokens, a
+stem of four letters or more matches as a prefix ("build" finds "buildkite"), and facts of
+equal score come in the database's order (note, position). On the held-out split of
+tools/bench/recall_conversation_set.json the two put the same fact first for 82 % of the
+questions (``tools/bench/fleet.py --conversations``; BENCHMARKS.md).
 
 Cost: the facts' count, their total length and each term's document count are read from
 ``cuecard_search_stats`` and ``cuecard_terms`` (a prefix's count is the sum of its lexemes'
@@ -42,7 +57,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cuecard.core.vault.postgres._conn import Connected
 
-__all__ = ["rank"]
+__all__ = ["Pooled", "pool", "rank"]
 
 _ASCII_WORD = "abcdefghijklmnopqrstuvwxyz0123456789_"
 K1 = 1.2
@@ -75,7 +90,8 @@ def _words(query: str) -> list[str]:
 def _term(word: str) -> tuple[str, bool]:
     """One query word as a lexeme and whether it matches as a prefix: a plain word's stem
     from four letters (a stem ending in ``i`` for a ``y`` loses it: ``retries`` -> ``retr:*``
-    finds "retry"), else the word itself, a prefix from four letters."""
+    finds "retry"), else the word itself, a prefix from four letters unless it is a number
+    (``2023`` is not the start of ``20230508``, a date's term)."""
     from cuecard.core.engine._words import stem
     from cuecard.core.recall._tokens import plain
 
@@ -85,12 +101,17 @@ def _term(word: str) -> tuple[str, bool]:
             base = base[:-1]
         if len(base) >= 4:
             return (base, True)
-    return (word, len(word) >= 4)
+    return (word, len(word) >= 4 and not word.isdigit())
 
 
 def _terms(query: str) -> list[tuple[str, bool]]:
-    """The query's meaningful words as distinct (lexeme, prefix) terms (BM25 matches any)."""
-    return list(dict.fromkeys(_term(w) for w in _words(query)))
+    """The query's meaningful words as distinct (lexeme, prefix) terms (BM25 matches any), then
+    the dates it names as their day's and month's terms (``recall._dates``; a fact holds them
+    in ``dates``), each whole."""
+    from cuecard.core.recall._dates import date_terms
+
+    words = [_term(w) for w in _words(query)]
+    return list(dict.fromkeys([*words, *((term, False) for term in date_terms(query))]))
 
 
 def _tsquery(term: tuple[str, bool]) -> str:
@@ -171,8 +192,10 @@ class _Key:
 # idf weights (wt), every fact holding a key with a flag per key (m, one aggregate over the
 # postings' rows, so a fact counts a key once however many of a prefix's words it holds), the
 # best of them (top), the keys' tsqueries parsed once (q), the best facts and the active facts
-# up to two away read from the table and scored (around), and each fact next to a best one
-# with a share of its best neighbour's score.
+# next to them read from the table and scored (around; a fact next to a best one gains at most
+# a share of a best one's score, which no fact outside the best exceeds, so its other side
+# is not read), and each with a share of its best neighbour's score (whether every key is
+# common, cw, and the keys each holds, matched, are for ``recall._order``).
 _SEARCH: LiteralString = """
 WITH st AS MATERIALIZED (
   SELECT docs, greatest(length::float8 / greatest(docs, 1), 1) AS avgdl,
@@ -184,6 +207,8 @@ WITH st AS MATERIALIZED (
   FROM cuecard_search_stats LIMIT 1  -- one row, as the planner is told
 ),
 wt AS MATERIALIZED (SELECT docs, avgdl {weights} FROM st),
+-- whether every key some fact holds is in half the facts or more (BM25 weighs it nothing)
+cw AS MATERIALIZED (SELECT coalesce(greatest({live}), 0) <= 1e-6 AS common FROM wt),
 m AS (SELECT fid, max(len) AS len {flags} FROM ({union}) u GROUP BY fid),
 top AS (  -- the weights as InitPlans: read once, no join
   SELECT m.fid FROM m
@@ -194,24 +219,24 @@ top AS (  -- the weights as InitPlans: read once, no join
 ),
 q AS MATERIALIZED (SELECT {tsqueries}),
 around AS (
-  SELECT f.note, f.id, f.shown, f.position, min(abs(d.o)) AS d, f.score
-  FROM top JOIN cuecard_facts t USING (fid) CROSS JOIN generate_series(-2, 2) AS d(o)
+  SELECT f.note, f.id, f.shown, f.position, f.score, f.matched
+  FROM top JOIN cuecard_facts t USING (fid) CROSS JOIN generate_series(-1, 1) AS d(o)
   -- OFFSET 0 keeps the lookup per best fact, through the (note, position) index.
-  CROSS JOIN LATERAL (SELECT f.note, f.id, f.shown, f.position, {score} AS score
+  CROSS JOIN LATERAL (SELECT f.note, f.id, f.shown, f.position, {score} AS score,
+                             {matched} AS matched
                       FROM cuecard_facts f, q, wt
                       WHERE f.note = t.note AND f.position = t.position + d.o
                         AND f.status = 'active' OFFSET 0) f
-  GROUP BY f.note, f.id, f.shown, f.position, f.score
+  GROUP BY f.note, f.id, f.shown, f.position, f.score, f.matched
 )
-SELECT note, id, shown, score FROM (
-  SELECT note, id, shown, position, d,
+SELECT note, id, shown, score, matched, (SELECT common FROM cw) FROM (
+  SELECT note, id, shown, position, matched,
          score + %(share)s * coalesce(greatest(
            CASE WHEN lag(position) OVER w = position - 1 THEN lag(score) OVER w END,
            CASE WHEN lead(position) OVER w = position + 1 THEN lead(score) OVER w END
          ), 0) AS score
   FROM around WINDOW w AS (PARTITION BY note ORDER BY position)
 ) n
-WHERE d <= 1
 ORDER BY score DESC, note, position
 LIMIT %(limit)s
 """
@@ -244,20 +269,25 @@ def _statement(keys: list[_Key], frags: bool) -> LiteralString:
     number is a parameter)."""
     gin: list[LiteralString] = []
     weights: list[LiteralString] = []
+    live: list[LiteralString] = []
     flags: list[LiteralString] = []
     union: list[LiteralString] = []
     total: list[LiteralString] = []
     tsqueries: list[LiteralString] = []
     tests: list[LiteralString] = []
+    held: list[LiteralString] = []
     posted = 0
     for n, key in enumerate(keys):
         i = str(n)
         if key.gin:
             gin.append(_GIN_COUNT.replace("{i}", i))
-            weights.append(_WEIGHT.replace("{n}", "n{i}").replace("{i}", i))
+            count: LiteralString = "n{i}".replace("{i}", i)
         else:
             posted += 1
-            weights.append(_WEIGHT.replace("{n}", "dfs[" + str(posted) + "]").replace("{i}", i))
+            count = "dfs[" + str(posted) + "]"
+        weights.append(_WEIGHT.replace("{n}", count).replace("{i}", i))
+        weights.append((", " + count + " > 0 AS l{i}").replace("{i}", i))
+        live.append("CASE WHEN l{i} THEN w{i} END".replace("{i}", i))
         union.append((_GIN if key.gin else _POSTINGS).replace("{i}", i))
         flags.append(", bool_or(k = {i}) AS h{i}".replace("{i}", i))
         total.append("(SELECT w{i} FROM wt) * m.h{i}::int".replace("{i}", i))
@@ -267,6 +297,7 @@ def _statement(keys: list[_Key], frags: bool) -> LiteralString:
             tsqueries.append("to_tsquery('simple', %(q{i})s) AS q{i}".replace("{i}", i))
             test = "f.tsv @@ q.q{i}"
         tests.append(("wt.w{i} * (" + test + ")::int").replace("{i}", i))
+        held.append(("(" + test + ")::int").replace("{i}", i))
     bonus: LiteralString = ""
     score: LiteralString = (
         "(" + (" + ".join(tests) or "0") + ") * %(k1p1)s / (1 + %(k1)s * (1 - %(b)s + %(b)s "
@@ -280,6 +311,8 @@ def _statement(keys: list[_Key], frags: bool) -> LiteralString:
     return (
         _SEARCH.replace("{gin}", "".join(gin))
         .replace("{weights}", "".join(weights))
+        .replace("{live}", ", ".join(live) or "NULL")
+        .replace("{matched}", " + ".join(held) or "0")
         .replace("{flags}", "".join(flags))
         .replace("{union}", " UNION ALL ".join(union))
         .replace("{sum}", " + ".join(total) or "0")
@@ -289,24 +322,33 @@ def _statement(keys: list[_Key], frags: bool) -> LiteralString:
     )
 
 
-def rank(vault: Connected, query: str, limit: int) -> list[Hit]:
-    """Active facts matching any meaningful word (prefixes from four letters), any CJK bigram,
-    or (through the trigram index) a code identifier, best first by BM25 (see the module
-    docstring). Unlike the folder vault's BM25 each word counts once per fact (no term
-    frequency: fact lines rarely repeat a word), length is counted in distinct words, and
-    prefixes match."""
+class Pooled:
+    """The facts ``pool`` ranks in SQL, best first by BM25 with the neighbours' share: each
+    row (note, id, shown, score, keys held), and whether every query key some fact holds is in
+    half the facts or more (``common``: BM25 weighs them all nothing)."""
+
+    __slots__ = ("common", "rows")
+
+    def __init__(self, rows: list[tuple[str, str, str, float, int]], common: bool) -> None:
+        self.rows = rows
+        self.common = common
+
+
+def pool(vault: Connected, query: str, size: int) -> Pooled:
+    """The best ``size`` active facts by BM25 for ``query`` and the active facts next to them,
+    rescored with their neighbours' share (see the module docstring)."""
     keys = [_Key(lexeme, prefix) for lexeme, prefix in _terms(query)]
     keys += [_Key(gram, False, gram=True) for gram in _bigrams(query)]
     frags = _fragments(query)
-    if (not keys and not frags) or limit < 1:
-        return []
+    if (not keys and not frags) or size < 1:
+        return Pooled([], False)
     posted = [k for k in keys if not k.gin]
     params: dict[str, object] = {
         "los": [k.lo for k in posted],
         "his": [k.hi for k in posted],
         "frags": frags,
-        "limit": limit,
-        "pool": max(limit * 4, 40),
+        "limit": 3 * size,  # the best and the facts next to them
+        "pool": size,
         "share": NEIGHBOUR_SHARE,
         "k1": K1,
         "k1p1": K1 + 1,
@@ -316,8 +358,35 @@ def rank(vault: Connected, query: str, limit: int) -> list[Hit]:
     for i, key in enumerate(keys):
         params |= {f"q{i}": key.tsquery, f"lo{i}": key.lo, f"hi{i}": key.hi, f"g{i}": key.lo}
     rows = vault.alone(_statement(keys, bool(frags)), params)
+    return Pooled(
+        [(str(n), str(i), str(t), float(s), int(m)) for n, i, t, s, m, _ in rows],
+        bool(rows and rows[0][5]),
+    )
+
+
+def rank(vault: Connected, query: str, limit: int) -> list[Hit]:
+    """Active facts matching any meaningful word (prefixes from four letters), any date the
+    query names, any CJK bigram, or (through the trigram index) a code identifier, best first
+    by BM25 with the neighbours' share (``pool``), then ordered as the folder vault's index
+    orders its best (``recall._order``: exact forms first, or the length prior). Unlike the
+    folder vault's BM25 each word counts once per fact (no term frequency: fact lines rarely
+    repeat a word), length is counted in distinct words, and prefixes match."""
+    from cuecard.core.recall._order import pool_size, settle
+    from cuecard.core.recall._values import Ranking
     from cuecard.core.vault.postgres._notes import note_file_name
 
+    if limit < 1:
+        return []
+    ranking = Ranking()
+    pooled = pool(vault, query, pool_size(limit, ranking))
+    rows = pooled.rows
+
+    def read(numbers: list[int]) -> dict[int, tuple[str, int]]:
+        return {n: (rows[n][2], rows[n][4] if pooled.common else 0) for n in numbers}
+
+    # (a fact's number is its row's: SQL's order, best first, breaks ties)
+    ranked = [(n, row[3]) for n, row in enumerate(rows)]
     return [
-        Hit(note_file_name(note), ident, shown, float(score)) for note, ident, shown, score in rows
+        Hit(note_file_name(rows[n][0]), rows[n][1], rows[n][2], score)
+        for n, score in settle(ranked, limit, query, ranking, read)
     ]
