@@ -242,11 +242,15 @@ def test_edits_leave_the_tables_a_fresh_build_gives(
     fresh.close()
 
 
+@pytest.mark.parametrize("cache", [0, 10], ids=["cache-default", "cache-of-10-pages"])
 @pytest.mark.parametrize("batch", [20_000, 10], ids=["one-batch", "batches-of-10"])
 @pytest.mark.parametrize("point", ["recall-entries-written", "recall-postings-written"])
 def test_a_build_killed_midway_leaves_no_partial_index(
-    tmp_path: Path, point: str, batch: int
+    tmp_path: Path, point: str, batch: int, cache: int
 ) -> None:
+    """Also when the build's pages already reached the file (a cache of a few pages spills
+    them long before the commit): a first build goes through SQLite's rollback journal, which
+    the next open plays back."""
     env = {
         **os.environ,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
@@ -269,6 +273,13 @@ def test_a_build_killed_midway_leaves_no_partial_index(
         "import sys\n"
         "import cuecard.core.recall._index as index\n"
         f"index.BATCH = {batch}\n"
+        "connect = index.RecallIndex._connect\n"
+        "def small(self):\n"
+        "    conn = connect(self)\n"
+        f"    if {cache}:\n"
+        f"        conn.execute('PRAGMA cache_size = {cache}')\n"
+        "    return conn\n"
+        "index.RecallIndex._connect = small\n"
         "from cuecard.core.cli import main\n"
         "sys.exit(main(['vault', 'search', 'heron']))\n"
     )
@@ -279,6 +290,9 @@ def test_a_build_killed_midway_leaves_no_partial_index(
         env=env | {"CUECARD_CRASH_AT": point},
     )
     assert killed.returncode == -9, killed.stderr
+    (db,) = (tmp_path / "cache").glob("cuecard/vaults/*/recall.sqlite3")
+    if cache and point == "recall-postings-written":  # (spilled: the journal holds the undo)
+        assert db.with_name(db.name + "-journal").is_file()
     done = run("vault", "search", "--json", "--limit", "100", "heron")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
@@ -315,3 +329,42 @@ def test_a_build_leaves_the_garbage_collector_as_it_found_it(
     finally:
         gc.enable()
         index.close()
+
+
+@pytest.mark.parametrize("lines", [_LINES, []], ids=["facts", "no-fact"])
+def test_a_first_build_leaves_the_index_in_write_ahead_logging(
+    tmp_path: Path, lines: list[str]
+) -> None:
+    """Built in the rollback journal, then turned to WAL: a later writer does not block the
+    readers of another process."""
+    (tmp_path / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = _index(tmp_path)
+    assert index.sync().entries_added == len(lines)
+    reader = sqlite3.connect(index.db_path)
+    try:
+        assert reader.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        (tmp_path / "b.txt").write_text("a beaver in the second file\n", encoding="utf-8")
+        reader.execute("BEGIN")
+        before = reader.execute("SELECT count(*) FROM entries").fetchone()[0]
+        assert index.sync().entries_added == 1  # (a reader in a transaction does not block it)
+        assert reader.execute("SELECT count(*) FROM entries").fetchone()[0] == before
+        reader.execute("COMMIT")
+        assert reader.execute("SELECT count(*) FROM entries").fetchone()[0] == before + 1
+    finally:
+        reader.close()
+        index.close()
+
+
+_ASCII = st.lists(
+    st.sampled_from([*"aZ09_.:/@- \t\n,'!~\x00\x1c\x7f", "Ports ", "node.js", "retried "]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ASCII, min_size=1, max_size=4))
+def test_memoised_tokens_of_ascii_text_equal_the_plain_tokenizer(texts: list[str]) -> None:
+    """ASCII text is cut into runs without the pattern; the runs are the pattern's."""
+    memo = TokenMemo()
+    for text in texts + texts:
+        assert memo(text) == tokens(text)

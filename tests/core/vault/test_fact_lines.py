@@ -58,3 +58,31 @@ def test_fact_lines_are_read_as_the_patterns_alone_read_them(text: str) -> None:
     ]
     got = [(f.line, f.text, f.superseded, f.placeholder) for f in _facts.note_facts(text)]
     assert got == _note_facts_reference(text)
+
+
+def _headings_reference(text: str, lines: list[str]) -> list[str]:
+    found: list[str] = []
+    path: list[tuple[int, str]] = []
+    want = iter(lines)
+    line = next(want, None)
+    for raw in text.splitlines():
+        if line is None:
+            break
+        heading = _facts.HEADING.match(raw)
+        if heading:
+            level = len(heading.group(1))
+            path = [(lv, t) for lv, t in path if lv < level]
+            if heading.group(2):
+                path.append((level, heading.group(2)))
+        elif raw.rstrip() == line:
+            found.append(" / ".join(t for _, t in path))
+            line = next(want, None)
+    return found + [""] * (len(lines) - len(found))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | st.sampled_from(["###### x", "####### x", " # x", "#"]), max_size=30))
+def test_headings_are_read_as_the_pattern_alone_reads_them(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    lines = [f.line for f in _facts.note_facts(text)]
+    assert _facts.headings(text, lines) == _headings_reference(text, lines)

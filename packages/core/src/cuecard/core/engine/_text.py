@@ -230,7 +230,8 @@ def neutralise(text: str) -> str:
     marks."""
     text = text.replace("\r\n", "\n")
     if text.isascii():
-        text = text.translate(_ASCII_INVISIBLE)
+        if not text.isprintable():  # (an ASCII text is printable when it holds no control)
+            text = text.translate(_ASCII_INVISIBLE)
         if "memory-data" not in text.lower():  # no tag (its letters have no other ASCII forms)
             return text
         return re.sub(_WRAPPER_TAG, lambda m: m.group().replace("<", "&lt;"), text)

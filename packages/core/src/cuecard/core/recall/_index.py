@@ -223,6 +223,8 @@ class RecallIndex:
         # older redaction.
         self._version_tag = f"{SCHEMA_VERSION}/{rules}/{self.ranking.tag()}"
         self._conn: sqlite3.Connection | None = None
+        self._fresh = False
+        """The database was new when connected, and is still in the rollback journal."""
         self._schema_ok = False
         self._seen: tuple[int, dict[str, tuple[str, int, int, int, int, int]]] | None = None
 
@@ -235,13 +237,24 @@ class RecallIndex:
         # SQLite cannot open: healed)
         conn = connect_database(*self._db_place(), timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA cache_size = -32768")
+        self._conn = conn
+        # A new (empty) database is first built in SQLite's rollback journal, which copies no
+        # page the file did not hold when the transaction began: each page of a first build is
+        # written once (in WAL, twice: to the log, then checkpointed), and a build killed
+        # midway is still rolled back (the journal restores the file as it was, empty or the
+        # bare schema). ``_sync`` turns it to WAL when done, for readers beside a writer.
+        self._fresh = conn.execute("PRAGMA page_count").fetchone()[0] == 0
+        if not self._fresh:
+            self._to_wal(conn)
+        return conn
+
+    def _to_wal(self, conn: sqlite3.Connection) -> None:
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             with contextlib.suppress(sqlite3.OperationalError):
                 conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA cache_size = -32768")
-        self._conn = conn
-        return conn
+        self._fresh = False
 
     def close(self) -> None:
         self._schema_ok = False
@@ -398,6 +411,12 @@ class RecallIndex:
         )  # fmt: skip
 
     def _sync(self) -> SyncReport:
+        report = self._sync_files()
+        if self._fresh and self._conn is not None:
+            self._to_wal(self._conn)
+        return report
+
+    def _sync_files(self) -> SyncReport:
         rebuilt = self._ensure_schema()
         conn = self._connect()
         stats = self._stats()

@@ -4,8 +4,8 @@ A first build tokenises every fact of a vault, so this module trades imports for
 cold query path never imports it: ``sync`` does, only when some entry is new):
 
 - ``TokenMemo`` gives ``tokens(text)`` for many texts, finding word runs with one regular
-  expression and remembering each distinct run's tokens (the vocabulary of a vault is
-  Zipf-distributed: most runs were seen before);
+  expression (ASCII text with a translation and a split) and remembering each distinct run's
+  tokens (the vocabulary of a vault is Zipf-distributed: most runs were seen before);
 - ``Loader`` gathers the new entries' postings in memory, per term, and writes them in one pass
   sorted by the postings table's key (term, block): one row per term and block of entry ids,
   its columns packed integers, with one upsert per term for the document frequencies.
@@ -18,7 +18,7 @@ import sqlite3
 import unicodedata
 from array import array
 from collections import Counter, defaultdict
-from itertools import chain
+from itertools import chain, repeat
 from struct import Struct
 
 from cuecard.core.base._fsio import crash_point
@@ -37,6 +37,13 @@ TYPECODE = "I"
 # ``runs`` of cuecard.core.recall._tokens as one pattern: word characters (``str.isalnum`` or
 # ``_``, as ``\w``), joined through ``. : / @ -`` when a word character follows.
 _RUN = re.compile(r"\w+(?:[.:/@-]+\w+)*")
+_JOINERS = ".:/@-"
+# A byte table: ASCII text with every character that is neither a word character nor a joiner a
+# space (``bytes.translate`` looks each byte up in C; ``str.translate``, nine times slower).
+_ASCII_CHUNKS = bytes(
+    c if c < 128 and (chr(c).isalnum() or chr(c) == "_" or chr(c) in _JOINERS) else 32
+    for c in range(256)
+)
 # Distinct runs remembered at most (a vault's vocabulary is far smaller; this bounds memory on
 # text made of ever-new words).
 MEMO_LIMIT = 500_000
@@ -47,8 +54,12 @@ _NUMBER = re.compile(r"[0-9]+")
 _JOINED = re.compile(r"[A-Za-z][a-z]{2,}(?:[._-]+[A-Za-z][a-z]{2,})+")
 _INNER = re.compile(r"[._-]+")
 _ONE = array(TYPECODE, (1,))
-_ONE_BYTES = _ONE.tobytes()
 _pack = Struct("@" + TYPECODE).pack
+# The blocks' columns are bound as ``bytearray``: the sqlite3 module binds it (as it binds str,
+# int and float) without first asking the adapter registry, which for ``bytes`` costs more than
+# the insert of a short row (0.3 s of a 100,000-line build, on CPython 3.11). The same BLOB.
+_blob = bytearray
+_ONE_BLOB = _blob(_ONE)
 
 
 class TokenMemo:
@@ -64,10 +75,14 @@ class TokenMemo:
         self._finished: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> list[str]:
-        if not text.isascii():
-            text = unicodedata.normalize("NFKC", text)
+        if text.isascii():
+            # (An ASCII run is a chunk of word characters and joiners without the joiners at
+            # its ends: the same runs as the pattern's, in half the time.)
+            chunks = text.encode().translate(_ASCII_CHUNKS).decode().split()
+            runs = list(filter(None, map(str.strip, chunks, repeat(_JOINERS))))
+        else:
+            runs = _RUN.findall(unicodedata.normalize("NFKC", text))
         memo = self._memo
-        runs = _RUN.findall(text)
         known = list(map(memo.get, runs))
         if None in known:  # some run not seen before: only those tokenised in Python
             for at, got in enumerate(known):
@@ -202,7 +217,7 @@ class Loader:
         highest frequency and shortest entry (``_scoring.max_score``'s bounds)."""
         size = self._block
         length_of = self._lengths.__getitem__
-        rows: list[tuple[str, int, bytes, bytes, bytes]] = []
+        rows: list[tuple[str, int, bytearray, bytearray, bytearray]] = []
         stats: list[tuple[str, int, int, int]] = []
         postings = self._postings
         for term in sorted(postings):
@@ -212,7 +227,7 @@ class Loader:
                 length = length_of(doc)
                 stats.append((term, 1, 1, length))
                 if self._fresh:  # (nothing stored to extend: the row at once)
-                    rows.append((term, doc, _pack(doc), _ONE_BYTES, _pack(length)))
+                    rows.append((term, doc, _blob(_pack(doc)), _ONE_BLOB, _blob(_pack(length))))
                     continue
                 docs, tfs = array(TYPECODE, held), _ONE
                 lens = array(TYPECODE, (length,))
@@ -238,7 +253,7 @@ class Loader:
                     joined.append(both)
                 docs, tfs, lens = joined
             if len(docs) <= size:  # (most terms: one block, nothing to cut)
-                rows.append((term, docs[0], docs.tobytes(), tfs.tobytes(), lens.tobytes()))
+                rows.append((term, docs[0], _blob(docs), _blob(tfs), _blob(lens)))
                 continue
             for start in range(0, len(docs), size):
                 end = start + size
@@ -246,9 +261,9 @@ class Loader:
                     (
                         term,
                         docs[start],
-                        docs[start:end].tobytes(),
-                        tfs[start:end].tobytes(),
-                        lens[start:end].tobytes(),
+                        _blob(docs[start:end]),
+                        _blob(tfs[start:end]),
+                        _blob(lens[start:end]),
                     )
                 )
         # (A term's last block, when extended, is replaced: its key, its first entry, stays.)

@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 _BULLET = re.compile(r"^(?:[-*•+])\s+")
+# The characters a bullet starts with (a line starting otherwise needs no match).
+_MARKS = frozenset("-*•+")
 # Stamps of both layouts, and the older spellings the other system accepts.
 STAMP = re.compile(
     r"\s*（写入 (\d{4}-\d{2}-\d{2})｜来源：[^）]*）"
@@ -53,7 +55,11 @@ class NoteFact:
 
 def bare(line: str) -> str:
     """A fact line reduced to the fact: the comparison key for dedup and conflicts."""
-    text = _BULLET.sub("", line.strip(), count=1)
+    return _unstamped(_BULLET.sub("", line.strip(), count=1))
+
+
+def _unstamped(text: str) -> str:
+    """``text`` without its stamp and usage tag, stripped."""
     # (Each pattern only where its literal part is: most lines hold neither.)
     if "（写入 " in text or "(written " in text:
         text = STAMP.sub("", text)
@@ -128,9 +134,11 @@ def note_facts(text: str) -> list[NoteFact]:
         if heading:
             superseded = bool(_SUPERSEDED.search(heading.group(2)))
             continue
-        if not _BULLET.match(raw.strip()) or raw.strip().startswith("- [ ]"):
+        line = raw.strip()
+        bullet = _BULLET.match(line) if line[:1] in _MARKS else None
+        if bullet is None or line.startswith("- [ ]"):
             continue
-        fact = bare(raw)
+        fact = _unstamped(line[bullet.end() :])  # (``bare(raw)``: the bullet found once)
         if not fact:
             continue
         facts.append(NoteFact(raw.rstrip(), fact, superseded, _placeholder(fact)))
@@ -190,7 +198,7 @@ def headings(text: str, lines: list[str]) -> list[str]:
     for raw in text.splitlines():
         if line is None:
             break
-        heading = HEADING.match(raw)
+        heading = HEADING.match(raw) if raw.startswith("#") else None
         if heading:
             level = len(heading.group(1))
             path = [(lv, t) for lv, t in path if lv < level]
