@@ -235,14 +235,10 @@ class Loader:
                 docs, tfs = array(TYPECODE, held), _ONE
                 lens = array(TYPECODE, (length,))
             else:  # (a dict keeps its keys in the order first seen: the entries')
-                docs = array(TYPECODE, dict.fromkeys(held))
-                if len(docs) == len(held):  # (once in each entry holding it: no Counter)
-                    tfs, tf_max = _ONE * len(docs), 1
-                else:
-                    tfs = array(TYPECODE, Counter(held).values())
-                    tf_max = max(tfs)
+                counts = Counter(held)
+                docs, tfs = array(TYPECODE, counts), array(TYPECODE, counts.values())
                 lens = array(TYPECODE, map(length_of, docs))
-                stats.append((term, len(docs), tf_max, min(lens)))
+                stats.append((term, len(docs), max(tfs), min(lens)))
             last = (
                 None
                 if self._fresh
