@@ -18,7 +18,7 @@ import sqlite3
 import unicodedata
 from array import array
 from collections import Counter, defaultdict
-from itertools import chain, repeat
+from itertools import chain
 from struct import Struct
 
 from cuecard.core.base._fsio import crash_point
@@ -77,9 +77,9 @@ class TokenMemo:
     def __call__(self, text: str) -> list[str]:
         if text.isascii():
             # (An ASCII run is a chunk of word characters and joiners without the joiners at
-            # its ends: the same runs as the pattern's, in half the time.)
-            chunks = text.encode().translate(_ASCII_CHUNKS).decode().split()
-            runs = list(filter(None, map(str.strip, chunks, repeat(_JOINERS))))
+            # its ends: the same runs as the pattern's, in half the time. The memo is keyed by
+            # the chunk: its joiners are stripped only when it is first tokenised.)
+            runs = text.encode().translate(_ASCII_CHUNKS).decode().split()
         else:
             runs = _RUN.findall(unicodedata.normalize("NFKC", text))
         memo = self._memo
@@ -94,6 +94,9 @@ class TokenMemo:
         return list(chain.from_iterable(known))  # type: ignore[arg-type]
 
     def _run(self, run: str) -> tuple[str, ...]:
+        run = run.strip(_JOINERS)  # (a pattern's run is stripped already)
+        if not run:  # (a chunk of joiners alone)
+            return ()
         # The raw tokens (see ``_tokens.run_raw``) of the common shapes found by patterns: a
         # plain word is itself; a number, itself; plain words joined by ``._-`` the whole and
         # each word. Anything else, the tokenizer's.
