@@ -104,43 +104,26 @@ def discover_rules(base: Path) -> list[tuple[RuleFormat, str]]:
     return found
 
 
-_READ = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
 def _read_rule(path: Path) -> bytes | str:
-    """The bytes of the rule file ``path``, or why it is skipped unread: a link (never
-    followed), a FIFO, device or socket (never waited on), a file over ``MAX_RULE_BYTES``."""
+    """The bytes of the rule file ``path`` (through ``read_regular``, the reader of every file a
+    person's folder holds), or why it is skipped unread: a link (never followed), a FIFO, device
+    or socket (never waited on), a file over ``MAX_RULE_BYTES``."""
+    from cuecard.core.engine._evidence import read_regular
+
+    data = read_regular(str(path), MAX_RULE_BYTES)
+    if data is not None:
+        return data
     try:
-        fd = os.open(path, _READ)
-    except OSError as exc:
-        if os.path.islink(path):
-            return "it is a symbolic link"
-        return f"cannot be read ({exc.strerror})"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return f"it is {describe(st.st_mode)}, not a regular file"
-        chunks, left = [], MAX_RULE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        st = os.lstat(path)
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > MAX_RULE_BYTES:
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return f"it is {describe(st.st_mode)}, not a regular file"
+    if st.st_size > MAX_RULE_BYTES:
         return f"larger than {MAX_RULE_BYTES} bytes"
-    return data
+    return "cannot be read"
 
 
 def _person(root: Path) -> str:
