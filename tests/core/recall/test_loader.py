@@ -11,6 +11,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -117,10 +118,14 @@ def _tables(index: RecallIndex) -> tuple[object, ...]:
         }
         postings = []
         blocks: dict[str, list[int]] = {}
-        for term, first, *columns in conn.execute(
-            "SELECT term, first, docs, tfs, lens FROM postings ORDER BY term, first"
+        # Per term: the counts of each of its blocks, and what its blocks hold in all.
+        counted: dict[str, list[tuple[int | None, ...]]] = {}
+        held: dict[str, list[tuple[int, int]]] = {}
+        for term, first, *counts, d, t, n in conn.execute(
+            "SELECT term, first, df, tf_max, len_min, docs, tfs, lens FROM postings "
+            "ORDER BY term, first"
         ):
-            docs, tfs, lens = (memoryview(c).cast("I").tolist() for c in columns)
+            docs, tfs, lens = (memoryview(c).cast("I").tolist() for c in (d, t, n))
             # A block: its first entry its key, at most BLOCK entries, in order, after the last
             # block of its term.
             assert docs[0] == first
@@ -128,8 +133,18 @@ def _tables(index: RecallIndex) -> tuple[object, ...]:
             assert docs == sorted(docs)
             assert docs[0] > blocks.get(term, [-1])[-1]
             blocks[term] = docs
+            counted.setdefault(term, []).append(tuple(counts))
+            held.setdefault(term, []).extend(zip(tfs, lens, strict=True))
             postings += [(term, *where[d], tf, n) for d, tf, n in zip(docs, tfs, lens, strict=True)]
         postings.sort()
+        # A term's last block holds its counts, and no other block: the entries holding it, and
+        # bounds of its frequencies and of the lengths of its entries that stay true.
+        for term, counts in counted.items():
+            assert all(c == (None, None, None) for c in counts[:-1]), term
+            df, tf_max, len_min = counts[-1]
+            assert df == len(held[term]), term
+            assert tf_max >= max(tf for tf, _ in held[term]), term
+            assert len_min <= min(n for _, n in held[term]), term
         terms = sorted(conn.execute("SELECT term, df FROM terms WHERE df > 0").fetchall())
         # (the generation is a fresh random token per change of the entries)
         meta = sorted(conn.execute("SELECT key, value FROM meta WHERE key <> 'generation'"))
@@ -368,3 +383,17 @@ def test_memoised_tokens_of_ascii_text_equal_the_plain_tokenizer(texts: list[str
     memo = TokenMemo()
     for text in texts + texts:
         assert memo(text) == tokens(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ASCII | _TEXT, max_size=6), st.booleans())
+def test_a_notes_lines_tokenised_at_once_equal_each_tokenised_alone(
+    texts: list[str], stem: bool
+) -> None:
+    """``TokenMemo.many`` finds the runs of a note's ASCII lines in one pass: the tokens of each
+    line are those of the line alone (a line break inside a text, or text that is not ASCII,
+    takes each on its own)."""
+    memo = TokenMemo(stem=stem)
+    for _ in range(2):  # the second pass is served from the memo
+        got = [list(chain.from_iterable(parts)) for parts in memo.many(texts)]
+        assert got == [tokens(text, stem=stem) for text in texts]

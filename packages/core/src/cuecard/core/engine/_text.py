@@ -13,6 +13,7 @@ __all__ = [
     "find_secret",
     "may_be_unsafe",
     "needs_scrutiny",
+    "neutral_lines",
     "neutralise",
     "redact",
     "strip_invisibles",
@@ -238,6 +239,21 @@ def neutralise(text: str) -> str:
     text = _invisible().sub("", text)
     runs = _tag_runs(text)
     return _defuse_runs(text, runs) if runs else text
+
+
+# The bytes of printable ASCII, tabs and line breaks: a line of them alone that names no wrapper
+# tag is its own ``neutralise``.
+_NEUTRAL_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
+def neutral_lines(text: str) -> bool:
+    """Whether ``neutralise`` leaves every line of ``text`` as it is (printable ASCII, tabs and
+    line breaks, naming no wrapper tag): a note's lines tested in one pass, not one by one."""
+    return (
+        text.isascii()
+        and not text.encode().translate(None, _NEUTRAL_ASCII)
+        and "memory-data" not in text.lower()
+    )
 
 
 def _attribute(value: str) -> str:

@@ -83,8 +83,7 @@ def apply_changes(
                 from cuecard.core.recall._loader import Loader
 
                 loader = Loader(w, index.ranking, block=block, held=held)
-            for item in fresh:
-                loader.add(*item)
+            loader.add(fresh)
             if loader.held >= batch:
                 added += _flush(w, loader, last=False)
         for rel in stale:
@@ -187,6 +186,15 @@ def _remove(w: sqlite3.Connection, ids: list[int]) -> None:
         w.execute("DELETE FROM entries WHERE id = ?", (ident,))
         docs += 1
         length += int(row[1])
+    # Each term's counts (its last block's), read before any block changes: written again in
+    # the last block left, whichever that is then.
+    counts: dict[str, tuple[int, int, int]] = {}
+    for term in terms:
+        row = w.execute(
+            "SELECT df, tf_max, len_min FROM postings WHERE term = ? AND df IS NOT NULL", (term,)
+        ).fetchone()
+        if row is not None:
+            counts[term] = (int(row[0]), int(row[1]), int(row[2]))
     blocks: dict[tuple[str, int], set[int]] = {}
     for term, held in terms.items():
         for ident in held:
@@ -220,7 +228,9 @@ def _remove(w: sqlite3.Connection, ids: list[int]) -> None:
         else:
             w.execute("DELETE FROM postings WHERE term = ? AND first = ?", (term, first))
     w.executemany(
-        "UPDATE terms SET df = df - ? WHERE term = ?", [(len(n), t) for t, n in terms.items()]
+        "UPDATE postings SET df = ?, tf_max = ?, len_min = ? WHERE term = ? AND first = "
+        "(SELECT max(first) FROM postings WHERE term = ?)",
+        [(counts[t][0] - len(n), *counts[t][1:], t, t) for t, n in terms.items() if t in counts],
     )
     if docs:
         _add_stats(w, -docs, -length)

@@ -89,12 +89,10 @@ def date_terms(text: str) -> list[str]:
     """The distinct date terms of ``text``, in first-seen order."""
     # Most text holds no date: a date has a digit, and a month's name or an ISO dash (a few
     # substring searches in C spare the index build a word-by-word pass over every fact).
-    if not any(digit in text for digit in "0123456789"):
+    if not any(map(text.__contains__, "0123456789")):
         return []
-    if "-" not in text:
-        lower = text.lower()
-        if not any(name in lower for name in _STEMS):
-            return []
+    if "-" not in text and not any(map(text.lower().__contains__, _STEMS)):
+        return []
     words = runs(text)
     out: list[str] = []
     for at, word in enumerate(words):

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 # The postings' blocks hold native integers: the byte order is part of the version.
-SCHEMA_VERSION = f"6{sys.byteorder[0]}.{TOKENIZER_VERSION}"
+SCHEMA_VERSION = f"7{sys.byteorder[0]}.{TOKENIZER_VERSION}"
 RACY_NS = 2_000_000_000
 # The idf of a term that half the entries or more hold (BM25's would be 0 or below).
 FLOOR = 1e-6
@@ -139,16 +139,17 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_path ON entries(path, pos);
 -- A block of a term's postings: up to BLOCK entries from the first, their ids, the term's
--- frequency in each and their lengths, as native 4-byte unsigned integers
+-- frequency in each and their lengths, as native 4-byte unsigned integers. The term's last
+-- block (the highest first) also holds its counts, NULL in the others: df, the entries holding
+-- it, tf_max and len_min, its highest frequency in an entry and the shortest entry holding it
+-- (bounds that stay true when entries leave). They come before the blocks: reading them never
+-- reads a block. (A table of their own cost a first build a second row per term.)
 CREATE TABLE postings (
-  term TEXT NOT NULL, first INTEGER NOT NULL, docs BLOB NOT NULL, tfs BLOB NOT NULL,
-  lens BLOB NOT NULL, PRIMARY KEY (term, first)
+  term TEXT NOT NULL, first INTEGER NOT NULL, df INTEGER, tf_max INTEGER, len_min INTEGER,
+  docs BLOB NOT NULL, tfs BLOB NOT NULL, lens BLOB NOT NULL, PRIMARY KEY (term, first)
 ) WITHOUT ROWID;
--- df: entries holding the term, tf_max and len_min: its highest frequency in an entry and the
--- shortest entry holding it (bounds that stay true when entries leave)
-CREATE TABLE terms (
-  term TEXT PRIMARY KEY, df INTEGER NOT NULL, tf_max INTEGER NOT NULL, len_min INTEGER NOT NULL
-) WITHOUT ROWID;
+-- Each term's counts, as the searches and the concept graph read them
+CREATE VIEW terms AS SELECT term, df, tf_max, len_min FROM postings WHERE df IS NOT NULL;
 """
 
 
@@ -292,11 +293,11 @@ class RecallIndex:
         with self._write() as w:
             if self._version(w) == self._version_tag:
                 return False
-            for (name,) in w.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'"
+            for kind, name in w.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%' ORDER BY type = 'table'"
             ).fetchall():
-                w.execute(f'DROP TABLE IF EXISTS "{name}"')
+                w.execute(f'DROP {"VIEW" if kind == "view" else "TABLE"} IF EXISTS "{name}"')
             for statement in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
                 w.execute(statement)
             w.execute("INSERT INTO meta VALUES ('schema', ?)", (self._version_tag,))

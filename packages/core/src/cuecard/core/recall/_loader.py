@@ -6,19 +6,22 @@ cold query path never imports it: ``sync`` does, only when some entry is new):
 - ``TokenMemo`` gives ``tokens(text)`` for many texts, finding word runs with one regular
   expression (ASCII text with a translation and a split) and remembering each distinct run's
   tokens (the vocabulary of a vault is Zipf-distributed: most runs were seen before);
-- ``Loader`` gathers the new entries' postings in memory, per term, and writes them in one pass
-  sorted by the postings table's key (term, block): one row per term and block of entry ids,
-  its columns packed integers, with one upsert per term for the document frequencies.
+- ``Loader`` gathers the new entries' postings in memory, per term (each entry's terms counted
+  once, in C), and writes them in one pass sorted by the postings table's key (term, block):
+  one row per term and block of entry ids, its columns packed integers, the term's counts in
+  its last block.
 """
 
 from __future__ import annotations
 
+import collections
 import re
 import sqlite3
 import unicodedata
 from array import array
-from collections import Counter, defaultdict
-from itertools import chain
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from itertools import chain, repeat
 from struct import Struct
 
 from cuecard.core.base._fsio import crash_point
@@ -44,6 +47,8 @@ _ASCII_CHUNKS = bytes(
     c if c < 128 and (chr(c).isalnum() or chr(c) == "_" or chr(c) in _JOINERS) else 32
     for c in range(256)
 )
+# The same, keeping line breaks (``TokenMemo.many``'s separator).
+_ASCII_LINES = _ASCII_CHUNKS[:10] + b"\n" + _ASCII_CHUNKS[11:]
 # Distinct runs remembered at most (a vault's vocabulary is far smaller; this bounds memory on
 # text made of ever-new words).
 MEMO_LIMIT = 500_000
@@ -54,12 +59,21 @@ _NUMBER = re.compile(r"[0-9]+")
 _JOINED = re.compile(r"[A-Za-z][a-z]{2,}(?:[._-]+[A-Za-z][a-z]{2,})+")
 _INNER = re.compile(r"[._-]+")
 _ONE = array(TYPECODE, (1,))
+_append = list.append
+# Runs an iterator to its end, in C (the postings' appends of ``Loader.add``).
+_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
+# ``Counter.update``'s counting into a plain dict (in C; a ``Counter`` per entry costs the build
+# its Python-level construction, a microsecond an entry).
+_count_elements: Callable[[dict[str, int], Iterable[str]], None]
+_count_elements = collections._count_elements  # type: ignore[attr-defined]
 _pack = Struct("@" + TYPECODE).pack
 # The blocks' columns are bound as ``bytearray``: the sqlite3 module binds it (as it binds str,
 # int and float) without first asking the adapter registry, which for ``bytes`` costs more than
 # the insert of a short row (0.3 s of a 100,000-line build, on CPython 3.11). The same BLOB.
 _blob = bytearray
 _ONE_BLOB = _blob(_ONE)
+# A postings row: term, first entry, the term's counts (its last block only) and the blocks.
+Row = tuple[str, int, int | None, int | None, int | None, bytearray, bytearray, bytearray]
 
 
 class TokenMemo:
@@ -75,13 +89,27 @@ class TokenMemo:
         self._finished: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> list[str]:
+        return list(chain.from_iterable(self.parts(text)))
+
+    def parts(self, text: str) -> list[tuple[str, ...]]:
+        """The tokens of ``text``, a tuple per run (``__call__``'s list, not yet joined)."""
         if text.isascii():
             # (An ASCII run is a chunk of word characters and joiners without the joiners at
             # its ends: the same runs as the pattern's, in half the time. The memo is keyed by
             # the chunk: its joiners are stripped only when it is first tokenised.)
-            runs = text.encode().translate(_ASCII_CHUNKS).decode().split()
-        else:
-            runs = _RUN.findall(unicodedata.normalize("NFKC", text))
+            return self._known(text.encode().translate(_ASCII_CHUNKS).decode().split())
+        return self._known(_RUN.findall(unicodedata.normalize("NFKC", text)))
+
+    def many(self, texts: list[str]) -> list[list[tuple[str, ...]]]:
+        """``parts`` of each of ``texts``: ASCII lines (a note's facts) found in one pass over
+        them all."""
+        joined = "\n".join(texts)
+        if not joined.isascii() or joined.count("\n") != len(texts) - 1:
+            return list(map(self.parts, texts))
+        chunks = joined.encode().translate(_ASCII_LINES).decode().split("\n")
+        return list(map(self._known, map(str.split, chunks)))
+
+    def _known(self, runs: list[str]) -> list[tuple[str, ...]]:
         memo = self._memo
         known = list(map(memo.get, runs))
         if None in known:  # some run not seen before: only those tokenised in Python
@@ -91,12 +119,17 @@ class TokenMemo:
                     got = known[at] = self._run(run)
                     if len(memo) < MEMO_LIMIT:
                         memo[run] = got
-        return list(chain.from_iterable(known))  # type: ignore[arg-type]
+        return known  # type: ignore[return-value]
 
     def _run(self, run: str) -> tuple[str, ...]:
-        run = run.strip(_JOINERS)  # (a pattern's run is stripped already)
-        if not run:  # (a chunk of joiners alone)
+        bare = run.strip(_JOINERS)  # (a pattern's run is stripped already)
+        if not bare:  # (a chunk of joiners alone)
             return ()
+        if bare != run:  # ("word." ends a sentence: "word"'s tokens, when known)
+            known = self._memo.get(bare)
+            if known is not None:
+                return known
+            run = bare
         # The raw tokens (see ``_tokens.run_raw``) of the common shapes found by patterns: a
         # plain word is itself; a number, itself; plain words joined by ``._-`` the whole and
         # each word. Anything else, the tokenizer's.
@@ -125,8 +158,8 @@ class Loader:
     """New entries of one synchronisation, written by ``flush`` in the caller's transaction.
 
     Entry ids continue after the highest id present, so the postings are known before any row
-    is written: per term, the entries holding it, once per occurrence and in entry order (its
-    frequencies and the entries' lengths are counted and looked up when written). Entries are
+    is written: per term, the entries holding it in entry order, each followed by the term's
+    frequency there (the entries' lengths are looked up when written). Entries are
     written in batches; their postings are held longer (up to ``held``), so that a term's
     postings of many batches make one row per block."""
 
@@ -154,7 +187,7 @@ class Loader:
         self._fresh = conn.execute("SELECT 1 FROM postings LIMIT 1").fetchone() is None
         self._tokens = TokenMemo(stem=ranking.stem)
         self._context = ranking.context
-        self._headings: dict[str, list[str]] = {}
+        self._headings: dict[str, tuple[str, ...]] = {}
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
         self._length = 0
         self._postings: defaultdict[str, list[int]] = defaultdict(list)
@@ -162,34 +195,36 @@ class Loader:
         self._held = 0
         self._block, self._held_limit = block, held
 
-    def add(self, path: str, pos: int, digest: str, entry: Entry) -> None:
-        """Tokenise one new entry (``pos``: its place in its file) and hold its rows."""
-        toks = self._tokens(entry.terms or entry.text)
-        if self._context and entry.context:  # (its note's headings: many entries share them)
-            toks += self._heading(entry.context)
-        doc = self._next
-        self._next += 1
-        size = len(toks)
-        distinct = dict.fromkeys(toks)
-        # (The entry's distinct terms: what a removal and the concept graph read.)
-        self._entries.append(
-            (doc, path, entry.key, digest, entry.text, " ".join(distinct), size, pos)
-        )
-        self._length += size
-        self._lengths[doc] = size
-        # Each occurrence of a term appends the entry to the term's list (its frequency there is
-        # how often the entry follows itself: counted when written).
-        postings = self._postings
-        for term in toks:
-            postings[term].append(doc)
-        self._held += len(distinct)
+    def add(self, items: list[tuple[str, int, str, Entry]]) -> None:
+        """Tokenise new entries (each: its file, its place there, its hash, the entry; a
+        file's entries at a time) and hold their rows."""
+        parts = self._tokens.many([entry.terms or entry.text for *_, entry in items])
+        context, heading = self._context, self._heading
+        rows, lengths, term_list = self._entries, self._lengths, self._postings.__getitem__
+        doc, length, held = self._next, self._length, self._held
+        for (path, pos, digest, entry), known in zip(items, parts, strict=True):
+            if context and entry.context:  # (its note's headings: many entries share them)
+                known.append(heading(entry.context))
+            counts: dict[str, int] = {}  # each distinct term, in order, and its frequency
+            _count_elements(counts, chain.from_iterable(known))
+            size = sum(counts.values())
+            # (The entry's distinct terms: what a removal and the concept graph read.)
+            rows.append((doc, path, entry.key, digest, entry.text, " ".join(counts), size, pos))
+            lengths[doc] = size
+            # Each term's list gets the entry, then its frequency there (two passes in C).
+            _consume(map(_append, map(term_list, counts), repeat(doc)))
+            _consume(map(_append, map(term_list, counts), counts.values()))
+            length += size
+            held += len(counts)
+            doc += 1
+        self._next, self._length, self._held = doc, length, held
 
-    def _heading(self, context: str) -> list[str]:
+    def _heading(self, context: str) -> tuple[str, ...]:
         """The tokens of an entry's ``context``, as ``tokens`` gives them after its text and a
         line break (no run crosses one, and normalisation composes nothing across it)."""
         got = self._headings.get(context)
         if got is None:
-            got = self._tokens(context)
+            got = tuple(self._tokens(context))
             if len(self._headings) < MEMO_LIMIT:
                 self._headings[context] = got
         return got
@@ -215,68 +250,75 @@ class Loader:
         return added, length
 
     def _write_postings(self, conn: sqlite3.Connection) -> None:
-        """The postings in key order, in blocks of ``block`` (ids only grow: a term's
-        last block, when not full, gets the new ones appended), and per term its entry count,
-        highest frequency and shortest entry (``_scoring.max_score``'s bounds)."""
+        """The postings in key order, in blocks of ``block`` (ids only grow: a term's last
+        block gets the new ones appended, and the blocks are cut again from its first entry),
+        the term's counts in its last block: its entry count, highest frequency and shortest
+        entry (``_scoring.max_score``'s bounds)."""
         size = self._block
         length_of = self._lengths.__getitem__
-        rows: list[tuple[str, int, bytearray, bytearray, bytearray]] = []
-        stats: list[tuple[str, int, int, int]] = []
+        rows: list[Row] = []
         postings = self._postings
+        fresh = self._fresh
         for term in sorted(postings):
-            held = postings[term]
-            if len(held) == 1:  # (about half the terms: once, in one entry)
-                doc = held[0]
+            held = postings[term]  # (each entry holding it, then its frequency there)
+            if len(held) == 2:  # (most terms: in one entry)
+                doc, tf = held
                 length = length_of(doc)
-                stats.append((term, 1, 1, length))
-                if self._fresh:  # (nothing stored to extend: the row at once)
-                    rows.append((term, doc, _blob(_pack(doc)), _ONE_BLOB, _blob(_pack(length))))
+                if fresh:  # (nothing stored to extend: the row at once)
+                    tf_blob = _ONE_BLOB if tf == 1 else _blob(_pack(tf))
+                    rows.append(
+                        (term, doc, 1, tf, length, _blob(_pack(doc)), tf_blob, _blob(_pack(length)))
+                    )
                     continue
-                docs, tfs = array(TYPECODE, held), _ONE
+                docs, tfs = array(TYPECODE, (doc,)), array(TYPECODE, (tf,))
                 lens = array(TYPECODE, (length,))
-            else:  # (a dict keeps its keys in the order first seen: the entries')
-                counts = Counter(held)
-                docs, tfs = array(TYPECODE, counts), array(TYPECODE, counts.values())
+                df, tf_max, len_min = 1, tf, length
+            else:
+                pairs = array(TYPECODE, held)
+                docs, tfs = pairs[0::2], pairs[1::2]
                 lens = array(TYPECODE, map(length_of, docs))
-                stats.append((term, len(docs), max(tfs), min(lens)))
+                df, tf_max, len_min = len(docs), max(tfs), min(lens)
             last = (
                 None
-                if self._fresh
+                if fresh
                 else conn.execute(
-                    "SELECT first, docs, tfs, lens FROM postings WHERE term = ? "
+                    "SELECT df, tf_max, len_min, docs, tfs, lens FROM postings WHERE term = ? "
                     "ORDER BY first DESC LIMIT 1",
                     (term,),
                 ).fetchone()
             )
-            if last is not None and len(last[1]) < size * docs.itemsize:
+            if last is not None:  # (its counts and blocks joined with the new)
+                old_df, old_tf, old_len = last[:3]
+                if old_df is not None:  # (a last block holds them)
+                    df += old_df
+                    tf_max, len_min = max(tf_max, old_tf), min(len_min, old_len)
                 joined = []
-                for old, new in zip(last[1:], (docs, tfs, lens), strict=True):
+                for old, new in zip(last[3:], (docs, tfs, lens), strict=True):
                     both = array(TYPECODE, old)
                     both.extend(new)
                     joined.append(both)
                 docs, tfs, lens = joined
             if len(docs) <= size:  # (most terms: one block, nothing to cut)
-                rows.append((term, docs[0], _blob(docs), _blob(tfs), _blob(lens)))
+                rows.append(
+                    (term, docs[0], df, tf_max, len_min, _blob(docs), _blob(tfs), _blob(lens))
+                )
                 continue
+            final = (len(docs) - 1) // size * size  # (where the last block starts)
             for start in range(0, len(docs), size):
                 end = start + size
+                counts = (df, tf_max, len_min) if start == final else (None, None, None)
                 rows.append(
                     (
                         term,
                         docs[start],
+                        *counts,
                         _blob(docs[start:end]),
                         _blob(tfs[start:end]),
                         _blob(lens[start:end]),
                     )
                 )
         # (A term's last block, when extended, is replaced: its key, its first entry, stays.)
-        conn.executemany("INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         crash_point("recall-postings-written")
-        conn.executemany(
-            "INSERT INTO terms VALUES (?, ?, ?, ?) ON CONFLICT (term) DO UPDATE SET "
-            "df = df + excluded.df, tf_max = max(tf_max, excluded.tf_max), "
-            "len_min = min(len_min, excluded.len_min)",
-            stats,
-        )
         self._postings, self._lengths = defaultdict(list), {}
         self._held, self._fresh = 0, False

@@ -57,7 +57,7 @@ def extract(rel: str, text: str) -> list[Entry]:
     with its headings as context and the dates they and the fact name as search terms
     (``recall._dates``)."""
     from cuecard.core.engine import _secrets
-    from cuecard.core.engine._text import neutralise
+    from cuecard.core.engine._text import neutral_lines, neutralise
     from cuecard.core.recall._dates import date_terms, dated
     from cuecard.core.vault._facts import fact_id, headings, note_facts
 
@@ -77,17 +77,23 @@ def extract(rel: str, text: str) -> list[Entry]:
         for part in ((line, c) if line.endswith(" " + f.text) else (line, f.text, c))
     )
     redact = _secrets.redact if _secrets.may_hold_secret(probe) else str
+    # (Nothing to redact, and a note of printable ASCII naming no wrapper tag: every line is
+    # shown as it is.)
+    as_is = redact is str and neutral_lines(text)
     entries = []
     # The facts under one heading share their context: redacted once.
     contexts: dict[str, str] = {}
     for fact, context in live:
-        shown = neutralise(redact(fact.line.strip()))
+        line = fact.line.strip()
+        shown = line if as_is else neutralise(redact(line))
         safe = contexts.get(context)
         if safe is None:
             safe = redact(context)
             safe = contexts[context] = " ".join((safe, *dated(safe)))
         terms = redact(fact.text)
-        terms = " ".join((terms, *date_terms(terms)))
+        dates = date_terms(terms)
+        if dates:
+            terms = " ".join((terms, *dates))
         entries.append(Entry(fact_id(fact.text), shown, terms, safe))
     return entries
 
