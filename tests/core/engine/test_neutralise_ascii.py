@@ -43,3 +43,20 @@ def test_wrapper_tags_are_defused_as_the_pattern_says(text: str) -> None:
     cleaned = _invisible().sub("", text.replace("\r\n", "\n"))
     tag = re.compile(r"<\s*/?\s*memory-data\b", re.IGNORECASE)
     assert neutralise(text) == tag.sub(lambda m: m.group().replace("<", "&lt;"), cleaned)
+
+
+@given(st.lists(ASCII | TAGGED, max_size=6), SPICE)
+def test_a_note_said_neutral_has_no_line_that_neutralise_changes(
+    lines: list[str], spice: str
+) -> None:
+    """``neutral_lines`` spares a note's lines their ``neutralise`` one by one: when it says a
+    text is neutral, every line of it is its own ``neutralise``."""
+    from cuecard.core.engine._text import neutral_lines
+
+    text = "\n".join(lines) + spice
+    if neutral_lines(text):
+        assert all(neutralise(line) == line for line in text.splitlines())
+    # Printable ASCII, tabs and line breaks that name no wrapper tag: always neutral.
+    plain = "".join(c for c in text if " " <= c <= "~" or c in "\t\n").replace("memory-data", "")
+    if "memory-data" not in plain.lower():
+        assert neutral_lines(plain)
