@@ -10,7 +10,7 @@ from cuecard.core.vault import _facts
 
 _PIECES = st.sampled_from(
     [
-        *"ab 9-*•+#\t（）｜:：()",
+        *"ab 9-*•+#\t\u00a0\u2003（）｜:：()",
         *(
             "- ",
             "## ",
@@ -84,5 +84,5 @@ def _headings_reference(text: str, lines: list[str]) -> list[str]:
 @given(st.lists(_PIECES | st.sampled_from(["###### x", "####### x", " # x", "#"]), max_size=30))
 def test_headings_are_read_as_the_pattern_alone_reads_them(pieces: list[str]) -> None:
     text = "".join(pieces)
-    lines = [f.line for f in _facts.note_facts(text)]
-    assert _facts.headings(text, lines) == _headings_reference(text, lines)
+    facts = _facts.note_facts(text)
+    assert [f.context for f in facts] == _headings_reference(text, [f.line for f in facts])

@@ -16,7 +16,6 @@ __all__ = [
     "bare",
     "classify_against",
     "fact_id",
-    "headings",
     "inbox_facts",
     "note_facts",
     "similarity",
@@ -42,15 +41,20 @@ _SUPERSEDED = re.compile(r"已取代|已失效|已废弃|superseded|obsolete", r
 
 class NoteFact:
     """One fact line of a canonical note: ``line`` as written (no line break), ``text`` the bare
-    fact, ``superseded`` (under a superseded heading), ``placeholder`` (a template example)."""
+    fact, ``superseded`` (under a superseded heading), ``placeholder`` (a template example),
+    ``context`` the headings it sits under, outermost first, joined by `` / `` (``""`` under
+    none: what search indexes it with)."""
 
-    __slots__ = ("line", "placeholder", "superseded", "text")
+    __slots__ = ("context", "line", "placeholder", "superseded", "text")
 
-    def __init__(self, line: str, text: str, superseded: bool, placeholder: bool) -> None:
+    def __init__(
+        self, line: str, text: str, superseded: bool, placeholder: bool, context: str = ""
+    ) -> None:
         self.line = line
         self.text = text
         self.superseded = superseded
         self.placeholder = placeholder
+        self.context = context
 
 
 def bare(line: str) -> str:
@@ -126,22 +130,37 @@ def inbox_facts(text: str) -> list[str]:
 
 
 def note_facts(text: str) -> list[NoteFact]:
-    """The bullet lines of a note, each marked superseded (by its heading) or placeholder."""
+    """The bullet lines of a note, each marked superseded (by its heading) or placeholder, with
+    the headings it sits under (``context``)."""
     facts = []
     superseded = False
+    path: list[tuple[int, str]] = []
+    context = ""
     for raw in text.splitlines():
         heading = _HEADING.match(raw) if raw.startswith("#") else None
         if heading:
-            superseded = bool(_SUPERSEDED.search(heading.group(2)))
+            title = heading.group(2)
+            superseded = bool(_SUPERSEDED.search(title))
+            level = len(heading.group(1))
+            path = [(lv, t) for lv, t in path if lv < level]
+            if title:
+                path.append((level, title))
+            context = " / ".join(t for _, t in path)
             continue
         line = raw.strip()
-        bullet = _BULLET.match(line) if line[:1] in _MARKS else None
-        if bullet is None or line.startswith("- [ ]"):
+        if line[:2] == "- " and not line[2:3].isspace():  # (most bullets: the pattern's end)
+            start = 2
+        else:
+            bullet = _BULLET.match(line) if line[:1] in _MARKS else None
+            if bullet is None:
+                continue
+            start = bullet.end()
+        if line.startswith("- [ ]"):
             continue
-        fact = _unstamped(line[bullet.end() :])  # (``bare(raw)``: the bullet found once)
+        fact = _unstamped(line[start:])  # (``bare(raw)``: the bullet found once)
         if not fact:
             continue
-        facts.append(NoteFact(raw.rstrip(), fact, superseded, _placeholder(fact)))
+        facts.append(NoteFact(raw.rstrip(), fact, superseded, _placeholder(fact), context))
     return facts
 
 
@@ -186,25 +205,3 @@ def best_overlap(fact: str, existing: list[str], floor: float) -> str | None:
         if score > best_score:
             best, best_score = line, score
     return best if best_score >= floor else None
-
-
-def headings(text: str, lines: list[str]) -> list[str]:
-    """For each of ``lines`` (fact lines of ``text``, in order, as written), the headings it
-    sits under, outermost first, joined by `` / `` (``""`` under none)."""
-    found: list[str] = []
-    path: list[tuple[int, str]] = []
-    want = iter(lines)
-    line = next(want, None)
-    for raw in text.splitlines():
-        if line is None:
-            break
-        heading = HEADING.match(raw) if raw.startswith("#") else None
-        if heading:
-            level = len(heading.group(1))
-            path = [(lv, t) for lv, t in path if lv < level]
-            if heading.group(2):
-                path.append((level, heading.group(2)))
-        elif raw.rstrip() == line:
-            found.append(" / ".join(t for _, t in path))
-            line = next(want, None)
-    return found + [""] * (len(lines) - len(found))

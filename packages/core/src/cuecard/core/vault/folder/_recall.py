@@ -59,12 +59,11 @@ def extract(rel: str, text: str) -> list[Entry]:
     from cuecard.core.engine import _secrets
     from cuecard.core.engine._text import neutral_lines, neutralise
     from cuecard.core.recall._dates import date_terms, dated
-    from cuecard.core.vault._facts import fact_id, headings, note_facts
+    from cuecard.core.vault._facts import fact_id, note_facts
 
-    facts = note_facts(text)
     live = [
-        (fact, context)
-        for fact, context in zip(facts, headings(text, [f.line for f in facts]), strict=True)
+        (fact, fact.context)
+        for fact in note_facts(text)
         if not (fact.superseded or fact.placeholder)
     ]
     # Most notes hold no credential: one test of all the strings below (joined by line breaks,

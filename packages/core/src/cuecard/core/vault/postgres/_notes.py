@@ -67,14 +67,12 @@ def stamp_source(line: str) -> str | None:
 def _placed(text: str) -> dict[str, tuple[int, NoteFact, str, str]]:
     """Fact id -> (position, fact line, status, headings) in a note's text; the first line of
     an id wins. The headings are those the folder vault's search indexes a fact with."""
-    from cuecard.core.vault._facts import fact_id, headings, note_facts
+    from cuecard.core.vault._facts import fact_id, note_facts
 
-    facts = note_facts(text)
-    contexts = headings(text, [fact.line for fact in facts])
     placed: dict[str, tuple[int, NoteFact, str, str]] = {}
-    for position, (fact, context) in enumerate(zip(facts, contexts, strict=True), 1):
+    for position, fact in enumerate(note_facts(text), 1):
         status = "superseded" if fact.superseded else "placeholder" if fact.placeholder else ""
-        placed.setdefault(fact_id(fact.text), (position, fact, status or "active", context))
+        placed.setdefault(fact_id(fact.text), (position, fact, status or "active", fact.context))
     return placed
 
 
