@@ -112,7 +112,7 @@ class TokenMemo:
     def _known(self, runs: list[str]) -> list[tuple[str, ...]]:
         memo = self._memo
         known = list(map(memo.get, runs))
-        if None in known:  # some run not seen before: only those tokenised in Python
+        if not all(known):  # some run not seen before (``None``): tokenised in Python
             for at, got in enumerate(known):
                 if got is None:
                     run = runs[at]
@@ -159,7 +159,7 @@ class Loader:
 
     Entry ids continue after the highest id present, so the postings are known before any row
     is written: per term, the entries holding it in entry order, each followed by the term's
-    frequency there (the entries' lengths are looked up when written). Entries are
+    frequency there and the entry's length. Entries are
     written in batches; their postings are held longer (up to ``held``), so that a term's
     postings of many batches make one row per block."""
 
@@ -172,7 +172,6 @@ class Loader:
         "_held",
         "_held_limit",
         "_length",
-        "_lengths",
         "_next",
         "_postings",
         "_tokens",
@@ -191,7 +190,6 @@ class Loader:
         self._entries: list[tuple[int, str, str, str, str, str, int, int]] = []
         self._length = 0
         self._postings: defaultdict[str, list[int]] = defaultdict(list)
-        self._lengths: dict[int, int] = {}
         self._held = 0
         self._block, self._held_limit = block, held
 
@@ -200,7 +198,7 @@ class Loader:
         file's entries at a time) and hold their rows."""
         parts = self._tokens.many([entry.terms or entry.text for *_, entry in items])
         context, heading = self._context, self._heading
-        rows, lengths, term_list = self._entries, self._lengths, self._postings.__getitem__
+        rows, term_list = self._entries, self._postings.__getitem__
         doc, length, held = self._next, self._length, self._held
         for (path, pos, digest, entry), known in zip(items, parts, strict=True):
             if context and entry.context:  # (its note's headings: many entries share them)
@@ -210,10 +208,11 @@ class Loader:
             size = sum(counts.values())
             # (The entry's distinct terms: what a removal and the concept graph read.)
             rows.append((doc, path, entry.key, digest, entry.text, " ".join(counts), size, pos))
-            lengths[doc] = size
-            # Each term's list gets the entry, then its frequency there (two passes in C).
+            # Each term's list gets the entry, its frequency there and the entry's length (three
+            # passes in C).
             _consume(map(_append, map(term_list, counts), repeat(doc)))
             _consume(map(_append, map(term_list, counts), counts.values()))
+            _consume(map(_append, map(term_list, counts), repeat(size)))
             length += size
             held += len(counts)
             doc += 1
@@ -255,15 +254,13 @@ class Loader:
         the term's counts in its last block: its entry count, highest frequency and shortest
         entry (``_scoring.max_score``'s bounds)."""
         size = self._block
-        length_of = self._lengths.__getitem__
         rows: list[Row] = []
         postings = self._postings
         fresh = self._fresh
         for term in sorted(postings):
-            held = postings[term]  # (each entry holding it, then its frequency there)
-            if len(held) == 2:  # (most terms: in one entry)
-                doc, tf = held
-                length = length_of(doc)
+            held = postings[term]  # (each entry holding it, its frequency there, its length)
+            if len(held) == 3:  # (most terms: in one entry)
+                doc, tf, length = held
                 if fresh:  # (nothing stored to extend: the row at once)
                     tf_blob = _ONE_BLOB if tf == 1 else _blob(_pack(tf))
                     rows.append(
@@ -274,9 +271,8 @@ class Loader:
                 lens = array(TYPECODE, (length,))
                 df, tf_max, len_min = 1, tf, length
             else:
-                pairs = array(TYPECODE, held)
-                docs, tfs = pairs[0::2], pairs[1::2]
-                lens = array(TYPECODE, map(length_of, docs))
+                triples = array(TYPECODE, held)
+                docs, tfs, lens = triples[0::3], triples[1::3], triples[2::3]
                 df, tf_max, len_min = len(docs), max(tfs), min(lens)
             last = (
                 None
@@ -320,5 +316,5 @@ class Loader:
         # (A term's last block, when extended, is replaced: its key, its first entry, stays.)
         conn.executemany("INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         crash_point("recall-postings-written")
-        self._postings, self._lengths = defaultdict(list), {}
+        self._postings = defaultdict(list)
         self._held, self._fresh = 0, False
