@@ -3,7 +3,7 @@ exactly what the path for any text drops."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from cuecard.core.engine._text import neutralise
@@ -35,10 +35,15 @@ TAGGED = st.lists(
 
 @given(TAGGED)
 def test_wrapper_tags_are_defused_as_the_pattern_says(text: str) -> None:
-    """Text without "memory-data" in any case skips the pattern; the result is the pattern's."""
+    """Text without "memory-data" in any case skips the pattern; the result is the pattern's.
+    (Not for text with combining marks: a tag's run takes the marks that follow it, and drops
+    them, which the plain pattern does not model.)"""
     import re
+    import unicodedata
 
     from cuecard.core.engine._text import _invisible
+
+    assume(not any(unicodedata.category(c).startswith("M") for c in text))
 
     cleaned = _invisible().sub("", text.replace("\r\n", "\n"))
     tag = re.compile(r"<\s*/?\s*memory-data\b", re.IGNORECASE)
