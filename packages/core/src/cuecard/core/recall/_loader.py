@@ -159,9 +159,9 @@ class Loader:
 
     Entry ids continue after the highest id present, so the postings are known before any row
     is written: per term, the entries holding it in entry order, each followed by the term's
-    frequency there and the entry's length. Entries are
-    written in batches; their postings are held longer (up to ``held``), so that a term's
-    postings of many batches make one row per block."""
+    frequency there and the entry's length. Entries are written in batches; their postings are
+    held longer (up to ``held``), so that a term's postings of many batches make one row per
+    block."""
 
     __slots__ = (
         "_block",
@@ -282,7 +282,9 @@ class Loader:
                     (term,),
                 ).fetchone()
             )
-            if last is not None:  # (its counts and blocks joined with the new)
+            # (Joined with the term's last block, even a full one: that one is written again
+            # without the counts, which move to the new last block.)
+            if last is not None:
                 old_df, old_tf, old_len = last[:3]
                 if old_df is not None:  # (a last block holds them)
                     df += old_df
