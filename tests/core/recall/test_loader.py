@@ -142,6 +142,9 @@ def _tables(index: RecallIndex) -> tuple[object, ...]:
         for term, counts in counted.items():
             assert all(c == (None, None, None) for c in counts[:-1]), term
             df, tf_max, len_min = counts[-1]
+            assert isinstance(df, int)
+            assert isinstance(tf_max, int)
+            assert isinstance(len_min, int)
             assert df == len(held[term]), term
             assert tf_max >= max(tf for tf, _ in held[term]), term
             assert len_min <= min(n for _, n in held[term]), term
