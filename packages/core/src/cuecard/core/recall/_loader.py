@@ -249,11 +249,12 @@ class Loader:
 
     def _write_postings(self, conn: sqlite3.Connection) -> None:
         """The postings in key order, in blocks of ``block`` (ids only grow: a term's last
-        block gets the new ones appended, and the blocks are cut again from its first entry),
-        the term's counts in its last block: its entry count, highest frequency and shortest
-        entry (``_scoring.max_score``'s bounds)."""
+        block, when not full, gets the new ones appended), the term's counts in its last block:
+        its entry count, highest frequency and shortest entry (``_scoring.max_score``'s
+        bounds)."""
         size = self._block
         rows: list[Row] = []
+        full: list[tuple[str, int]] = []  # a term's last block when full, which a new one follows
         postings = self._postings
         fresh = self._fresh
         for term in sorted(postings):
@@ -277,24 +278,25 @@ class Loader:
                 None
                 if fresh
                 else conn.execute(
-                    "SELECT df, tf_max, len_min, docs, tfs, lens FROM postings WHERE term = ? "
-                    "ORDER BY first DESC LIMIT 1",
+                    "SELECT first, df, tf_max, len_min, docs, tfs, lens FROM postings "
+                    "WHERE term = ? ORDER BY first DESC LIMIT 1",
                     (term,),
                 ).fetchone()
             )
-            # (Joined with the term's last block, even a full one: that one is written again
-            # without the counts, which move to the new last block.)
-            if last is not None:
-                old_df, old_tf, old_len = last[:3]
-                if old_df is not None:  # (a last block holds them)
+            if last is not None:  # (the term's counts so far, in its last block)
+                first, old_df, old_tf, old_len = last[:4]
+                if old_df is not None:
                     df += old_df
                     tf_max, len_min = max(tf_max, old_tf), min(len_min, old_len)
-                joined = []
-                for old, new in zip(last[3:], (docs, tfs, lens), strict=True):
-                    both = array(TYPECODE, old)
-                    both.extend(new)
-                    joined.append(both)
-                docs, tfs, lens = joined
+                if len(last[4]) >= size * docs.itemsize:  # (full: it stays, without them)
+                    full.append((term, first))
+                else:  # (the new entries appended to it)
+                    joined = []
+                    for old, new in zip(last[4:], (docs, tfs, lens), strict=True):
+                        both = array(TYPECODE, old)
+                        both.extend(new)
+                        joined.append(both)
+                    docs, tfs, lens = joined
             if len(docs) <= size:  # (most terms: one block, nothing to cut)
                 rows.append(
                     (term, docs[0], df, tf_max, len_min, _blob(docs), _blob(tfs), _blob(lens))
@@ -316,6 +318,11 @@ class Loader:
                 )
         # (A term's last block, when extended, is replaced: its key, its first entry, stays.)
         conn.executemany("INSERT OR REPLACE INTO postings VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(
+            "UPDATE postings SET df = NULL, tf_max = NULL, len_min = NULL "
+            "WHERE term = ? AND first = ?",
+            full,
+        )
         crash_point("recall-postings-written")
         self._postings = defaultdict(list)
         self._held, self._fresh = 0, False
